@@ -1,0 +1,11 @@
+export { runRlm, type ChildRepl, type ChildReplFactory, type RlmRunOptions } from "./loop.ts";
+export { RlmSession, type AskOptions, type RlmSessionDeps } from "./session.ts";
+export { deriveBudgets, type Budgets, type BudgetInput } from "./budgets.ts";
+export { findCodeBlocks, findTextAnswer, stripThinking, type TextAnswer } from "./parse.ts";
+export { systemPrompt, firstUserMessage, describeContext } from "./prompts.ts";
+export { RootConversation } from "./conversation.ts";
+export { clipMiddle, formatCell, formatTurnOutput } from "./format.ts";
+export { runMetadata, toJsonl, parseJsonl } from "./trajectory.ts";
+export { UsageTracker, totalTokens } from "./usage.ts";
+export { DEFAULT_CONFIG } from "./types.ts";
+export type * from "./types.ts";

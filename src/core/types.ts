@@ -1,0 +1,166 @@
+import type { ChatMessage, ChatUsage } from "../engines/types.ts";
+import type { CellResult } from "../repl/protocol.ts";
+
+export interface RlmConfig {
+  /** Root model turns before the loop asks for its best answer. */
+  maxIterations: number;
+  /** 1: rlm_query is a plain sub-call. 2: rlm_query starts one level of child RLMs. */
+  maxDepth: number;
+  /** Sub-calls (each prompt of a batch counts) per question, children included. */
+  maxSubcalls: number;
+  /** Wall-clock limit per question. */
+  maxWallTimeMs: number;
+  /** Turns in a row whose code raised before the loop asks for its best answer. */
+  maxConsecutiveErrors: number;
+  /** Per-cell limit before Python is interrupted. */
+  cellTimeoutMs: number;
+  /** Sub-calls in flight at once (capped by the sub engine's own concurrency). */
+  maxConcurrentSubcalls: number;
+  maxTokensPerTurn?: number;
+  subMaxTokens?: number;
+  outputCharsPerCell?: number;
+  temperature?: number;
+  topP?: number;
+  seed?: number;
+}
+
+export const DEFAULT_CONFIG: RlmConfig = {
+  maxIterations: 20,
+  maxDepth: 1,
+  maxSubcalls: 200,
+  maxWallTimeMs: 15 * 60_000,
+  maxConsecutiveErrors: 5,
+  cellTimeoutMs: 60_000,
+  maxConcurrentSubcalls: 4,
+};
+
+export type RunStatus =
+  | "answered"
+  | "out-of-iterations"
+  | "out-of-time"
+  | "too-many-errors"
+  | "stopped"
+  | "failed";
+
+export interface ModelUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface UsageSummary {
+  /** Per model label. */
+  models: Record<string, ModelUsage>;
+  rootCalls: number;
+  subcalls: number;
+  /** Milliseconds spent waiting for the root model, running Python, and in sub-calls. */
+  generationMs: number;
+  replMs: number;
+  subcallMs: number;
+  totalMs: number;
+}
+
+// --- trajectory (the official rlm visualizer's JSONL schema, rlm-harness.md §4) ----------
+
+export interface SubcallRecord {
+  root_model: string;
+  prompt: string;
+  response: string;
+  usage_summary: {
+    model_usage_summaries: Record<string, { total_calls: number; total_input_tokens: number; total_output_tokens: number }>;
+  };
+  execution_time: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  error?: string;
+  /** A child RLM's own trajectory. */
+  metadata?: { run_metadata: RunMetadataRecord; iterations: IterationRecord[] };
+}
+
+export interface CodeBlockRecord {
+  code: string;
+  result: {
+    stdout: string;
+    stderr: string;
+    locals: Record<string, unknown>;
+    execution_time: number;
+    rlm_calls: SubcallRecord[];
+    final_answer: string | null;
+  };
+}
+
+export interface IterationRecord {
+  type: "iteration";
+  iteration: number;
+  timestamp: string;
+  prompt: ChatMessage[];
+  response: string;
+  code_blocks: CodeBlockRecord[];
+  final_answer: string | null;
+  iteration_time: number | null;
+  /** Ours, ignored by the visualizer: which question of the session this turn belongs to. */
+  question_index?: number;
+}
+
+export interface RunMetadataRecord {
+  type: "metadata";
+  timestamp: string;
+  root_model: string;
+  max_depth: number;
+  max_iterations: number;
+  backend: string;
+  backend_kwargs: Record<string, unknown>;
+  environment_type: string;
+  environment_kwargs: Record<string, unknown>;
+  other_backends: string[] | null;
+}
+
+export interface RlmResult {
+  answer: string;
+  status: RunStatus;
+  /** Why the run ended without an answer, in words for the user. */
+  message?: string;
+  iterations: IterationRecord[];
+  usage: UsageSummary;
+}
+
+// --- live events -----------------------------------------------------------------------
+
+interface EventBase {
+  /** 0 for the root run; child RLMs started by rlm_query are deeper. */
+  depth: number;
+  /** For events of a child run: the sub-call that started it. */
+  parentSubcallId?: string;
+}
+
+export type RlmEvent = EventBase &
+  (
+    | { type: "run-started"; question: string; contextChars: number }
+    | { type: "turn-started"; turn: number }
+    | { type: "token"; turn: number; text: string }
+    | { type: "turn-finished"; turn: number; response: string; usage: ChatUsage; durationMs: number }
+    | { type: "cell-started"; turn: number; cell: number; code: string }
+    | { type: "cell-finished"; turn: number; cell: number; result: CellResult }
+    | {
+        type: "subcall-started";
+        id: string;
+        turn: number;
+        cell: number;
+        kind: "llm" | "rlm";
+        prompt: string;
+        model: string;
+      }
+    | {
+        type: "subcall-finished";
+        id: string;
+        response: string;
+        error?: string;
+        usage: ChatUsage;
+        durationMs: number;
+      }
+    | { type: "history-compacted"; droppedTurns: number }
+    | { type: "notice"; message: string }
+    | { type: "answer"; answer: string; status: RunStatus; message?: string; usage: UsageSummary }
+  );
+
+export type RlmEventListener = (event: RlmEvent) => void;

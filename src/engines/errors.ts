@@ -1,0 +1,65 @@
+// One class per way a model call can fail; each message says what the user can do.
+
+export class EngineError extends Error {
+  override name = "EngineError";
+}
+
+export class EngineAbortedError extends EngineError {
+  override name = "EngineAbortedError";
+  constructor() {
+    super("The model call was stopped.");
+  }
+}
+
+export class EngineUnreachableError extends EngineError {
+  override name = "EngineUnreachableError";
+  constructor(
+    readonly url: string,
+    cause: string,
+  ) {
+    super(
+      `Could not reach the model server at ${url} (${cause}). Check that the server is running and the base URL is right, ` +
+        "and that it allows requests from this page (CORS).",
+    );
+  }
+}
+
+export class EngineHttpError extends EngineError {
+  override name = "EngineHttpError";
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(EngineHttpError.explain(status, detail));
+  }
+
+  private static explain(status: number, detail: string): string {
+    const said = detail ? ` The server said: ${detail.slice(0, 300)}` : "";
+    if (status === 401 || status === 403) return `The model server refused the API key (HTTP ${status}). Check the key in Settings.${said}`;
+    if (status === 404) return `The model server has no such model or endpoint (HTTP 404). Check the model name and base URL.${said}`;
+    if (status === 429) return `The model server is rate-limiting requests (HTTP 429). Wait a moment and try again.${said}`;
+    if (status >= 500) return `The model server failed (HTTP ${status}). Try again, or check the server's logs.${said}`;
+    return `The model server rejected the request (HTTP ${status}).${said}`;
+  }
+}
+
+export class ContextWindowExceededError extends EngineError {
+  override name = "ContextWindowExceededError";
+  constructor(detail: string) {
+    super(`The prompt is longer than the model's context window. ${detail}`.trim());
+  }
+}
+
+export class EngineProtocolError extends EngineError {
+  override name = "EngineProtocolError";
+  constructor(detail: string) {
+    super(`The model server sent a reply this app cannot read (${detail}). Is it an OpenAI-compatible /v1 endpoint?`);
+  }
+}
+
+/** Servers word overflow differently; these are the phrasings of vLLM, llama.cpp, Ollama, OpenAI. */
+export function looksLikeContextOverflow(detail: string): boolean {
+  return /context length|context window|maximum context|too many tokens|exceeds the (?:available )?context|prompt is too long|max_model_len/i.test(
+    detail,
+  );
+}

@@ -1,0 +1,54 @@
+// The one interface every model backend implements: messages in, streamed text and usage out,
+// abortable. The RLM loop only ever sees this.
+
+export type ChatRole = "system" | "user" | "assistant";
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+export interface ChatUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  seed?: number;
+  /** Ask the backend for a different model than its default (OpenAI-compatible servers). */
+  model?: string;
+}
+
+export type FinishReason = "stop" | "length" | "abort" | "other";
+
+export interface ChatResult {
+  text: string;
+  usage: ChatUsage;
+  /** True when the backend did not report usage and the counts are estimates. */
+  usageEstimated: boolean;
+  finishReason: FinishReason;
+  /** The model that answered. */
+  model: string;
+}
+
+export interface ChatCallOptions {
+  signal?: AbortSignal;
+  /** Streamed text as it arrives. */
+  onToken?: (delta: string) => void;
+}
+
+export interface ChatEngine {
+  /** A label for the model, used in usage tables and trajectories. */
+  readonly model: string;
+  /** Backend kind for trajectories ("openai", "webllm"). */
+  readonly backend: string;
+  /** Tokens the model can attend to (prompt + completion). */
+  readonly contextWindow: number;
+  /** How many requests the backend serves well at once (sub-call batches use this). */
+  readonly maxConcurrency: number;
+  complete(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResult>;
+}

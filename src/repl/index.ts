@@ -1,0 +1,15 @@
+export { ReplClient, ReplStartError } from "./client.ts";
+export type * from "./types.ts";
+export {
+  ReplProtocolError,
+  parseCellResult,
+  parseContextInfo,
+  parseSubcallRequest,
+  type CellResult,
+  type ContextDocumentInput,
+  type ContextInfo,
+  type ContextShape,
+  type ReplWorkerApi,
+  type SubcallRequest,
+  type SyncMode,
+} from "./protocol.ts";

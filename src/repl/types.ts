@@ -1,0 +1,59 @@
+import type { Remote } from "comlink";
+import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
+
+/** Answers Python's sub-calls. Resolves to one reply per prompt, in order. */
+export type SubcallHandler = (request: SubcallRequest) => Promise<string[]>;
+
+export interface RunCellOptions {
+  /** Wall-clock limit for this cell; on expiry Python is interrupted, then the worker is rebuilt. */
+  timeoutMs?: number;
+}
+
+/** A previous question and its answer, visible to model code as `history`. */
+export interface HistoryEntry {
+  question: string;
+  answer: string;
+}
+
+/** What the RLM loop needs from a REPL. Implemented by ReplClient over a worker. */
+export interface Repl {
+  readonly contextInfo: ContextInfo | null;
+  runCell(code: string, options?: RunCellOptions): Promise<CellResult>;
+  setSubcallHandler(handler: SubcallHandler | null): void;
+  /** Stop the running cell (KeyboardInterrupt) and any sub-call it is waiting on. */
+  interrupt(): void;
+  beginQuestion(history: HistoryEntry[]): Promise<void>;
+  setContextText(text: string): Promise<ContextInfo>;
+}
+
+/** One live worker, however it was created (browser Worker or Node worker thread). */
+export interface ReplTransport {
+  api: Remote<ReplWorkerApi>;
+  /** Comlink.proxy of the transport's own Comlink build. */
+  proxy<T extends object>(value: T): T;
+  transfer<T>(value: T, transferables: Transferable[]): T;
+  terminate(): void;
+  /** Called when the worker dies on its own (crash, out of memory). */
+  onExit(listener: (reason: string) => void): void;
+}
+
+export type ReplTransportFactory = () => ReplTransport;
+
+export interface ReplClientOptions {
+  indexURL?: string;
+  syncMode?: "auto" | SyncMode;
+  /** Characters of stdout/stderr a cell keeps (head and tail). */
+  outputCap?: number;
+  /** After an interrupt, how long to wait for Python before killing the worker. */
+  killGraceMs?: number;
+  /** Called with each phase of a (re)start, for progress displays. */
+  onStatus?: (status: ReplStatus) => void;
+}
+
+export type ReplStatus =
+  | { state: "starting" }
+  | { state: "ready"; syncMode: SyncMode; bootMs: number }
+  | { state: "restarting"; reason: string }
+  | { state: "failed"; message: string };
+
+export type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, SubcallRequest };

@@ -1,0 +1,38 @@
+import { defineConfig } from "vitest/config";
+
+// Three kinds of tests, named by what they need: pure TypeScript, real Pyodide in Node, and
+// real Chromium against a built app.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "node",
+          include: ["tests/node/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          // JSPI in Node 20 needs this flag; tests of the SharedArrayBuffer path force that mode.
+          execArgv: ["--experimental-wasm-stack-switching"],
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["tests/e2e/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 240_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,183 @@
+// The worker side of the REPL, shared by the browser worker (repl.worker.ts) and the Node
+// worker thread (repl.node-entry.ts). It boots Pyodide in named phases, installs the Python
+// runtime, and gives Python a blocking way to reach the host for sub-calls.
+import { loadPyodide, type PyodideInterface } from "pyodide";
+import {
+  SAB_HEADER_BYTES,
+  SAB_STATE_PENDING,
+  SAB_STATE_READY,
+  SAB_STATE_TOO_LARGE,
+  type ContextDocumentInput,
+  type ContextShape,
+  type ReplBootInfo,
+  type ReplBootOptions,
+  type ReplHost,
+  type ReplWorkerApi,
+  type SyncMode,
+} from "../src/repl/protocol.ts";
+
+type PyCallable = ((...args: unknown[]) => unknown) & {
+  callPromising(...args: unknown[]): Promise<unknown>;
+  destroy?: () => void;
+};
+
+export type BootPhase = "loading-pyodide" | "installing-runtime" | "ready";
+
+/** The same test Pyodide makes: the new (Suspending) or the old (Suspender) JSPI API. */
+function runtimeHasJspi(): boolean {
+  return "Suspending" in WebAssembly || "Suspender" in WebAssembly;
+}
+
+export interface ReplWorkerHooks {
+  /** Source of workers/python/rlm_runtime.py (each entry loads it its own way). */
+  pythonSource: string;
+  /** Runs once Pyodide is up: the browser entry removes network globals here. */
+  afterBoot?: () => void;
+  onPhase?: (phase: BootPhase) => void;
+}
+
+export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
+  let py: PyodideInterface | undefined;
+  let mountCount = 0;
+  const inputRoot = "/input";
+
+  const need = (): PyodideInterface => {
+    if (!py) throw new Error("The Python REPL is not started yet. Wait for it to finish loading.");
+    return py;
+  };
+
+  // Python functions are looked up once; each lookup creates a proxy that would otherwise leak.
+  const functions = new Map<string, PyCallable>();
+  const fn = (name: string): PyCallable => {
+    let f = functions.get(name);
+    if (!f) {
+      f = need().globals.get(name) as PyCallable;
+      functions.set(name, f);
+    }
+    return f;
+  };
+
+  function blockingCaller(sab: { buffer: SharedArrayBuffer; port: MessagePort }) {
+    const ctrl = new Int32Array(sab.buffer, 0, 2);
+    const data = new Uint8Array(sab.buffer, SAB_HEADER_BYTES);
+    return (requestJson: string): string => {
+      Atomics.store(ctrl, 0, SAB_STATE_PENDING);
+      sab.port.postMessage(requestJson);
+      // Wake up every 100 ms to let Stop raise KeyboardInterrupt while the host is busy.
+      while (Atomics.load(ctrl, 0) === SAB_STATE_PENDING) {
+        Atomics.wait(ctrl, 0, SAB_STATE_PENDING, 100);
+        need().checkInterrupt();
+      }
+      const state = Atomics.load(ctrl, 0);
+      const length = Atomics.load(ctrl, 1);
+      // slice(): TextDecoder refuses views on a SharedArrayBuffer.
+      const text = new TextDecoder().decode(data.slice(0, length));
+      Atomics.store(ctrl, 0, 0);
+      if (state === SAB_STATE_TOO_LARGE) {
+        return JSON.stringify({ results: [] }); // the Python side turns a short list into an Error: string
+      }
+      if (state !== SAB_STATE_READY) throw new Error("sub-call channel in an unexpected state");
+      return text;
+    };
+  }
+
+  return {
+    async boot(options: ReplBootOptions, host: ReplHost): Promise<ReplBootInfo> {
+      const started = performance.now();
+      hooks.onPhase?.("loading-pyodide");
+      const loaded = await loadPyodide({
+        ...(options.indexURL ? { indexURL: options.indexURL } : {}),
+        fullStdLib: false,
+      });
+      py = loaded;
+      hooks.onPhase?.("installing-runtime");
+      let mode: SyncMode;
+      if (options.syncMode === "auto") {
+        mode = runtimeHasJspi() ? "jspi" : "sab";
+      } else {
+        mode = options.syncMode;
+      }
+      if (mode === "jspi" && !runtimeHasJspi()) {
+        throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
+      }
+      if (mode === "sab" && !options.sab) {
+        throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
+      }
+      const callBlocking = options.sab ? blockingCaller(options.sab) : undefined;
+      // A private SharedArrayBuffer gives Atomics.wait something to wait on; without one
+      // (a page that is not cross-origin isolated) a short busy wait does the same job.
+      const napCell = typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;
+      loaded.registerJsModule("_rlm_host", {
+        mode,
+        sleep_slice: (ms: number) => {
+          if (napCell) Atomics.wait(napCell, 0, 0, ms);
+          else for (const end = performance.now() + ms; performance.now() < end; );
+          loaded.checkInterrupt();
+        },
+        call: (requestJson: string) => host.call(String(requestJson)),
+        call_blocking: (requestJson: string) => {
+          if (!callBlocking) throw new Error("no blocking channel");
+          return callBlocking(String(requestJson));
+        },
+      });
+      if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
+      loaded.runPython(hooks.pythonSource, { filename: "rlm_runtime.py" });
+      const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
+      hooks.afterBoot?.();
+      hooks.onPhase?.("ready");
+      return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started };
+    },
+
+    async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string> {
+      const p = need();
+      const names = docs.map((d) => d.name);
+      const canMount = typeof (globalThis as { FileReaderSync?: unknown }).FileReaderSync === "function";
+      let sources: unknown[];
+      if (canMount) {
+        // WORKERFS reads the Blob lazily: no copy of the document passes through JS strings.
+        const dir = `${inputRoot}/${mountCount++}`;
+        p.FS.mkdirTree(dir);
+        const fs = p.FS as unknown as { mount: (t: unknown, o: unknown, d: string) => void; filesystems: Record<string, unknown> };
+        fs.mount(fs.filesystems.WORKERFS, { blobs: docs.map((d, i) => ({ name: `doc${i}`, data: d.data })) }, dir);
+        sources = docs.map((_, i) => `${dir}/doc${i}`);
+      } else {
+        sources = [];
+        for (const d of docs) sources.push(new Uint8Array(await d.data.arrayBuffer()));
+      }
+      const pyNames = p.toPy(names);
+      const pySources = p.toPy(sources, { depth: 1 });
+      try {
+        return String(fn("load_documents")(pyNames, pySources, shape));
+      } finally {
+        (pyNames as { destroy?: () => void }).destroy?.();
+        (pySources as { destroy?: () => void }).destroy?.();
+      }
+    },
+
+    async setContextText(text: string): Promise<string> {
+      fn("set_context")(text);
+      return String(fn("context_json")());
+    },
+
+    async runCell(code: string, outputCap: number): Promise<string> {
+      const runCell = fn("run_cell");
+      // callPromising: JSPI can only suspend a stack that was entered through a promising call.
+      // Without JSPI, calling the coroutine function returns a plain Promise.
+      const pending = runtimeHasJspi() ? runCell.callPromising(code, outputCap) : runCell(code, outputCap);
+      return String(await pending);
+    },
+
+    async beginQuestion(historyJson: string): Promise<void> {
+      fn("set_history")(historyJson);
+      fn("begin_question")();
+    },
+
+    async resetNamespace(): Promise<void> {
+      fn("reset_namespace")();
+    },
+
+    async variableNames(): Promise<string> {
+      return String(fn("variable_names")());
+    },
+  };
+}
