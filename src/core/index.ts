@@ -9,3 +9,4 @@ export { runMetadata, toJsonl, parseJsonl } from "./trajectory.ts";
 export { UsageTracker, totalTokens } from "./usage.ts";
 export { DEFAULT_CONFIG } from "./types.ts";
 export type * from "./types.ts";
+export { answerDirectly, textPrefixSource, type DirectAnswer, type DirectAnswerOptions, type DocumentPrefixSource } from "./direct.ts";

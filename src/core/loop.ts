@@ -48,6 +48,8 @@ export interface RlmRunOptions {
   config: RlmConfig;
   /** Earlier questions and answers on the same REPL. */
   previous?: HistoryEntry[];
+  /** False when the REPL lost those questions' variables (restarted since). */
+  previousVariablesKept?: boolean;
   signal?: AbortSignal;
   onEvent?: RlmEventListener;
   /** Provides REPLs for child RLMs; without it rlm_query is always a plain sub-call. */
@@ -144,6 +146,7 @@ export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
       previous: options.previous ?? [],
       budgets,
       isChild: depth > 0,
+      ...(options.previousVariablesKept === false ? { previousVariablesKept: false } : {}),
     }),
     budgets.historyTokens,
   );
@@ -355,7 +358,7 @@ export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
         answer = r.final_answer ?? "";
       }
       if (!answer) answer = stripThinking(result.text).replace(/```[\s\S]*?(```|$)/g, "").trim();
-      iterations.push({
+      const record: IterationRecord = {
         type: "iteration",
         iteration: turn + 1,
         timestamp: new Date(started).toISOString(),
@@ -364,7 +367,9 @@ export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
         code_blocks: blocks,
         final_answer: answer || null,
         iteration_time: null,
-      });
+      };
+      iterations.push(record);
+      emit({ type: "iteration", record });
       return finish(answer, status, why);
     } catch (err) {
       if (options.signal?.aborted) return finish("", "stopped", "Stopped before the model gave its best answer.");
@@ -439,6 +444,7 @@ export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
       }
       record.final_answer = final;
       record.iteration_time = (Date.now() - turnStarted) / 1000;
+      emit({ type: "iteration", record });
       if (final !== null) return finish(final, "answered");
       if (stop.reason === "user") return finish("", "stopped", "Stopped.");
 

@@ -60,6 +60,8 @@ export function firstUserMessage(options: {
   previous: HistoryEntry[];
   budgets: Budgets;
   isChild: boolean;
+  /** False when the REPL was restarted since those questions (page reload, crash). */
+  previousVariablesKept?: boolean;
 }): string {
   const { question, context, previous, budgets } = options;
   let q = question.trim();
@@ -72,9 +74,8 @@ export function firstUserMessage(options: {
     const lines = recent.map(
       (h, i) => `${previous.length - recent.length + i + 1}. Q: ${clip(h.question, 200)} → A: ${clip(h.answer, 300)}`,
     );
-    parts.push(
-      `Earlier questions in this session (their variables still exist; \`history\` holds every question and answer):\n${lines.join("\n")}`,
-    );
+    const vars = options.previousVariablesKept === false ? "their variables are gone: the REPL was restarted" : "their variables still exist";
+    parts.push(`Earlier questions in this session (${vars}; \`history\` holds every question and answer):\n${lines.join("\n")}`);
   }
   parts.push("Start by looking at `context` in a ```repl block.");
   return parts.join("\n\n");

@@ -3,7 +3,9 @@
 import type { ChatEngine } from "../engines/types.ts";
 import type { IterationRecord, RlmConfig, RunMetadataRecord } from "./types.ts";
 
-export function runMetadata(root: ChatEngine, sub: ChatEngine, config: RlmConfig): RunMetadataRecord {
+type EngineLabel = Pick<ChatEngine, "model" | "backend" | "contextWindow">;
+
+export function runMetadata(root: EngineLabel, sub: EngineLabel, config: RlmConfig): RunMetadataRecord {
   return {
     type: "metadata",
     timestamp: new Date().toISOString(),
@@ -24,7 +26,7 @@ export function runMetadata(root: ChatEngine, sub: ChatEngine, config: RlmConfig
       cell_timeout_s: config.cellTimeoutMs / 1000,
       max_subcalls: config.maxSubcalls,
     },
-    other_backends: sub === root ? null : [sub.model],
+    other_backends: sub === root || sub.model === root.model ? null : [sub.model],
   };
 }
 

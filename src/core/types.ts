@@ -159,6 +159,8 @@ export type RlmEvent = EventBase &
         durationMs: number;
       }
     | { type: "history-compacted"; droppedTurns: number }
+    /** A finished iteration's trajectory record, so a run cut off midway keeps what it did. */
+    | { type: "iteration"; record: IterationRecord }
     | { type: "notice"; message: string }
     | { type: "answer"; answer: string; status: RunStatus; message?: string; usage: UsageSummary }
   );

@@ -213,21 +213,16 @@ export class ReplClient implements Repl {
       }
       return outcome;
     } catch (err) {
-      if (this.transport !== t || !this.isAlive(t)) {
-        const why = `the Python worker crashed (${err instanceof Error ? err.message : String(err)})`;
-        if (this.transport === t) await this.restart(why);
-        return this.restartedResult(why);
-      }
-      throw err;
+      // run_cell catches every Python exception itself, so a rejection means the runtime
+      // broke (a fatal Pyodide error, a dead worker): rebuild it.
+      const why = `the Python worker crashed (${err instanceof Error ? err.message : String(err)})`;
+      if (this.transport === t) await this.restart(why);
+      return this.restartedResult(why);
     } finally {
       clearTimeout(timer);
       clearTimeout(killTimer);
       this.armKill = null;
     }
-  }
-
-  private isAlive(t: ReplTransport): boolean {
-    return this.transport === t && this.starting !== null;
   }
 
   private restartedResult(why: string): CellResult {
@@ -246,7 +241,11 @@ export class ReplClient implements Repl {
 
   interrupt(): void {
     this.stopRequested = true;
-    if (this.interruptView) this.interruptView[0] = 2;
+    // Under JSPI, Python suspended in a sub-call must be woken by the reply alone: a signal
+    // raised while its stack resumes leaves the cell hanging. The reply makes Python raise
+    // KeyboardInterrupt itself.
+    const waitingInJspi = this.syncMode === "jspi" && this.pendingReplies.size > 0;
+    if (this.interruptView && !waitingInJspi) this.interruptView[0] = 2;
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
     // Without an interrupt buffer Python can only be stopped by killing the worker.

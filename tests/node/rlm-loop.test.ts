@@ -8,6 +8,8 @@ import type { RlmEvent } from "../../src/core/types.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
 import { between, repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
+import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
 import { config, engines, startRepl, text } from "./helpers.ts";
 
 let server: ScriptedServer;
@@ -340,6 +342,7 @@ describe("the RLM loop", () => {
     expect(session.history).toHaveLength(2);
 
     // One JSONL export holds both questions, in the visualizer's schema.
+    expect(visualizerProblems(session.exportJsonl())).toEqual([]);
     const { metadata, iterations } = parseJsonl(session.exportJsonl());
     expect(metadata?.root_model).toBe("root-model");
     expect(iterations.length).toBe(3);
@@ -390,6 +393,11 @@ describe("recursion", () => {
       const call = result.iterations[0]?.code_blocks[0]?.result.rlm_calls[0];
       expect(call?.metadata?.iterations.length).toBe(2);
       expect(call?.metadata?.iterations[1]?.code_blocks[0]?.result.rlm_calls[0]?.response).toBe("leaf");
+      // The whole export, nested child included, opens in the official visualizer.
+      const jsonl = toJsonl(runMetadata(root, sub, config({ maxDepth: 2 })), result.iterations);
+      expect(visualizerProblems(jsonl)).toEqual([]);
+      // The checker itself catches a broken line.
+      expect(visualizerProblems(jsonl.replaceAll('"final_answer":null', '"final_answer":5'))).not.toEqual([]);
     } finally {
       childRepl.close();
     }

@@ -1,0 +1,104 @@
+// The `rlm` command end to end: a real process, a real REPL, the scripted model server.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseJsonl } from "../../src/core/trajectory.ts";
+import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+
+const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
+let server: ScriptedServer;
+let dir: string;
+
+function run(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [bin, ...args], { timeout: 90_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
+    });
+    if (input !== undefined) child.stdin?.end(input);
+    else child.stdin?.end();
+  });
+}
+
+beforeAll(async () => {
+  server = await startScriptedServer({ contextWindow: 4096 });
+  dir = await mkdtemp(join(tmpdir(), "rlm-cli-"));
+});
+afterAll(async () => server?.close());
+
+describe("rlm CLI", () => {
+  it("answers from several files, writes a trajectory and prints JSON", async () => {
+    await writeFile(join(dir, "a.txt"), "alpha says 1\n");
+    await writeFile(join(dir, "b.txt"), "beta says 2\n");
+    server.scripts.root = [
+      code("print(sorted(context))"),
+      (req) => {
+        expect(req.firstUser).toContain("dict of 2 documents");
+        return code("total = sum(int(t.split()[-1]) for t in context.values())\nFINAL(f'total {total}, sub: ' + llm_query('ping'))");
+      },
+    ];
+    server.scripts.sub = "pong";
+    const trajectory = join(dir, "run.jsonl");
+    const out = await run([
+      "--context-file", join(dir, "a.txt"),
+      "--context-file", join(dir, "b.txt"),
+      "--task", "Sum the numbers",
+      "--base-url", server.baseUrl,
+      "--model", "root-model",
+      "--sub-model", "sub-model",
+      "--output-trajectory", trajectory,
+      "--json",
+    ]);
+    expect(out.code).toBe(0);
+    const json = JSON.parse(out.stdout) as { answer: string; status: string; usage: { subcalls: number } };
+    expect(json.answer).toBe("total 3, sub: pong");
+    expect(json.status).toBe("answered");
+    expect(json.usage.subcalls).toBe(1);
+    expect(server.requests.some((r) => r.model === "sub-model" && !r.isRoot)).toBe(true);
+    const { metadata, iterations } = parseJsonl(await readFile(trajectory, "utf8"));
+    expect(metadata?.root_model).toBe("root-model");
+    expect(metadata?.other_backends).toEqual(["sub-model"]);
+    expect(iterations).toHaveLength(2);
+  });
+
+  it("reads the document from stdin and prints just the answer", async () => {
+    server.scripts.root = [code("FINAL(context.strip().upper())")];
+    const out = await run(["--task", "shout", "--model", "root-model", "--base-url", server.baseUrl, "--max-iterations", "3"], "quiet words\n");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("QUIET WORDS\n");
+  });
+
+  it("shows live steps with --verbose", async () => {
+    server.scripts.root = [code("print('step one')"), code("FINAL('done')")];
+    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose"], "doc");
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain("turn 1");
+    expect(out.stderr).toContain("step one");
+  });
+
+  it("fails clearly when the server cannot be reached", async () => {
+    const out = await run(["--task", "q", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "doc");
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain("Could not reach the model server");
+    expect(out.stdout).toBe("");
+  });
+
+  it("rejects bad options with exit code 2", async () => {
+    const missing = await run(["--model", "m"], "doc");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("--task is required");
+    const bad = await run(["--task", "q", "--model", "m", "--max-iterations", "lots"], "doc");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--max-iterations needs a whole number");
+    const file = await run(["--task", "q", "--model", "m", "--context-file", join(dir, "nope.txt")]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain("ENOENT");
+  });
+
+  it("prints help", async () => {
+    const out = await run(["--help"]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("--output-trajectory");
+  });
+});
