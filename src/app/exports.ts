@@ -1,0 +1,59 @@
+// What a user can take away: the answer as markdown, the trajectory as JSONL the official rlm
+// visualizer opens, and successful runs as a chat-format dataset for fine-tuning.
+import { toJsonl } from "../core/trajectory.ts";
+import type { RunMetadataRecord } from "../core/types.ts";
+import type { Exchange } from "./run-view.ts";
+
+export function answerMarkdown(exchange: Exchange, documents: string[]): string {
+  const lines = [`# ${exchange.question.trim()}`, "", exchange.answer.trim() || "_No answer._", ""];
+  const meta = [
+    `- Status: ${exchange.status}`,
+    `- Asked: ${new Date(exchange.startedAt).toISOString()}`,
+    documents.length ? `- Documents: ${documents.join(", ")}` : "",
+    exchange.usage ? `- Sub-calls: ${exchange.usage.subcalls}; root turns: ${exchange.usage.rootCalls}` : "",
+  ].filter(Boolean);
+  lines.push("---", "", ...meta, "");
+  if (exchange.compare?.status === "done") {
+    lines.push("## Direct answer (no RLM, document cut to the window)", "", exchange.compare.answer.trim(), "");
+  }
+  return lines.join("\n");
+}
+
+/** The visualizer's JSONL for one or more exchanges (iteration numbers restart per question). */
+export function trajectoryJsonl(metadata: RunMetadataRecord, exchanges: Exchange[]): string {
+  return toJsonl(
+    metadata,
+    exchanges.flatMap((e, i) => e.iterations.map((it) => ({ ...it, question_index: i }))),
+  );
+}
+
+/**
+ * One {"messages": [...]} line per answered exchange: the conversation the root model saw on
+ * its last turn plus the reply that submitted the answer — the usual chat SFT format.
+ */
+export function fineTuneJsonl(exchanges: Exchange[]): string {
+  const lines: string[] = [];
+  for (const e of exchanges) {
+    if (e.status !== "answered") continue;
+    const last = e.iterations.at(-1);
+    if (!last || last.final_answer === null) continue;
+    lines.push(JSON.stringify({ messages: [...last.prompt, { role: "assistant", content: last.response }] }));
+  }
+  return lines.length ? `${lines.join("\n")}\n` : "";
+}
+
+export function safeFileName(text: string, ext: string): string {
+  const base = text.replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 60).toLowerCase() || "rlm";
+  return `${base}.${ext}`;
+}
+
+export function download(name: string, content: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([content], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,181 @@
+// What the page shows of a run, built from the loop's events. Pure data and one reducer, so it
+// can be tested without a browser and stored in IndexedDB as it grows.
+import type { ChatUsage } from "../engines/types.ts";
+import type { CellResult } from "../repl/protocol.ts";
+import type { IterationRecord, RlmEvent, RunStatus, UsageSummary } from "../core/types.ts";
+
+export interface SubcallView {
+  id: string;
+  kind: "llm" | "rlm";
+  model: string;
+  prompt: string;
+  response?: string;
+  error?: string;
+  durationMs?: number;
+  usage?: ChatUsage;
+  /** Turns of the child RLM that an rlm_query started. */
+  child: TurnView[];
+}
+
+export interface CellView {
+  index: number;
+  code: string;
+  result?: CellResult;
+  subcalls: SubcallView[];
+}
+
+export interface TurnView {
+  index: number;
+  /** The model's reply, streamed in as it is written. */
+  text: string;
+  done: boolean;
+  usage?: ChatUsage;
+  durationMs?: number;
+  cells: CellView[];
+  notices: string[];
+}
+
+export type ExchangeStatus = RunStatus | "running" | "interrupted";
+
+export interface CompareView {
+  status: "running" | "done" | "failed";
+  answer: string;
+  durationMs?: number;
+  usage?: ChatUsage;
+  shownChars?: number;
+  totalChars?: number;
+  error?: string;
+}
+
+export interface Exchange {
+  id: string;
+  question: string;
+  startedAt: number;
+  endedAt?: number;
+  status: ExchangeStatus;
+  answer: string;
+  message?: string;
+  turns: TurnView[];
+  usage?: UsageSummary;
+  /** The visualizer-format records of the root run, kept as they finish. */
+  iterations: IterationRecord[];
+  compare?: CompareView;
+  notices: string[];
+}
+
+export function newExchange(id: string, question: string): Exchange {
+  return { id, question, startedAt: Date.now(), status: "running", answer: "", turns: [], iterations: [], notices: [] };
+}
+
+/** Finds the turn list an event belongs to: the root's, or a child run's under its sub-call. */
+function turnsFor(exchange: Exchange, event: RlmEvent): TurnView[] | null {
+  if (event.depth === 0 || !event.parentSubcallId) return exchange.turns;
+  const call = findSubcall(exchange.turns, event.parentSubcallId);
+  return call ? call.child : null;
+}
+
+export function findSubcall(turns: TurnView[], id: string): SubcallView | null {
+  for (const t of turns) {
+    for (const c of t.cells) {
+      for (const s of c.subcalls) {
+        if (s.id === id) return s;
+        const deeper = findSubcall(s.child, id);
+        if (deeper) return deeper;
+      }
+    }
+  }
+  return null;
+}
+
+function turnAt(turns: TurnView[], index: number): TurnView {
+  let turn = turns.find((t) => t.index === index);
+  if (!turn) {
+    turn = { index, text: "", done: false, cells: [], notices: [] };
+    turns.push(turn);
+  }
+  return turn;
+}
+
+/** Applies one event in place (the page holds the exchange in reactive state). */
+export function applyEvent(exchange: Exchange, event: RlmEvent): void {
+  const turns = turnsFor(exchange, event);
+  if (!turns) return;
+  switch (event.type) {
+    case "turn-started":
+      turnAt(turns, event.turn);
+      break;
+    case "token":
+      turnAt(turns, event.turn).text += event.text;
+      break;
+    case "turn-finished": {
+      const t = turnAt(turns, event.turn);
+      t.text = event.response;
+      t.done = true;
+      t.usage = event.usage;
+      t.durationMs = event.durationMs;
+      break;
+    }
+    case "cell-started":
+      turnAt(turns, event.turn).cells.push({ index: event.cell, code: event.code, subcalls: [] });
+      break;
+    case "cell-finished": {
+      const cell = turnAt(turns, event.turn).cells.find((c) => c.index === event.cell && !c.result);
+      if (cell) cell.result = event.result;
+      break;
+    }
+    case "subcall-started": {
+      const t = turns.find((x) => x.index === event.turn);
+      const cell = t?.cells.find((c) => c.index === event.cell && !c.result) ?? t?.cells.at(-1);
+      cell?.subcalls.push({ id: event.id, kind: event.kind, model: event.model, prompt: event.prompt, child: [] });
+      break;
+    }
+    case "subcall-finished": {
+      const call = findSubcall(exchange.turns, event.id);
+      if (call) {
+        call.response = event.response;
+        if (event.error) call.error = event.error;
+        call.durationMs = event.durationMs;
+        call.usage = event.usage;
+      }
+      break;
+    }
+    case "history-compacted": {
+      const last = turns.at(-1);
+      const note = `Older turns were dropped to fit the model's window (${event.droppedTurns} so far); their variables remain.`;
+      if (last) last.notices.push(note);
+      break;
+    }
+    case "notice":
+      if (event.depth === 0) exchange.notices.push(event.message);
+      break;
+    case "iteration":
+      if (event.depth === 0) exchange.iterations.push(event.record);
+      break;
+    case "answer":
+      if (event.depth === 0) {
+        exchange.answer = event.answer;
+        exchange.status = event.status;
+        if (event.message) exchange.message = event.message;
+        exchange.usage = event.usage;
+        exchange.endedAt = Date.now();
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+/** Runs that were going when the page went away are marked, never lost. */
+export function markInterrupted(exchange: Exchange): Exchange {
+  if (exchange.status !== "running") return exchange;
+  return {
+    ...exchange,
+    status: "interrupted",
+    message: "This run was cut off (the page was closed or reloaded) before it finished. What it did so far is kept.",
+    ...(exchange.compare?.status === "running" ? { compare: { ...exchange.compare, status: "failed", error: "cut off" } } : {}),
+  };
+}
+
+export function turnTokens(turn: TurnView): number {
+  return (turn.usage?.promptTokens ?? 0) + (turn.usage?.completionTokens ?? 0);
+}

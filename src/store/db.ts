@@ -1,0 +1,157 @@
+// Sessions, their documents and every exchange, in IndexedDB: a reload, a crash or a closed
+// tab loses nothing. idb gives typed promises over IndexedDB's event API.
+import { openDB, type DBSchema, type IDBPDatabase } from "idb";
+import type { Exchange } from "../app/run-view.ts";
+
+export interface DocumentMeta {
+  path: string;
+  name: string;
+  kind: string;
+  sourceBytes: number;
+  chars: number;
+  tokensEstimate: number;
+  encoding?: string;
+  preview: string;
+}
+
+export interface SessionRecord {
+  id: string;
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  documents: DocumentMeta[];
+}
+
+export interface StoredDocument {
+  sessionId: string;
+  path: string;
+  blob: Blob;
+}
+
+export type StoredExchange = Exchange & { sessionId: string };
+
+interface RlmDb extends DBSchema {
+  sessions: { key: string; value: SessionRecord; indexes: { updatedAt: number } };
+  documents: { key: [string, string]; value: StoredDocument; indexes: { sessionId: string } };
+  exchanges: { key: string; value: StoredExchange; indexes: { sessionId: string } };
+}
+
+export class StorageFullError extends Error {
+  override name = "StorageFullError";
+  constructor() {
+    super(
+      "The browser's storage for this page is full, so the latest change was not saved. " +
+        "Delete old sessions from the Sessions list, or free disk space, then try again.",
+    );
+  }
+}
+
+export class StorageUnavailableError extends Error {
+  override name = "StorageUnavailableError";
+  constructor(detail: string) {
+    super(`Sessions cannot be saved in this browser (${detail}). Work is kept only until the tab is closed; private windows often block storage.`);
+  }
+}
+
+function mapError(err: unknown): Error {
+  const name = (err as { name?: string } | null)?.name;
+  if (name === "QuotaExceededError") return new StorageFullError();
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+const DB_NAME = "browser-rlm";
+
+export class SessionStore {
+  private constructor(private readonly db: IDBPDatabase<RlmDb>) {}
+
+  static async open(name = DB_NAME): Promise<SessionStore> {
+    try {
+      const db = await openDB<RlmDb>(name, 1, {
+        upgrade(db) {
+          db.createObjectStore("sessions", { keyPath: "id" }).createIndex("updatedAt", "updatedAt");
+          db.createObjectStore("documents", { keyPath: ["sessionId", "path"] }).createIndex("sessionId", "sessionId");
+          db.createObjectStore("exchanges", { keyPath: "id" }).createIndex("sessionId", "sessionId");
+        },
+      });
+      return new SessionStore(db);
+    } catch (err) {
+      throw new StorageUnavailableError(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  async listSessions(): Promise<SessionRecord[]> {
+    const all = await this.db.getAllFromIndex("sessions", "updatedAt");
+    return all.reverse();
+  }
+
+  getSession(id: string): Promise<SessionRecord | undefined> {
+    return this.db.get("sessions", id);
+  }
+
+  async saveSession(session: SessionRecord): Promise<void> {
+    try {
+      await this.db.put("sessions", session);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async saveDocuments(sessionId: string, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
+    try {
+      const tx = this.db.transaction("documents", "readwrite");
+      await Promise.all([...docs.map((d) => tx.store.put({ sessionId, path: d.path, blob: d.blob })), tx.done]);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async loadDocuments(sessionId: string): Promise<StoredDocument[]> {
+    return this.db.getAllFromIndex("documents", "sessionId", sessionId);
+  }
+
+  async deleteDocument(sessionId: string, path: string): Promise<void> {
+    await this.db.delete("documents", [sessionId, path]);
+  }
+
+  async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {
+    try {
+      await this.db.put("exchanges", { ...exchange, sessionId });
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async loadExchanges(sessionId: string): Promise<Exchange[]> {
+    const rows = await this.db.getAllFromIndex("exchanges", "sessionId", sessionId);
+    return rows
+      .sort((a, b) => a.startedAt - b.startedAt)
+      .map(({ sessionId: _omit, ...exchange }) => exchange);
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    const tx = this.db.transaction(["sessions", "documents", "exchanges"], "readwrite");
+    const docKeys = await tx.objectStore("documents").index("sessionId").getAllKeys(id);
+    const exKeys = await tx.objectStore("exchanges").index("sessionId").getAllKeys(id);
+    await Promise.all([
+      tx.objectStore("sessions").delete(id),
+      ...docKeys.map((k) => tx.objectStore("documents").delete(k)),
+      ...exKeys.map((k) => tx.objectStore("exchanges").delete(k)),
+      tx.done,
+    ]);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Asks the browser not to evict stored documents under storage pressure (once is enough). */
+export async function requestPersistentStorage(): Promise<boolean> {
+  try {
+    if (!navigator.storage?.persist) return false;
+    if (await navigator.storage.persisted()) return true;
+    return await navigator.storage.persist();
+  } catch {
+    return false;
+  }
+}

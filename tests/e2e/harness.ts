@@ -1,0 +1,54 @@
+// Shared pieces of the browser tests: the built app served by `vite preview` (same headers as
+// production), Debian's Chromium through playwright-core, and page-error collection.
+import { existsSync } from "node:fs";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { preview, type PreviewServer } from "vite";
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+export const BASE_ARGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+export const WEBGPU_ARGS = ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-vulkan=swiftshader", "--use-webgpu-adapter=swiftshader"];
+
+export async function startApp(port = 0): Promise<{ url: string; close: () => Promise<void> }> {
+  const root = new URL("../../", import.meta.url).pathname;
+  if (!existsSync(`${root}dist/index.html`)) throw new Error("Build the app first: npm run build");
+  const server: PreviewServer = await preview({ root, logLevel: "error", preview: { port, host: "127.0.0.1", strictPort: false } });
+  const address = server.httpServer.address();
+  const actualPort = typeof address === "object" && address ? address.port : port;
+  return {
+    url: `http://127.0.0.1:${actualPort}/`,
+    close: () => new Promise<void>((resolve) => server.httpServer.close(() => resolve())),
+  };
+}
+
+export async function launch(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...extraArgs], headless: true });
+}
+
+/** Collects uncaught page errors and console errors so a test can assert there were none. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+  });
+  return errors;
+}
+
+export async function newPage(browser: Browser, options: Parameters<Browser["newContext"]>[0] = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true, ...options });
+  const page = await context.newPage();
+  return { context, page, errors: watchErrors(page) };
+}
+
+/** The page URL that points the app at the scripted model server. */
+export function openaiUrl(appUrl: string, baseUrl: string, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams({ backend: "openai", baseUrl, model: "root-model", subModel: "sub-model", ...extra });
+  return `${appUrl}?${params}`;
+}

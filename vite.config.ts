@@ -1,0 +1,40 @@
+import { svelte } from "@sveltejs/vite-plugin-svelte";
+import type { Connect, Plugin } from "vite";
+import { defineConfig } from "vite";
+
+// Cross-origin isolation: SharedArrayBuffer for Python's interrupt buffer and the blocking
+// sub-call channel. Production hosts must send the same headers (see README).
+const isolation = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp",
+};
+
+// The Python REPL worker runs model-written code: its script gets a policy that allows only
+// our own origin and WebAssembly, so `fetch` to anywhere else, `eval` and the
+// Function-constructor escape all fail inside it.
+export const REPL_WORKER_CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; worker-src 'none'; img-src 'none'; media-src 'none'; object-src 'none'; form-action 'none'; base-uri 'none'";
+
+const isReplWorkerScript = (url: string) => /repl\.worker[^/]*\.(?:ts|js)(?:\?|$)/.test(url);
+
+function replWorkerCsp(): Plugin {
+  const middleware: Connect.NextHandleFunction = (req, res, next) => {
+    if (req.url && isReplWorkerScript(req.url)) res.setHeader("Content-Security-Policy", REPL_WORKER_CSP);
+    next();
+  };
+  return {
+    name: "repl-worker-csp",
+    configureServer: (server) => void server.middlewares.use(middleware),
+    configurePreviewServer: (server) => void server.middlewares.use(middleware),
+  };
+}
+
+export default defineConfig({
+  plugins: [svelte(), replWorkerCsp()],
+  server: { headers: isolation },
+  preview: { headers: isolation },
+  worker: { format: "es" },
+  // Pre-bundle what workers import late, so the dev server does not reload the page on first use.
+  optimizeDeps: { exclude: ["pyodide", "@mlc-ai/web-llm"], include: ["comlink", "mammoth", "pdfjs-dist", "pdfjs-dist/build/pdf.worker.mjs"] },
+  build: { target: "es2022", sourcemap: true, chunkSizeWarningLimit: 8000 },
+});
