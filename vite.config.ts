@@ -1,6 +1,7 @@
 import { svelte } from "@sveltejs/vite-plugin-svelte";
 import type { Connect, Plugin } from "vite";
 import { defineConfig } from "vite";
+import { VitePWA } from "vite-plugin-pwa";
 
 // Cross-origin isolation: SharedArrayBuffer for Python's interrupt buffer and the blocking
 // sub-call channel. Production hosts must send the same headers (see README).
@@ -29,8 +30,34 @@ function replWorkerCsp(): Plugin {
   };
 }
 
+// The service worker (src/sw.ts) precaches the app, the Python runtime and every worker
+// (the model worker alone is 6 MB, hence the size limit), and adds the headers above for hosts
+// that cannot set them. It is not used by `vite dev`.
+const pwa = VitePWA({
+  strategies: "injectManifest",
+  srcDir: "src",
+  filename: "sw.ts",
+  registerType: "prompt",
+  injectRegister: false,
+  injectManifest: {
+    globPatterns: ["**/*.{js,mjs,css,html,wasm,zip,json,svg,webmanifest}"],
+    globIgnores: ["**/*.map"],
+    maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
+  },
+  manifest: {
+    name: "Recursive Reader",
+    short_name: "Reader",
+    description: "Ask questions about very long documents with a Recursive Language Model that runs in your browser.",
+    theme_color: "#2f5fd0",
+    background_color: "#f7f7f4",
+    display: "standalone",
+    icons: [{ src: "icon.svg", sizes: "any", type: "image/svg+xml", purpose: "any" }],
+  },
+  devOptions: { enabled: false },
+});
+
 export default defineConfig({
-  plugins: [svelte(), replWorkerCsp()],
+  plugins: [svelte(), replWorkerCsp(), pwa],
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: "es" },

@@ -179,5 +179,10 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     async variableNames(): Promise<string> {
       return String(fn("variable_names")());
     },
+
+    async stats() {
+      const heap = (need() as unknown as { _module?: { HEAPU8?: Uint8Array } })._module?.HEAPU8;
+      return { wasmHeapBytes: heap?.buffer.byteLength ?? 0 };
+    },
   };
 }

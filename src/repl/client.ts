@@ -14,6 +14,7 @@ import {
   type ContextShape,
   type ReplBootInfo,
   type ReplBootOptions,
+  type ReplStats,
   type SubcallReply,
   type SyncMode,
 } from "./protocol.ts";
@@ -171,6 +172,12 @@ export class ReplClient implements Repl {
     this.history = history.slice();
     const t = await this.ready();
     await t.api.beginQuestion(JSON.stringify(this.history));
+  }
+
+  async stats(): Promise<ReplStats> {
+    const t = await this.ready();
+    const s = await t.api.stats();
+    return { wasmHeapBytes: typeof s?.wasmHeapBytes === "number" ? s.wasmHeapBytes : 0 };
   }
 
   async resetNamespace(): Promise<void> {

@@ -78,6 +78,13 @@ export interface ReplWorkerApi {
   beginQuestion(historyJson: string): Promise<void>;
   resetNamespace(): Promise<void>;
   variableNames(): Promise<string>;
+  /** Memory the Python runtime holds (for benchmarks and diagnostics). */
+  stats(): Promise<ReplStats>;
+}
+
+export interface ReplStats {
+  /** Size of Pyodide's WebAssembly heap; it grows and never shrinks. */
+  wasmHeapBytes: number;
 }
 
 // --- guards ---------------------------------------------------------------------------------

@@ -1,0 +1,67 @@
+/// <reference lib="webworker" />
+// The service worker: serves the app, the Python runtime and the workers from the precache so
+// the page works offline after one visit, and adds the headers the app depends on to every
+// response from our origin. That second job is what makes static hosts that cannot set headers
+// (GitHub Pages) work: cross-origin isolation for SharedArrayBuffer, and the sandbox policy on
+// the Python REPL worker. Model weights are not touched here: WebLLM keeps them in its own caches.
+import { PrecacheController, cleanupOutdatedCaches, type PrecacheEntry } from "workbox-precaching";
+import { REPL_WORKER_CSP, isReplWorkerScript } from "./security/csp.ts";
+
+declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEntry | string> };
+
+const precache = new PrecacheController();
+precache.addToCacheList(self.__WB_MANIFEST);
+cleanupOutdatedCaches();
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(precache.install(event));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      await precache.activate(event);
+      // On the first visit take control at once, so the page can reload into isolation.
+      await self.clients.claim();
+    })(),
+  );
+});
+
+// The page asks for an update only when no question is running (see src/app/updates.svelte.ts).
+self.addEventListener("message", (event) => {
+  if ((event.data as { type?: string } | null)?.type === "SKIP_WAITING") void self.skipWaiting();
+});
+
+function withHeaders(response: Response, url: URL): Response {
+  if (response.type === "opaque" || response.type === "opaqueredirect" || response.status === 0) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Cross-Origin-Opener-Policy", "same-origin");
+  headers.set("Cross-Origin-Embedder-Policy", "require-corp");
+  headers.set("Cross-Origin-Resource-Policy", "same-origin");
+  if (isReplWorkerScript(url.pathname)) headers.set("Content-Security-Policy", REPL_WORKER_CSP);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+async function respond(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const isNavigation = request.mode === "navigate";
+  const key = precache.getCacheKeyForURL(isNavigation ? new URL("index.html", self.registration.scope).href : request.url);
+  if (key) {
+    const cached = await caches.match(key);
+    if (cached) return withHeaders(cached, url);
+  }
+  try {
+    return withHeaders(await fetch(request), url);
+  } catch (err) {
+    const shell = isNavigation ? await precache.matchPrecache("index.html") : undefined;
+    if (shell) return withHeaders(shell, url);
+    throw err;
+  }
+}
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  // Other origins (a model endpoint, model downloads) go straight to the network, untouched.
+  if (url.origin !== self.location.origin || event.request.method !== "GET") return;
+  event.respondWith(respond(event.request));
+});
