@@ -106,6 +106,7 @@ const URL_FIELDS: Array<[string, (s: Settings, v: string) => void, (s: Settings)
   ["temperature", (s, v) => (s.run.temperature = float(v)), (s) => (s.run.temperature === null ? null : String(s.run.temperature))],
   ["topP", (s, v) => (s.run.topP = float(v)), (s) => (s.run.topP === null ? null : String(s.run.topP))],
   ["seed", (s, v) => (s.run.seed = float(v)), (s) => (s.run.seed === null ? null : String(s.run.seed))],
+  ["cellTimeout", (s, v) => (s.run.cellTimeoutS = int(v, s.run.cellTimeoutS, 1)), (s) => String(s.run.cellTimeoutS)],
   ["compare", (s, v) => (s.compare = v === "1" || v === "true"), (s) => (s.compare ? "1" : null)],
 ];
 

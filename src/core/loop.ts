@@ -444,6 +444,11 @@ export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
       }
       record.final_answer = final;
       record.iteration_time = (Date.now() - turnStarted) / 1000;
+      const dropped = repl.takeProtocolErrors?.() ?? [];
+      if (dropped.length) {
+        record.dropped_messages = dropped;
+        for (const message of dropped) emit({ type: "notice", message });
+      }
       emit({ type: "iteration", record });
       if (final !== null) return finish(final, "answered");
       if (stop.reason === "user") return finish("", "stopped", "Stopped.");

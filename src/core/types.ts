@@ -100,6 +100,8 @@ export interface IterationRecord {
   iteration_time: number | null;
   /** Ours, ignored by the visualizer: which question of the session this turn belongs to. */
   question_index?: number;
+  /** Ours: messages from the REPL worker that failed validation and were dropped. */
+  dropped_messages?: string[];
 }
 
 export interface RunMetadataRecord {

@@ -56,8 +56,8 @@ function canShareMemory(): boolean {
 export class ReplClient implements Repl {
   contextInfo: ContextInfo | null = null;
   syncMode: SyncMode | null = null;
-  /** Messages from the worker that failed validation (shown in the trajectory). */
-  readonly protocolErrors: string[] = [];
+  /** Messages from the worker that failed validation, until taken (they go into the trajectory). */
+  private protocolErrors: string[] = [];
 
   private transport: ReplTransport | null = null;
   private starting: Promise<ReplBootInfo> | null = null;
@@ -139,6 +139,12 @@ export class ReplClient implements Repl {
     return this.transport;
   }
 
+  takeProtocolErrors(): string[] {
+    const taken = this.protocolErrors;
+    this.protocolErrors = [];
+    return taken;
+  }
+
   setSubcallHandler(handler: SubcallHandler | null): void {
     this.handler = handler;
   }
@@ -202,7 +208,23 @@ export class ReplClient implements Repl {
         this.interrupt();
       }, options.timeoutMs);
     }
-    const execution = t.api.runCell(code, this.outputCap).then(parseCellResult);
+    const execution = t.api.runCell(code, this.outputCap).then((raw) => {
+      try {
+        return parseCellResult(raw);
+      } catch (err) {
+        // A worker that answers with something else is not trusted with this cell.
+        this.protocolErrors.push(err instanceof Error ? err.message : String(err));
+        return {
+          stdout: "",
+          stderr: "ProtocolError: the REPL returned a malformed result, which was dropped.\n",
+          final_answer: null,
+          locals: {},
+          execution_time: 0,
+          error: "ProtocolError",
+          interrupted: false,
+        } satisfies CellResult;
+      }
+    });
     try {
       const outcome = await Promise.race([execution, mustKill]);
       if (outcome === "kill") {

@@ -24,6 +24,8 @@ export interface Repl {
   interrupt(): void;
   beginQuestion(history: HistoryEntry[]): Promise<void>;
   setContextText(text: string): Promise<ContextInfo>;
+  /** Messages from the worker that failed validation since the last call (then forgotten). */
+  takeProtocolErrors?(): string[];
 }
 
 /** One live worker, however it was created (browser Worker or Node worker thread). */

@@ -1,0 +1,151 @@
+// Nothing hangs and nothing is lost: runaway and crashing Python, bad files, a full disk.
+// Real Chromium against the built app and the scripted model server.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildPdf, zipBomb, zipOf } from "../fixtures/docs/index.ts";
+import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { launch, newPage, openaiUrl, startApp } from "./harness.ts";
+
+let server: ScriptedServer;
+let app: { url: string; close: () => Promise<void> };
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startScriptedServer({ contextWindow: 8192 });
+  app = await startApp();
+  browser = await launch();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await server?.close();
+});
+
+async function open(page: Page, extra: Record<string, string> = {}) {
+  await page.goto(openaiUrl(app.url, server.baseUrl, extra));
+  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
+}
+
+const answer = (page: Page) => page.getByRole("region", { name: "Answer", exact: true }).last();
+
+describe("runaway and crashing code", () => {
+  it("native code that ignores Stop is killed, the REPL rebuilt, the model told, and the run goes on", async () => {
+    server.scripts.root = (req) => {
+      if (req.turn === 0) return code("kept = 1\nsum(range(10**12))");
+      // The model reads that its variables are gone, and carries on.
+      expect(req.lastUser).toContain("All variables were lost");
+      return code("FINAL('survived; kept exists: ' + str('kept' in dir()))");
+    };
+    const { context, page, errors } = await newPage(browser);
+    await open(page, { cellTimeout: "2" });
+    await page.getByLabel("Document").setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("text") });
+    await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor();
+    await page.getByRole("textbox", { name: "Question" }).fill("Spin");
+    await page.getByRole("button", { name: "Ask" }).click();
+    // The page answers input while Python spins.
+    await page.waitForTimeout(1000);
+    const started = Date.now();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
+    expect(Date.now() - started).toBeLessThan(500);
+    await answer(page).getByText("survived; kept exists: False").waitFor({ timeout: 60_000 });
+    await page.getByRole("button", { name: /Show steps/ }).click();
+    await page.getByRole("region", { name: "Trajectory" }).getByText(/WorkerRestarted: the cell ran past its 2 s time limit/).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a cell that runs out of memory is reported and the REPL keeps working", async () => {
+    server.scripts.root = (req) =>
+      req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))");
+    const { context, page, errors } = await newPage(browser);
+    await open(page);
+    await page.getByLabel("Document").setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
+    await page.locator(".docs .name", { hasText: "m.txt" }).waitFor();
+    await page.getByRole("textbox", { name: "Question" }).fill("Allocate");
+    await page.getByRole("button", { name: "Ask" }).click();
+    await answer(page).getByText("before=5").waitFor({ timeout: 60_000 });
+    await page.getByRole("button", { name: /Show steps/ }).click();
+    await page.getByRole("region", { name: "Trajectory" }).getByText(/MemoryError/).first().waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
+describe("bad input", () => {
+  it("each bad file gets a clear message and the session keeps what it had", async () => {
+    const { context, page, errors } = await newPage(browser);
+    await open(page);
+    await page.getByLabel("Document").setInputFiles({ name: "good.txt", mimeType: "text/plain", buffer: Buffer.from("keep me") });
+    await page.locator(".docs .name", { hasText: "good.txt" }).waitFor();
+
+    await page.getByLabel("Document").setInputFiles([
+      { name: "empty.txt", mimeType: "text/plain", buffer: Buffer.alloc(0) },
+      { name: "photo.bin", mimeType: "application/octet-stream", buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)) },
+      { name: "scan.pdf", mimeType: "application/pdf", buffer: Buffer.from(buildPdf([null, null])) },
+      { name: "locked.pdf", mimeType: "application/pdf", buffer: Buffer.from(buildPdf([["secret"]], { encrypted: true })) },
+      { name: "bomb.zip", mimeType: "application/zip", buffer: Buffer.from(zipBomb(1024 * 1024 * 1024)) },
+      { name: "nested.zip", mimeType: "application/zip", buffer: Buffer.from(zipOf({ "inner.zip": zipOf({ "a.txt": "a" }), "ok.txt": "fine" })) },
+      { name: "sheet.xlsx", mimeType: "application/octet-stream", buffer: Buffer.from(zipOf({ "[Content_Types].xml": "<Types/>", "xl/workbook.xml": "<workbook/>" })) },
+    ]);
+    await page.getByText(/were not added/).waitFor({ timeout: 60_000 });
+    const problems = (await page.locator(".problems").textContent()) ?? "";
+    // One line per problem, naming the file.
+    expect(problems).toMatch(/empty\.txt: .*empty/i);
+    expect(problems).toMatch(/photo\.bin: .*binary/i);
+    expect(problems).toMatch(/scan\.pdf: .*text layer/i);
+    expect(problems).toMatch(/locked\.pdf: .*(password|encrypted)/i);
+    expect(problems).toMatch(/bomb\.zip.*(bomb|limit|too large|compress)/i);
+    expect(problems).toMatch(/inner\.zip: .*(archive|nested|zip)/i);
+    expect(problems).toMatch(/sheet\.xlsx: /);
+    await page.screenshot({ path: new URL("../../test-results/screenshots/bad-input.png", import.meta.url).pathname, fullPage: true });
+    // The good documents are still there, and the zip's text entry was added.
+    await page.locator(".docs .name", { hasText: "good.txt" }).waitFor();
+    await page.locator(".docs .name", { hasText: "ok.txt" }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a file larger than the app accepts is refused with a size message, before it is read", async () => {
+    const { context, page } = await newPage(browser);
+    await open(page);
+    const dir = mkdtempSync(join(tmpdir(), "rlm-huge-"));
+    const huge = join(dir, "huge.log");
+    execFileSync("truncate", ["-s", "2G", huge]);
+    try {
+      await page.getByLabel("Document").setInputFiles(huge);
+      const problem = page.locator(".problems li", { hasText: "huge.log" });
+      await problem.waitFor({ timeout: 60_000 });
+      expect(await problem.textContent()).toMatch(/2(\.0)? GB|GB/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await context.close();
+  });
+});
+
+describe("durability", () => {
+  it("a full disk is reported, never silent", async () => {
+    const { context, page } = await newPage(browser);
+    // Chromium here does not enforce a quota override on IndexedDB writes (checked with
+    // Storage.overrideQuotaForOrigin), so the browser's own refusal is reproduced instead: a put
+    // of a large Blob fails the way a full disk makes it fail.
+    await page.addInitScript(() => {
+      const put = IDBObjectStore.prototype.put;
+      IDBObjectStore.prototype.put = function (value: unknown, key?: IDBValidKey) {
+        const blob = (value as { blob?: unknown } | null)?.blob;
+        if (blob instanceof Blob && blob.size > 1024 * 1024) throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+        return put.call(this, value, key);
+      };
+    });
+    await open(page);
+    await page.getByLabel("Document").setInputFiles({ name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(2 * 1024 * 1024, 97) });
+    await page.getByRole("alert").filter({ hasText: /storage for this page is full/ }).waitFor({ timeout: 60_000 });
+    // The document is still usable in this tab.
+    await page.locator(".docs .name", { hasText: "big.txt" }).waitFor();
+    await context.close();
+  });
+});

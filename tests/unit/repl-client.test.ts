@@ -1,0 +1,109 @@
+// The host side of the REPL with a worker that misbehaves: malformed replies are dropped and
+// recorded in the trajectory, a broken worker is rebuilt. The worker here is an in-memory fake;
+// the real one is covered by tests/node/repl.test.ts.
+import { describe, expect, it } from "vitest";
+import { runRlm } from "../../src/core/loop.ts";
+import { DEFAULT_CONFIG } from "../../src/core/types.ts";
+import { ReplClient } from "../../src/repl/client.ts";
+import type { ReplWorkerApi } from "../../src/repl/protocol.ts";
+import type { ReplTransport } from "../../src/repl/types.ts";
+import { InstantEngine } from "../fixtures/instant-engine.ts";
+
+const context = JSON.stringify({ type: "str", total_chars: 3, items: 1 });
+const good = (stdout: string, final: string | null = null) =>
+  JSON.stringify({ stdout, stderr: "", final_answer: final, locals: {}, execution_time: 0, error: null, interrupted: false });
+
+function fakeTransport(runCell: (code: string) => Promise<string>, boots: { count: number }): () => ReplTransport {
+  return () => {
+    boots.count += 1;
+    const api = {
+      boot: async () => ({ syncMode: "sab" as const, pythonVersion: "3", bootMs: 1 }),
+      loadDocuments: async () => context,
+      setContextText: async () => context,
+      runCell,
+      beginQuestion: async () => undefined,
+      resetNamespace: async () => undefined,
+      variableNames: async () => "[]",
+      stats: async () => ({ wasmHeapBytes: 0 }),
+    } satisfies ReplWorkerApi;
+    return {
+      api: api as unknown as ReplTransport["api"],
+      proxy: (v) => v,
+      transfer: (v) => v,
+      terminate: () => undefined,
+      onExit: () => undefined,
+    };
+  };
+}
+
+describe("ReplClient with a misbehaving worker", () => {
+  it("drops a malformed cell result, says so, and keeps it for the trajectory", async () => {
+    const boots = { count: 0 };
+    const replies = ['{"stdout": 5}', good("fine", "done")];
+    const repl = new ReplClient(fakeTransport(async () => replies.shift()!, boots));
+    await repl.setContextText("abc");
+    const engine = new InstantEngine("m", (req) =>
+      req.messages.filter((m) => m.role === "assistant").length === 0 ? "```repl\nprint(1)\n```" : "```repl\nFINAL('done')\n```",
+    );
+    const notices: string[] = [];
+    const result = await runRlm({
+      question: "q",
+      repl,
+      rootEngine: engine,
+      config: { ...DEFAULT_CONFIG, maxIterations: 4 },
+      onEvent: (e) => {
+        if (e.type === "notice") notices.push(e.message);
+      },
+    });
+    expect(result.answer).toBe("done");
+    expect(result.iterations[0]?.code_blocks[0]?.result.stderr).toContain("ProtocolError");
+    expect(result.iterations[0]?.dropped_messages?.[0]).toMatch(/malformed cell result/);
+    expect(notices.some((n) => /malformed cell result/.test(n))).toBe(true);
+    expect(repl.takeProtocolErrors()).toEqual([]);
+  });
+
+  it("rebuilds a worker whose cell call rejects, and reloads the context", async () => {
+    const boots = { count: 0 };
+    let calls = 0;
+    const repl = new ReplClient(
+      fakeTransport(async () => {
+        calls += 1;
+        if (calls === 1) throw new Error("Pyodide already fatally failed");
+        return good("after restart");
+      }, boots),
+    );
+    await repl.setContextText("abc");
+    const broken = await repl.runCell("x");
+    expect(broken.error).toBe("WorkerRestarted");
+    expect(broken.stderr).toContain("All variables were lost");
+    expect(boots.count).toBe(2);
+    expect(repl.restartCount).toBe(1);
+    expect((await repl.runCell("y")).stdout).toBe("after restart");
+  });
+
+  it("refuses sub-call requests that do not match the protocol", async () => {
+    const boots = { count: 0 };
+    let host: { call(r: string): Promise<string> } | undefined;
+    const factory = () => {
+      const t = fakeTransport(async () => good(""), boots)();
+      const boot = (t.api as unknown as ReplWorkerApi).boot;
+      (t.api as unknown as { boot: ReplWorkerApi["boot"] }).boot = async (o, h) => {
+        host = h;
+        return boot(o, h);
+      };
+      return t;
+    };
+    const repl = new ReplClient(factory);
+    await repl.start();
+    let asked = 0;
+    repl.setSubcallHandler(async (req) => {
+      asked += 1;
+      return req.prompts.map(() => "ok");
+    });
+    expect(JSON.parse(await host!.call('{"kind":"exfiltrate","prompts":["x"]}'))).toEqual({ results: [] });
+    expect(JSON.parse(await host!.call("not json"))).toEqual({ results: [] });
+    expect(asked).toBe(0);
+    expect(repl.takeProtocolErrors()).toHaveLength(2);
+    expect(JSON.parse(await host!.call('{"kind":"llm","prompts":["x"],"model":null}'))).toEqual({ results: ["ok"] });
+  });
+});
