@@ -155,9 +155,9 @@ export class EngineManager {
   }
 
   /** GPU memory the chosen local models would use together, when it can be estimated. */
-  plannedVramMB(): number | undefined {
+  plannedVramMB(local: Settings["webllm"] = this.settings().webllm): number | undefined {
     try {
-      const r = resolveLocalModels(this.settings().webllm, this.gpu, this.recommendation);
+      const r = resolveLocalModels(local, this.gpu, this.recommendation);
       return estimateWebLLMEnginesVramMB(
         { model: r.root.spec, contextWindow: r.root.window },
         r.sub ? { model: r.sub.spec, contextWindow: r.sub.window } : undefined,
