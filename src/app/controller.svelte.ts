@@ -1,7 +1,7 @@
 // The orchestrator on the main thread: sessions, documents, the REPL, engines and runs. The
 // Svelte components only read this state and call these methods; they never talk to Pyodide,
 // WebLLM or IndexedDB themselves.
-import { answerDirectly, type DocumentPrefixSource } from "../core/direct.ts";
+import { answerDirectly } from "../core/direct.ts";
 import { runRlm } from "../core/loop.ts";
 import { runMetadata } from "../core/trajectory.ts";
 import type { ChatEngine } from "../engines/types.ts";
@@ -19,7 +19,7 @@ import {
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
 import { answerMarkdown, download, fineTuneJsonl, safeFileName, trajectoryJsonl } from "./exports.ts";
 import type { IngestInput } from "../ingest/index.ts";
-import { ingestForSession, prefixSource, type IngestProgressView, type IngestProblemView } from "./documents.ts";
+import { documentSource, ingestForSession, type IngestProgressView, type IngestProblemView } from "./documents.ts";
 import { applyEvent, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
 import { applyUrlParams, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 
@@ -327,8 +327,9 @@ export class AppController {
       const direct = await answerDirectly({
         engine,
         question,
-        document: this.prefixSource(),
+        document: documentSource(this.documents, this.session?.documents ?? []),
         ...(this.settings.run.temperature !== null ? { temperature: this.settings.run.temperature } : {}),
+        ...(this.settings.run.topP !== null ? { topP: this.settings.run.topP } : {}),
         ...(this.settings.run.seed !== null ? { seed: this.settings.run.seed } : {}),
         signal,
         onToken: (t) => {
@@ -349,10 +350,6 @@ export class AppController {
       view.error = signal.aborted ? "Stopped." : err instanceof Error ? err.message : String(err);
     }
     changed();
-  }
-
-  private prefixSource(): DocumentPrefixSource {
-    return prefixSource(this.documents, this.session?.documents ?? []);
   }
 
   /** Loads the model again after a failure (a retried download resumes from cached parts). */

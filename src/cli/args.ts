@@ -34,6 +34,7 @@ export interface CliOptions {
 }
 
 export const HELP = `Usage: rlm --task "question" [--context-file PATH ...] --model NAME [options]
+       rlm bench --model NAME [options]     (task suites, RLM vs direct answering; rlm bench --help)
 
 Answers a question about documents far larger than the model's window: the documents become
 the Python variable \`context\` in a sandboxed Pyodide REPL, and the model explores them with code

@@ -68,6 +68,10 @@ async function loadInputs(o: CliOptions, io: CliIO): Promise<ContextDocumentInpu
 }
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+  if (argv[0] === "bench") {
+    const { benchMain } = await import("./bench.ts");
+    return benchMain(argv.slice(1), io);
+  }
   let options: CliOptions;
   try {
     options = parseCliArgs(argv, io.env);

@@ -1,21 +1,85 @@
-// Answering directly, without the RLM: as much of the document as fits the window, in one
-// call. The app's compare mode and the benchmark's "vanilla" baseline both use this, so the
-// two methods are compared on the same model with the same cut.
-import { CHARS_PER_TOKEN, estimateTokens } from "../engines/tokens.ts";
-import type { ChatEngine, ChatUsage } from "../engines/types.ts";
+// Answering directly, without the RLM: as much of the document as fits the window, in one call.
+// The app's compare mode and the benchmark's "vanilla" baseline both use this, so the two
+// methods are compared on the same model with the same cut. The middle is cut (LongBench's
+// convention), so both ends of the document stay visible, and the prompt says how much is gone.
+import { ContextWindowExceededError } from "../engines/errors.ts";
+import { CHARS_PER_TOKEN, estimateMessagesTokens } from "../engines/tokens.ts";
+import type { ChatEngine, ChatMessage, ChatUsage } from "../engines/types.ts";
+import { deriveBudgets } from "./budgets.ts";
 import { stripThinking } from "./parse.ts";
 
-export interface DocumentPrefixSource {
+/** A document read from either end, so a huge one never has to be held whole. */
+export interface DocumentSource {
   totalChars: number;
-  /** The first `maxChars` characters of the document (all of it if shorter). */
-  read(maxChars: number): Promise<string>;
+  /** The first `n` characters (all of them if shorter). */
+  head(n: number): Promise<string>;
+  /** The last `n` characters. */
+  tail(n: number): Promise<string>;
+}
+
+export type TruncateMode = "middle" | "end";
+
+export interface FittedDocument {
+  text: string;
+  shownChars: number;
+  /** Empty when nothing was cut. */
+  note: string;
+}
+
+export const VANILLA_SYSTEM_PROMPT =
+  "You answer a question about a document. Read the document, then answer the question directly and briefly.";
+
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** The document cut to at most `maxChars` characters, with a note that says what was cut. */
+export async function fitDocument(doc: DocumentSource, maxChars: number, mode: TruncateMode = "middle"): Promise<FittedDocument> {
+  const limit = Math.max(0, Math.floor(maxChars));
+  const total = doc.totalChars;
+  if (total <= limit) {
+    const text = await doc.head(total);
+    return { text, shownChars: text.length, note: "" };
+  }
+  const cut = total - limit;
+  const pct = ((limit / total) * 100).toFixed(total > limit * 100 ? 2 : 1);
+  const head = `Note: the document is ${count(total)} characters long and only ${count(limit)} (${pct}%) fit in this model's window.`;
+  if (mode === "end") {
+    return {
+      text: `${await doc.head(limit)}\n[... the remaining ${count(cut)} characters were cut ...]`,
+      shownChars: limit,
+      note: `${head} Shown: the first ${count(limit)} characters; the rest was cut.`,
+    };
+  }
+  const first = Math.ceil(limit / 2);
+  const last = limit - first;
+  return {
+    text: `${await doc.head(first)}\n[... ${count(cut)} characters cut here ...]\n${last > 0 ? await doc.tail(last) : ""}`,
+    shownChars: limit,
+    note: `${head} Shown: the first ${count(first)} and the last ${count(last)} characters; ${count(cut)} characters in the middle were cut.`,
+  };
+}
+
+export function vanillaMessages(question: string, fitted: FittedDocument): ChatMessage[] {
+  const user = [fitted.note, `Document:\n<<<\n${fitted.text}\n>>>`, `Question: ${question}`].filter(Boolean).join("\n\n");
+  return [
+    { role: "system", content: VANILLA_SYSTEM_PROMPT },
+    { role: "user", content: user },
+  ];
+}
+
+export class WindowTooSmallError extends Error {
+  override name = "WindowTooSmallError";
+  constructor(window: number) {
+    super(`The model's ${count(window)}-token window has no room for any of the document after the question and answer; use a model with a larger window.`);
+  }
 }
 
 export interface DirectAnswerOptions {
   engine: ChatEngine;
   question: string;
-  document: DocumentPrefixSource;
-  maxTokens?: number;
+  document: DocumentSource;
+  /** Tokens reserved for the answer; default: the RLM's per-turn budget for the same window. */
+  maxAnswerTokens?: number;
+  truncate?: TruncateMode;
   temperature?: number;
   topP?: number;
   seed?: number;
@@ -26,50 +90,61 @@ export interface DirectAnswerOptions {
 export interface DirectAnswer {
   answer: string;
   usage: ChatUsage;
+  model: string;
   durationMs: number;
+  /** Characters of the document the model saw. */
   shownChars: number;
   totalChars: number;
-  /** True when part of the document did not fit. */
-  cut: boolean;
 }
 
-const SYSTEM =
-  "Answer the question using only the document. Be brief and direct. If the document was cut and the part shown does not contain the answer, say that it was not in the part you could read.";
+const SAFETY_TOKENS = 64;
+/** Servers count tokens differently from our estimate; after an overflow, retry with less. */
+const RETRY_SHRINK = 0.7;
 
 export async function answerDirectly(o: DirectAnswerOptions): Promise<DirectAnswer> {
-  const maxTokens = o.maxTokens ?? Math.min(1024, Math.floor(o.engine.contextWindow / 4));
-  const overhead = estimateTokens(SYSTEM) + estimateTokens(o.question) + 80;
-  const roomChars = Math.max(0, Math.floor((o.engine.contextWindow - maxTokens - overhead) * CHARS_PER_TOKEN));
-  const shown = await o.document.read(Math.min(roomChars, o.document.totalChars));
-  const cut = shown.length < o.document.totalChars;
-  const header = cut
-    ? `Document (the first ${shown.length.toLocaleString("en-US")} of ${o.document.totalChars.toLocaleString("en-US")} characters; the rest was cut to fit the model's window):`
-    : "Document:";
+  const window = o.engine.contextWindow;
+  const answerTokens = o.maxAnswerTokens ?? deriveBudgets({ rootWindow: window, subWindow: window }).maxTokensPerTurn;
+  const empty: FittedDocument = { text: "", shownChars: 0, note: "" };
+  const overhead = estimateMessagesTokens(vanillaMessages(o.question, empty)) + 80; // note + cut marker
+  let maxChars = Math.floor((window - answerTokens - overhead - SAFETY_TOKENS) * CHARS_PER_TOKEN);
+  if (maxChars <= 0) throw new WindowTooSmallError(window);
   const started = Date.now();
-  const result = await o.engine.complete(
-    {
-      messages: [
-        { role: "system", content: SYSTEM },
-        { role: "user", content: `${header}\n<document>\n${shown}\n</document>\n\nQuestion: ${o.question}` },
-      ],
-      maxTokens,
-      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-      ...(o.topP !== undefined ? { topP: o.topP } : {}),
-      ...(o.seed !== undefined ? { seed: o.seed } : {}),
-    },
-    { ...(o.signal ? { signal: o.signal } : {}), ...(o.onToken ? { onToken: o.onToken } : {}) },
-  );
-  return {
-    answer: stripThinking(result.text).trim(),
-    usage: result.usage,
-    durationMs: Date.now() - started,
-    shownChars: shown.length,
-    totalChars: o.document.totalChars,
-    cut,
-  };
+  for (let attempt = 0; ; attempt++) {
+    const fitted = await fitDocument(o.document, maxChars, o.truncate ?? "middle");
+    try {
+      const result = await o.engine.complete(
+        {
+          messages: vanillaMessages(o.question, fitted),
+          maxTokens: answerTokens,
+          ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
+          ...(o.topP !== undefined ? { topP: o.topP } : {}),
+          ...(o.seed !== undefined ? { seed: o.seed } : {}),
+        },
+        { ...(o.signal ? { signal: o.signal } : {}), ...(o.onToken ? { onToken: o.onToken } : {}) },
+      );
+      return {
+        answer: stripThinking(result.text).trim(),
+        usage: result.usage,
+        model: result.model || o.engine.model,
+        durationMs: Date.now() - started,
+        shownChars: fitted.shownChars,
+        totalChars: o.document.totalChars,
+      };
+    } catch (err) {
+      if (err instanceof ContextWindowExceededError && attempt < 2 && fitted.shownChars > 0) {
+        maxChars = Math.floor(fitted.shownChars * RETRY_SHRINK);
+        continue;
+      }
+      throw err;
+    }
+  }
 }
 
-/** A prefix source over a string already in memory (CLI, benchmarks, tests). */
-export function textPrefixSource(text: string): DocumentPrefixSource {
-  return { totalChars: text.length, read: async (n) => text.slice(0, n) };
+/** A document already in memory as one string (CLI, benchmarks, tests). */
+export function textSource(text: string): DocumentSource {
+  return {
+    totalChars: text.length,
+    head: async (n) => text.slice(0, n),
+    tail: async (n) => (n > 0 ? text.slice(Math.max(0, text.length - n)) : ""),
+  };
 }

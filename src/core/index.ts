@@ -9,4 +9,16 @@ export { runMetadata, toJsonl, parseJsonl } from "./trajectory.ts";
 export { UsageTracker, totalTokens } from "./usage.ts";
 export { DEFAULT_CONFIG } from "./types.ts";
 export type * from "./types.ts";
-export { answerDirectly, textPrefixSource, type DirectAnswer, type DirectAnswerOptions, type DocumentPrefixSource } from "./direct.ts";
+export {
+  VANILLA_SYSTEM_PROMPT,
+  WindowTooSmallError,
+  answerDirectly,
+  fitDocument,
+  textSource,
+  vanillaMessages,
+  type DirectAnswer,
+  type DirectAnswerOptions,
+  type DocumentSource,
+  type FittedDocument,
+  type TruncateMode,
+} from "./direct.ts";

@@ -224,7 +224,7 @@ describe("the web app", () => {
     route("Compare this", () => code("FINAL('rlm says hi')"));
     const prev = server.scripts.root;
     server.scripts.root = (req) => {
-      if (req.messages[0]?.content.startsWith("Answer the question using only the document")) return "direct says hi";
+      if (req.messages[0]?.content.includes("Read the document, then answer")) return "direct says hi";
       return (prev as (r: ScriptedRequest) => string)(req);
     };
     try {
@@ -234,7 +234,7 @@ describe("the web app", () => {
       await ask(page, "Compare this");
       const direct = page.getByRole("region", { name: "Direct answer" }).last();
       await direct.getByText("direct says hi").waitFor({ timeout: 30_000 });
-      await direct.getByText(/saw the first [\d.,K]+ of 250K characters/).waitFor();
+      await direct.getByText(/saw [\d.,K]+ of 250K characters \(\d+%, from both ends/).waitFor();
       await lastAnswer(page).getByText("rlm says hi").waitFor();
       await page.screenshot({ path: `${SHOTS}compare.png`, fullPage: true });
       await context.close();

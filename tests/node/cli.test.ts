@@ -102,3 +102,42 @@ describe("rlm CLI", () => {
     expect(out.stdout).toContain("--output-trajectory");
   });
 });
+
+describe("rlm bench", () => {
+  it("runs a suite with both methods, writes results, charts and trajectories, and resumes", async () => {
+    const out = join(dir, "bench");
+    server.scripts.root = (req) => {
+      const key = /special magic number for ([\w-]+) mentioned/.exec(req.messages[1]?.content ?? "")?.[1];
+      if (req.messages[0]?.content.includes("Read the document, then answer")) {
+        // Vanilla: answers from what it was shown.
+        return new RegExp(`magic numbers for ${key} is: (\\d+)`).exec(req.messages[1]!.content)?.[1] ?? "not shown";
+      }
+      const rootKey = /special magic number for ([\w-]+) mentioned/.exec(req.firstUser)?.[1];
+      return req.turn === 0
+        ? code(`import re\nm = re.search(r"magic numbers for ${rootKey} is: (\\d+)", context)\nfound = m.group(1)\nprint(found)`)
+        : code("FINAL(found)");
+    };
+    const args = ["bench", "--model", "root-model", "--base-url", server.baseUrl, "--suites", "niah", "--sizes", "28K", "--out", out, "--verbose"];
+    const first = await run(args);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("niah");
+    const lines = (await readFile(join(out, "results.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { method: string; score: number });
+    expect(lines).toHaveLength(6); // 3 needle depths × 2 methods
+    expect(lines.filter((l) => l.method === "rlm").every((l) => l.score === 1)).toBe(true);
+    expect((await readFile(join(out, "summary.md"), "utf8")).length).toBeGreaterThan(50);
+    const { readdir } = await import("node:fs/promises");
+    expect((await readdir(out)).some((f) => f.endsWith(".svg"))).toBe(true);
+    expect((await readdir(join(out, "trajectories"))).length).toBe(3);
+    const requestsBefore = server.requests.length;
+    const again = await run(args);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain("6 already in");
+    expect(server.requests.length - requestsBefore).toBe(0); // every task × method was already done
+  });
+
+  it("rejects an unknown suite", async () => {
+    const out = await run(["bench", "--model", "m", "--suites", "nope"]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('"nope" is not one of');
+  });
+});

@@ -42,16 +42,16 @@ function testEngine(reply: (req: ChatRequest) => string | Error, window = 4096, 
 const needleReader = (req: ChatRequest) => /special magic numbers for [\w-]+ is: (\d+)/.exec(req.messages[1]!.content)?.[1] ?? "I cannot find it.";
 
 describe("vanilla: the document cut to the window", () => {
-  it("cuts the middle and says how much was cut", () => {
+  it("cuts the middle and says how much was cut", async () => {
     const doc = "A".repeat(500) + "B".repeat(9_000) + "C".repeat(500);
-    const fitted = fitDocument(doc, 1_000);
+    const fitted = await fitDocument(doc, 1_000);
     expect(fitted.shownChars).toBe(1_000);
     expect(fitted.text.startsWith("A".repeat(500))).toBe(true);
     expect(fitted.text.endsWith("C".repeat(500))).toBe(true);
     expect(fitted.text).toContain("[... 9,000 characters cut here ...]");
     expect(fitted.note).toContain("10,000 characters long and only 1,000 (10.0%)");
-    expect(fitDocument("short", 1_000)).toEqual({ text: "short", shownChars: 5, note: "" });
-    expect(fitDocument(doc, 1_000, "end").text.startsWith("A".repeat(500) + "B".repeat(500))).toBe(true);
+    expect(await fitDocument("short", 1_000)).toEqual({ text: "short", shownChars: 5, note: "" });
+    expect((await fitDocument(doc, 1_000, "end")).text.startsWith("A".repeat(500) + "B".repeat(500))).toBe(true);
   });
 
   it("flattens a repository with a header per file, in path order", () => {

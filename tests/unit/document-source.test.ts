@@ -1,0 +1,55 @@
+// Compare mode reads the session's documents from both ends without decoding them whole; what
+// it reads must be exactly what Python would see at those ends.
+import { describe, expect, it } from "vitest";
+import { documentSource } from "../../src/app/documents.ts";
+import { fitDocument, textSource } from "../../src/core/direct.ts";
+import type { DocumentMeta } from "../../src/store/index.ts";
+
+const meta = (path: string, chars: number, encoding = "utf-8"): DocumentMeta => ({
+  path,
+  name: path,
+  kind: "text",
+  sourceBytes: 0,
+  chars,
+  tokensEstimate: 0,
+  encoding,
+  preview: "",
+});
+
+describe("documentSource", () => {
+  it("reads head and tail of one UTF-8 document without breaking characters", async () => {
+    const text = "é".repeat(1000) + "middle" + "😀".repeat(1000);
+    const src = documentSource([{ sessionId: "s", path: "a.txt", blob: new Blob([text]) }], [meta("a.txt", [...text].length)]);
+    expect(src.totalChars).toBe(2006);
+    expect(await src.head(5)).toBe("ééééé");
+    // The tail is read from a byte offset that may split a 4-byte emoji; no U+FFFD may leak in.
+    const tail = await src.tail(7);
+    expect(tail).not.toContain("\uFFFD");
+    expect(tail.endsWith("😀😀😀")).toBe(true);
+  });
+
+  it("joins several documents under headers, in order, from both ends", async () => {
+    const docs = [
+      { sessionId: "s", path: "one.txt", blob: new Blob(["first file"]) },
+      { sessionId: "s", path: "two.txt", blob: new Blob([new Uint8Array([0x63, 0x61, 0x66, 0xe9])]) }, // Latin-1 "café"
+    ];
+    const src = documentSource(docs, [meta("one.txt", 10), meta("two.txt", 4, "latin-1")]);
+    const whole = "=== one.txt ===\nfirst file\n\n=== two.txt ===\ncafé\n\n";
+    expect(src.totalChars).toBe(whole.length);
+    expect(await src.head(1000)).toBe(whole);
+    expect(await src.tail(6)).toBe("café\n\n");
+    // Cutting from the blobs gives exactly what cutting the whole text in memory gives.
+    for (const n of [5, 20, 40]) expect(await fitDocument(src, n)).toEqual(await fitDocument(textSource(whole), n));
+    expect((await fitDocument(src, 20)).note).toContain("characters in the middle were cut");
+  });
+
+  it("decodes UTF-16 documents from either end", async () => {
+    const body = "hello world";
+    const bytes = new Uint8Array(2 + body.length * 2);
+    bytes.set([0xff, 0xfe]);
+    for (let i = 0; i < body.length; i++) bytes[2 + i * 2] = body.charCodeAt(i);
+    const src = documentSource([{ sessionId: "s", path: "u.txt", blob: new Blob([bytes]) }], [meta("u.txt", body.length, "utf-16")]);
+    expect(await src.head(5)).toBe("hello");
+    expect(await src.tail(5)).toBe("world");
+  });
+});
