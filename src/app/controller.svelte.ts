@@ -76,13 +76,18 @@ export class AppController {
   /** Questions whose variables are in the current REPL (reset by reloads and restarts). */
   private replKnowsHistory = false;
   private noticeSeq = 0;
+  private readonly syncMode: "auto" | "sab" | "jspi";
 
   constructor() {
     const { settings, applied } = applyUrlParams(loadSettings(), globalThis.location?.search ?? "");
     this.settings = $state(settings);
     if (applied.length) this.notify("info", `Settings taken from the page link: ${applied.join(", ")}.`);
     this.engines = new EngineManager(() => this.settings);
+    // ?replSync=sab|jspi forces how Python waits for sub-calls (for testing both transports).
+    const forced = new URLSearchParams(globalThis.location?.search ?? "").get("replSync");
+    this.syncMode = forced === "sab" || forced === "jspi" ? forced : "auto";
     this.repl = createBrowserRepl({
+      syncMode: this.syncMode,
       onStatus: (status) => {
         this.replStatus = status;
         if (status.state === "restarting") this.replKnowsHistory = false;
@@ -297,7 +302,7 @@ export class AppController {
           save.call();
         },
         createChildRepl: async () => {
-          this.childRepl ??= createBrowserRepl();
+          this.childRepl ??= createBrowserRepl({ syncMode: this.syncMode });
           await this.childRepl.start();
           return { repl: this.childRepl, release: () => undefined };
         },

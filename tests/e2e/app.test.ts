@@ -110,6 +110,23 @@ describe("the web app", () => {
     await context.close();
   });
 
+  it("sub-calls also work through the SharedArrayBuffer channel (browsers without JSPI)", async () => {
+    route("Ask the helper", (req) =>
+      req.turn === 0 ? code("parts = llm_query_batched(['<<launch code is ABC-1>> a', '<<nothing>> b'])\nprint(parts)") : code("FINAL(parts[0])"),
+    );
+    const { context, page, errors } = await newPage(browser);
+    await page.goto(openaiUrl(app.url, server.baseUrl, { replSync: "sab" }));
+    const chip = page.locator(".chip", { hasText: "Python ready" });
+    await chip.waitFor({ state: "attached", timeout: 60_000 });
+    expect(await chip.getAttribute("title")).toBe("sub-calls via sab");
+    await upload(page, "s.txt", "x");
+    await ask(page, "Ask the helper");
+    await lastAnswer(page).getByText("The launch code is ABC-1.").waitFor({ timeout: 30_000 });
+    await page.getByText(/model [\d.]+ (ms|s) · Python [\d.]+ (ms|s) · sub-calls/).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("Stop ends a runaway run within a second, and a follow-up question still works with the same variables", async () => {
     route("Loop forever please", (req) => (req.turn === 0 ? code("kept_value = 41\nwhile True:\n    pass") : "FINAL(no)"));
     route("What did you keep?", () => code("FINAL(kept_value + 1)"));
