@@ -11,8 +11,8 @@ import {
   type ContextShape,
   type ReplBootInfo,
   type ReplBootOptions,
-  type ReplHost,
   type ReplWorkerApi,
+  type SubcallMessage,
   type SyncMode,
 } from "../src/repl/protocol.ts";
 
@@ -57,32 +57,54 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     return f;
   };
 
-  function blockingCaller(sab: { buffer: SharedArrayBuffer; port: MessagePort }) {
-    const ctrl = new Int32Array(sab.buffer, 0, 2);
-    const data = new Uint8Array(sab.buffer, SAB_HEADER_BYTES);
-    return (requestJson: string): string => {
-      Atomics.store(ctrl, 0, SAB_STATE_PENDING);
-      sab.port.postMessage(requestJson);
-      // Wake up every 100 ms to let Stop raise KeyboardInterrupt while the host is busy.
-      while (Atomics.load(ctrl, 0) === SAB_STATE_PENDING) {
-        Atomics.wait(ctrl, 0, SAB_STATE_PENDING, 100);
-        need().checkInterrupt();
-      }
-      const state = Atomics.load(ctrl, 0);
-      const length = Atomics.load(ctrl, 1);
-      // slice(): TextDecoder refuses views on a SharedArrayBuffer.
-      const text = new TextDecoder().decode(data.slice(0, length));
-      Atomics.store(ctrl, 0, 0);
-      if (state === SAB_STATE_TOO_LARGE) {
-        return JSON.stringify({ results: [] }); // the Python side turns a short list into an Error: string
-      }
-      if (state !== SAB_STATE_READY) throw new Error("sub-call channel in an unexpected state");
-      return text;
+  /** Sub-calls travel on one MessagePort with a two-message protocol (see SubcallMessage). */
+  function hostChannel(port: MessagePort, sabBuffer: SharedArrayBuffer | undefined) {
+    let nextId = 0;
+    const pending = new Map<number, (reply: string) => void>();
+    port.onmessage = (event: MessageEvent) => {
+      const m = event.data as SubcallMessage;
+      if (m?.type !== "reply") return;
+      pending.get(m.id)?.(String(m.reply));
+      pending.delete(m.id);
     };
+    const send = (request: string): number => {
+      const id = ++nextId;
+      port.postMessage({ type: "request", id, request } satisfies SubcallMessage);
+      return id;
+    };
+    const call = (request: string): Promise<string> =>
+      new Promise((resolve) => {
+        pending.set(send(request), resolve);
+      });
+    let callBlocking: ((request: string) => string) | undefined;
+    if (sabBuffer) {
+      const ctrl = new Int32Array(sabBuffer, 0, 2);
+      const data = new Uint8Array(sabBuffer, SAB_HEADER_BYTES);
+      callBlocking = (request: string): string => {
+        Atomics.store(ctrl, 0, SAB_STATE_PENDING);
+        send(request);
+        // Wake up every 100 ms to let Stop raise KeyboardInterrupt while the host is busy.
+        while (Atomics.load(ctrl, 0) === SAB_STATE_PENDING) {
+          Atomics.wait(ctrl, 0, SAB_STATE_PENDING, 100);
+          need().checkInterrupt();
+        }
+        const state = Atomics.load(ctrl, 0);
+        const length = Atomics.load(ctrl, 1);
+        // slice(): TextDecoder refuses views on a SharedArrayBuffer.
+        const text = new TextDecoder().decode(data.slice(0, length));
+        Atomics.store(ctrl, 0, 0);
+        if (state === SAB_STATE_TOO_LARGE) {
+          return JSON.stringify({ results: [] }); // the Python side turns a short list into an Error: string
+        }
+        if (state !== SAB_STATE_READY) throw new Error("sub-call channel in an unexpected state");
+        return text;
+      };
+    }
+    return { call, callBlocking };
   }
 
   return {
-    async boot(options: ReplBootOptions, host: ReplHost): Promise<ReplBootInfo> {
+    async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
       const started = performance.now();
       hooks.onPhase?.("loading-pyodide");
       const loaded = await loadPyodide({
@@ -100,10 +122,10 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       if (mode === "jspi" && !runtimeHasJspi()) {
         throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
       }
-      if (mode === "sab" && !options.sab) {
+      if (mode === "sab" && !options.sabBuffer) {
         throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
       }
-      const callBlocking = options.sab ? blockingCaller(options.sab) : undefined;
+      const { call, callBlocking } = hostChannel(options.hostPort, options.sabBuffer);
       // A private SharedArrayBuffer gives Atomics.wait something to wait on; without one
       // (a page that is not cross-origin isolated) a short busy wait does the same job.
       const napCell = typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;
@@ -114,7 +136,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
           else for (const end = performance.now() + ms; performance.now() < end; );
           loaded.checkInterrupt();
         },
-        call: (requestJson: string) => host.call(String(requestJson)),
+        call: (requestJson: string) => call(String(requestJson)),
         call_blocking: (requestJson: string) => {
           if (!callBlocking) throw new Error("no blocking channel");
           return callBlocking(String(requestJson));

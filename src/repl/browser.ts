@@ -19,7 +19,6 @@ export const browserReplTransport: ReplTransportFactory = (): ReplTransport => {
   const api = Comlink.wrap<ReplWorkerApi>(worker);
   return {
     api,
-    proxy: (value) => Comlink.proxy(value),
     transfer: (value, transferables) => Comlink.transfer(value, transferables),
     terminate() {
       api[Comlink.releaseProxy]();

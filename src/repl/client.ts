@@ -7,6 +7,7 @@ import {
   SAB_STATE_TOO_LARGE,
   parseCellResult,
   parseContextInfo,
+  isSubcallRequestMessage,
   parseSubcallRequest,
   type CellResult,
   type ContextDocumentInput,
@@ -15,6 +16,7 @@ import {
   type ReplBootInfo,
   type ReplBootOptions,
   type ReplStats,
+  type SubcallMessage,
   type SubcallReply,
   type SyncMode,
 } from "./protocol.ts";
@@ -65,7 +67,7 @@ export class ReplClient implements Repl {
   private history: HistoryEntry[] = [];
   private handler: SubcallHandler | null = null;
   private interruptView: Uint8Array | null = null;
-  private sabPort: MessagePort | null = null;
+  private hostPort: MessagePort | null = null;
   private pendingReplies = new Set<(reply: SubcallReply) => void>();
   private stopRequested = false;
   private armKill: (() => void) | null = null;
@@ -108,23 +110,20 @@ export class ReplClient implements Repl {
     const shared = canShareMemory();
     const interruptBuffer = shared ? new SharedArrayBuffer(1) : undefined;
     this.interruptView = interruptBuffer ? new Uint8Array(interruptBuffer) : null;
-    const bootOptions: ReplBootOptions = {
+    const bootOptions: Omit<ReplBootOptions, "hostPort"> & { hostPort?: MessagePort } = {
       syncMode: this.options.syncMode ?? "auto",
       outputCap: this.outputCap,
       ...(this.options.indexURL ? { indexURL: this.options.indexURL } : {}),
       ...(interruptBuffer ? { interruptBuffer } : {}),
     };
-    let transferables: Transferable[] = [];
-    if (shared) {
-      const buffer = new SharedArrayBuffer(SAB_HEADER_BYTES + SAB_DEFAULT_BYTES);
-      const channel = new MessageChannel();
-      channel.port1.onmessage = (event: MessageEvent) => void this.answerBlocking(event.data, buffer);
-      this.sabPort = channel.port1;
-      bootOptions.sab = { buffer, port: channel.port2 };
-      transferables = [channel.port2];
-    }
-    const host = transport.proxy({ call: (requestJson: string) => this.handleCall(requestJson) });
-    const info = await transport.api.boot(transport.transfer(bootOptions, transferables), host);
+    // Sub-calls come back on a port of their own, with two message shapes and nothing else.
+    const channel = new MessageChannel();
+    const sabBuffer = shared ? new SharedArrayBuffer(SAB_HEADER_BYTES + SAB_DEFAULT_BYTES) : undefined;
+    channel.port1.onmessage = (event: MessageEvent) => void this.onHostMessage(event.data, channel.port1, sabBuffer);
+    this.hostPort = channel.port1;
+    bootOptions.hostPort = channel.port2;
+    if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
+    const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2]));
     this.syncMode = info.syncMode;
     await this.reloadContext();
     this.options.onStatus?.({ state: "ready", syncMode: info.syncMode, bootMs: info.bootMs });
@@ -301,8 +300,8 @@ export class ReplClient implements Repl {
     this.starting = null;
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
-    this.sabPort?.close();
-    this.sabPort = null;
+    this.hostPort?.close();
+    this.hostPort = null;
     t?.terminate();
   }
 
@@ -343,8 +342,17 @@ export class ReplClient implements Repl {
     }
   }
 
-  private async answerBlocking(requestJson: unknown, buffer: SharedArrayBuffer): Promise<void> {
-    const reply = await this.handleCall(requestJson);
+  private async onHostMessage(message: unknown, port: MessagePort, sabBuffer: SharedArrayBuffer | undefined): Promise<void> {
+    if (!isSubcallRequestMessage(message)) {
+      this.protocolErrors.push("The Python worker sent an unknown message on the sub-call port; it was dropped.");
+      return;
+    }
+    const reply = await this.handleCall(message.request);
+    if (this.syncMode === "sab" && sabBuffer) this.writeBlockingReply(reply, sabBuffer);
+    else port.postMessage({ type: "reply", id: message.id, reply } satisfies SubcallMessage);
+  }
+
+  private writeBlockingReply(reply: string, buffer: SharedArrayBuffer): void {
     const ctrl = new Int32Array(buffer, 0, 2);
     const bytes = new TextEncoder().encode(reply);
     const room = buffer.byteLength - SAB_HEADER_BYTES;

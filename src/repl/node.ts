@@ -22,7 +22,6 @@ export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
   });
   return {
     api,
-    proxy: (value) => Comlink.proxy(value),
     transfer: (value, transferables) => Comlink.transfer(value, transferables),
     terminate() {
       terminated = true;

@@ -12,10 +12,25 @@ export interface ReplBootOptions {
   syncMode: "auto" | SyncMode;
   /** One byte per interrupt signal; writing 2 raises KeyboardInterrupt in Python. */
   interruptBuffer?: SharedArrayBuffer;
-  /** The blocking channel for syncMode "sab". */
-  sab?: { buffer: SharedArrayBuffer; port: MessagePort };
+  /** The port sub-call requests travel on (see SubcallMessage). Nothing else is exposed to the worker. */
+  hostPort: MessagePort;
+  /** Where replies are written while Python blocks, in "sab" mode. */
+  sabBuffer?: SharedArrayBuffer;
   /** Characters of stdout (and of stderr) a cell may keep. */
   outputCap: number;
+}
+
+/**
+ * The only messages on the host port. Worker → host: a request; host → worker: its reply (JSPI
+ * mode; in "sab" mode the reply is written into sabBuffer instead). Deliberately not Comlink:
+ * Comlink would let the worker walk property paths of a host object (`call.__proto__`...).
+ */
+export type SubcallMessage = { type: "request"; id: number; request: string } | { type: "reply"; id: number; reply: string };
+
+export function isSubcallRequestMessage(v: unknown): v is Extract<SubcallMessage, { type: "request" }> {
+  if (typeof v !== "object" || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return m.type === "request" && typeof m.id === "number" && Number.isSafeInteger(m.id) && typeof m.request === "string";
 }
 
 export interface ReplBootInfo {
@@ -63,14 +78,9 @@ export interface SubcallRequest {
 
 export type SubcallReply = { results: string[] } | { interrupted: true };
 
-/** What the host (main thread) offers the worker. Passed as a top-level Comlink proxy. */
-export interface ReplHost {
-  call(requestJson: string): Promise<string>;
-}
-
 /** What the worker offers. Every method is safe to call after a failed cell. */
 export interface ReplWorkerApi {
-  boot(options: ReplBootOptions, host: ReplHost): Promise<ReplBootInfo>;
+  boot(options: ReplBootOptions): Promise<ReplBootInfo>;
   loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string>;
   /** Replace `context` with a string (a child RLM's context is its parent's prompt). */
   setContextText(text: string): Promise<string>;

@@ -31,8 +31,6 @@ export interface Repl {
 /** One live worker, however it was created (browser Worker or Node worker thread). */
 export interface ReplTransport {
   api: Remote<ReplWorkerApi>;
-  /** Comlink.proxy of the transport's own Comlink build. */
-  proxy<T extends object>(value: T): T;
   transfer<T>(value: T, transferables: Transferable[]): T;
   terminate(): void;
   /** Called when the worker dies on its own (crash, out of memory). */

@@ -17,7 +17,7 @@ function fakeTransport(runCell: (code: string) => Promise<string>, boots: { coun
   return () => {
     boots.count += 1;
     const api = {
-      boot: async () => ({ syncMode: "sab" as const, pythonVersion: "3", bootMs: 1 }),
+      boot: async (o: { syncMode: string }) => ({ syncMode: o.syncMode === "jspi" ? ("jspi" as const) : ("sab" as const), pythonVersion: "3", bootMs: 1 }),
       loadDocuments: async () => context,
       setContextText: async () => context,
       runCell,
@@ -28,7 +28,6 @@ function fakeTransport(runCell: (code: string) => Promise<string>, boots: { coun
     } satisfies ReplWorkerApi;
     return {
       api: api as unknown as ReplTransport["api"],
-      proxy: (v) => v,
       transfer: (v) => v,
       terminate: () => undefined,
       onExit: () => undefined,
@@ -81,29 +80,39 @@ describe("ReplClient with a misbehaving worker", () => {
     expect((await repl.runCell("y")).stdout).toBe("after restart");
   });
 
-  it("refuses sub-call requests that do not match the protocol", async () => {
+  it("answers only well-formed sub-call requests on the host port", async () => {
     const boots = { count: 0 };
-    let host: { call(r: string): Promise<string> } | undefined;
+    let port: MessagePort | undefined;
     const factory = () => {
       const t = fakeTransport(async () => good(""), boots)();
-      const boot = (t.api as unknown as ReplWorkerApi).boot;
-      (t.api as unknown as { boot: ReplWorkerApi["boot"] }).boot = async (o, h) => {
-        host = h;
-        return boot(o, h);
+      const api = t.api as unknown as { boot: ReplWorkerApi["boot"] };
+      const boot = api.boot;
+      api.boot = async (o) => {
+        port = o.hostPort;
+        return boot(o);
       };
       return t;
     };
-    const repl = new ReplClient(factory);
+    const repl = new ReplClient(factory, { syncMode: "jspi" });
     await repl.start();
     let asked = 0;
     repl.setSubcallHandler(async (req) => {
       asked += 1;
       return req.prompts.map(() => "ok");
     });
-    expect(JSON.parse(await host!.call('{"kind":"exfiltrate","prompts":["x"]}'))).toEqual({ results: [] });
-    expect(JSON.parse(await host!.call("not json"))).toEqual({ results: [] });
-    expect(asked).toBe(0);
-    expect(repl.takeProtocolErrors()).toHaveLength(2);
-    expect(JSON.parse(await host!.call('{"kind":"llm","prompts":["x"],"model":null}'))).toEqual({ results: ["ok"] });
+    const replies: unknown[] = [];
+    port!.onmessage = (e) => replies.push(e.data);
+    const send = (m: unknown) => port!.postMessage(m);
+    send({ type: "request", id: 1, request: '{"kind":"exfiltrate","prompts":["x"]}' });
+    send({ type: "request", id: 2, request: "not json" });
+    send({ type: "get", path: ["call", "__proto__"] }); // what a Comlink-style walk would look like
+    send({ type: "request", id: 3, request: '{"kind":"llm","prompts":["x"],"model":null}' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(asked).toBe(1);
+    expect(replies).toContainEqual({ type: "reply", id: 1, reply: JSON.stringify({ results: [] }) });
+    expect(replies).toContainEqual({ type: "reply", id: 3, reply: JSON.stringify({ results: ["ok"] }) });
+    expect(replies.some((r) => (r as { id?: number }).id === undefined)).toBe(false);
+    expect(repl.takeProtocolErrors()).toHaveLength(3);
+    repl.close();
   });
 });
