@@ -2,6 +2,7 @@ import { svelte } from "@sveltejs/vite-plugin-svelte";
 import type { Connect, Plugin } from "vite";
 import { defineConfig } from "vite";
 import { VitePWA } from "vite-plugin-pwa";
+import { REPL_WORKER_CSP, isReplWorkerScript } from "./src/security/csp.ts";
 
 // Cross-origin isolation: SharedArrayBuffer for Python's interrupt buffer and the blocking
 // sub-call channel. Production hosts must send the same headers (see README).
@@ -10,14 +11,8 @@ const isolation = {
   "Cross-Origin-Embedder-Policy": "require-corp",
 };
 
-// The Python REPL worker runs model-written code: its script gets a policy that allows only
-// our own origin and WebAssembly, so `fetch` to anywhere else, `eval` and the
-// Function-constructor escape all fail inside it.
-export const REPL_WORKER_CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; worker-src 'none'; img-src 'none'; media-src 'none'; object-src 'none'; form-action 'none'; base-uri 'none'";
-
-const isReplWorkerScript = (url: string) => /repl\.worker[^/]*\.(?:ts|js)(?:\?|$)/.test(url);
-
+// The Python REPL worker runs model-written code: its script gets the sandbox policy of
+// src/security/csp.ts (also applied by the service worker for hosts that cannot set headers).
 function replWorkerCsp(): Plugin {
   const middleware: Connect.NextHandleFunction = (req, res, next) => {
     if (req.url && isReplWorkerScript(req.url)) res.setHeader("Content-Security-Policy", REPL_WORKER_CSP);

