@@ -10,6 +10,7 @@ export default defineConfig({
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -17,6 +18,7 @@ export default defineConfig({
           name: "node",
           include: ["tests/node/**/*.test.ts"],
           environment: "node",
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // JSPI in Node 20 needs this flag; tests of the SharedArrayBuffer path force that mode.
@@ -28,6 +30,9 @@ export default defineConfig({
           name: "e2e",
           include: ["tests/e2e/**/*.test.ts"],
           environment: "node",
+          // Browser tests measure responsiveness (Stop within a second): run them alone, after
+          // the CPU-heavy Pyodide tests, not beside them on a 2-core machine.
+          sequence: { groupOrder: 2 },
           testTimeout: 240_000,
           hookTimeout: 300_000,
           fileParallelism: false,

@@ -31,7 +31,10 @@ export interface Notice {
 
 const newId = () => (globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random()}`).replace(/-/g, "").slice(0, 16);
 
-/** Saves at most every `ms`, and once more after the last call, so streaming stays cheap. */
+/**
+ * Saves at most every `ms`, when the page is idle, and once more after the last call: a save
+ * snapshots the whole exchange, which is too much work to do per streamed token.
+ */
 function throttled(fn: () => Promise<void>, ms: number): { call: () => void; flush: () => Promise<void> } {
   let timer: ReturnType<typeof setTimeout> | null = null;
   let pending = false;
@@ -41,10 +44,12 @@ function throttled(fn: () => Promise<void>, ms: number): { call: () => void; flu
     pending = false;
     running = running.then(fn, fn);
   };
+  const whenIdle = (f: () => void) =>
+    typeof requestIdleCallback === "function" ? requestIdleCallback(f, { timeout: ms }) : f();
   return {
     call() {
       pending = true;
-      if (!timer) timer = setTimeout(run, ms);
+      if (!timer) timer = setTimeout(() => whenIdle(run), ms);
     },
     async flush() {
       if (timer) clearTimeout(timer);
@@ -274,12 +279,13 @@ export class AppController {
     const sessionId = this.session.id;
     const save = throttled(
       () => (this.store ? this.store.saveExchange(sessionId, $state.snapshot(exchange) as Exchange).catch((e: unknown) => this.notify("error", String(e instanceof Error ? e.message : e))) : Promise.resolve()),
-      700,
+      1500,
     );
     if (this.session.title === "New session" || this.exchanges.length === 1) {
       await this.touchSession({ title: q.length > 60 ? `${q.slice(0, 57)}…` : q });
     }
-    save.call();
+    // Saved at once, so a reload right away still finds the question (marked as cut off).
+    await this.guardStorage(() => this.store!.saveExchange(sessionId, $state.snapshot(exchange) as Exchange));
     try {
       const { root, sub } = await this.engines.forRun();
       const history: HistoryEntry[] = this.exchanges
