@@ -1,0 +1,145 @@
+// Time from page load to a ready Python REPL, in Chromium, cold (new browser context: empty
+// HTTP cache, no service worker) and warm (reload in the same context):
+//   - the real app (production build, `vite preview`): navigation start → the "Python ready" chip;
+//   - baseline, same browser and run: a page whose module worker only runs loadPyodide();
+//   - the project's REPL client alone (worker + Pyodide + Python runtime), no UI.
+// All times are performance.now() in the page, i.e. milliseconds since navigation start.
+//
+// Run: node --import tsx bench/startup.ts [--write] [--runs=5] [--dist=dist]
+// No JSPI flag needed (nothing runs Pyodide in Node).
+import type { BrowserContext, Page } from "playwright-core";
+import { startBenchPages } from "./browser/server.ts";
+import { startBuiltApp } from "./lib/app-server.ts";
+import { launchChromium } from "./lib/chromium.ts";
+import { Report, load, spread, today } from "./lib/report.ts";
+import { machine, summarize } from "./stats.ts";
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const RUNS = Number(arg("runs") ?? 5);
+
+/**
+ * Installed before any page script: notes when the app first shows a chip and when it says
+ * "Python ready". A string, not a function: tsx would wrap a function's inner helpers in
+ * `__name(...)` calls that do not exist in the page.
+ */
+const WATCH_CHIPS = `(() => {
+  const check = () => {
+    const chips = document.querySelectorAll(".chip");
+    if (chips.length && window.__uiAt === undefined) window.__uiAt = performance.now();
+    for (const el of chips) {
+      if (el.textContent && el.textContent.includes("Python ready")) {
+        window.__pythonReadyAt = performance.now();
+        return true;
+      }
+    }
+    return false;
+  };
+  const observer = new MutationObserver(() => {
+    if (check()) observer.disconnect();
+  });
+  observer.observe(document, { childList: true, subtree: true, characterData: true });
+})();`;
+
+interface Sample {
+  readyAt: number;
+  /** App: first chip on screen. Boot pages: time spent inside the worker. */
+  detailMs: number | null;
+  swControlled?: boolean;
+}
+
+async function appLoad(page: Page, go: () => Promise<unknown>): Promise<Sample> {
+  await go();
+  await page.waitForFunction(() => (window as unknown as { __pythonReadyAt?: number }).__pythonReadyAt !== undefined, undefined, { timeout: 120_000, polling: 100 });
+  return page.evaluate(() => {
+    const w = window as unknown as { __uiAt?: number; __pythonReadyAt: number };
+    return { readyAt: w.__pythonReadyAt, detailMs: w.__uiAt ?? null, swControlled: navigator.serviceWorker?.controller != null };
+  });
+}
+
+async function bootPageLoad(page: Page, go: () => Promise<unknown>): Promise<Sample> {
+  await go();
+  await page.waitForFunction(() => window.bootResult !== undefined, undefined, { timeout: 120_000, polling: 100 });
+  const r = await page.evaluate(() => window.bootResult!);
+  if ("error" in r) throw new Error(`boot page failed: ${r.error}`);
+  return { readyAt: r.readyAt, detailMs: r.workerMs };
+}
+
+/** Waits (up to 60 s) for the app's service worker to finish installing and take over. */
+async function serviceWorkerSettled(page: Page): Promise<boolean> {
+  return page.evaluate(async () => {
+    if (!("serviceWorker" in navigator)) return false;
+    const timeout = new Promise<false>((r) => setTimeout(() => r(false), 60_000));
+    return Promise.race([navigator.serviceWorker.ready.then(() => true), timeout]);
+  });
+}
+
+const report = new Report("startup");
+const app = await startBuiltApp(arg("dist"));
+const pages = await startBenchPages();
+const browser = await launchChromium();
+report.line(`Machine: ${machine()}, Chromium ${browser.version()} (headless). Date: ${today()}. Load average at start: ${load()}.`);
+
+type Variant = "app" | "pyodide" | "repl";
+const variants: Record<Variant, { url: string; measure: (page: Page, go: () => Promise<unknown>) => Promise<Sample> }> = {
+  pyodide: { url: `${pages.url}boot.html?mode=pyodide`, measure: bootPageLoad },
+  repl: { url: `${pages.url}boot.html?mode=repl`, measure: bootPageLoad },
+  app: { url: app.url, measure: appLoad },
+};
+const samples: Record<string, Sample[]> = {};
+const push = (key: string, s: Sample) => (samples[key] ??= []).push(s);
+let swSettled = 0;
+try {
+  for (let run = 0; run < RUNS; run++) {
+    // Interleaved, so slow phases of a busy machine hit every variant alike.
+    for (const name of ["pyodide", "repl", "app"] as Variant[]) {
+      const v = variants[name];
+      const context: BrowserContext = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        if (name === "app") await page.addInitScript({ content: WATCH_CHIPS });
+        push(`${name}/cold`, await v.measure(page, () => page.goto(v.url)));
+        if (name === "app" && (await serviceWorkerSettled(page))) swSettled += 1;
+        push(`${name}/warm`, await v.measure(page, () => page.reload()));
+      } finally {
+        await context.close();
+      }
+    }
+    console.error(`run ${run + 1}/${RUNS} done`);
+  }
+} finally {
+  await browser.close();
+  await pages.close();
+  await app.close();
+}
+
+const median = (key: string) => summarize(samples[key]!.map((s) => s.readyAt)).median;
+report.line();
+report.table(["page load → Python ready (ms)", "median", "p10–p90", "runs", "× bare loadPyodide (same cache state)", "inside the worker / UI shown: median (ms)"]);
+const labels: Record<Variant, string> = {
+  pyodide: "bare `loadPyodide()` in a module worker (baseline)",
+  repl: "REPL client alone (`createBrowserRepl().start()`)",
+  app: "the app: \"Python ready\" chip",
+};
+for (const cache of ["cold", "warm"]) {
+  for (const name of ["pyodide", "repl", "app"] as Variant[]) {
+    const key = `${name}/${cache}`;
+    const s = spread(samples[key]!.map((x) => x.readyAt));
+    const ratio = (median(key) / median(`pyodide/${cache}`)).toFixed(2);
+    const details = samples[key]!.map((x) => x.detailMs).filter((x): x is number => x !== null);
+    const detail = details.length ? `${spread(details).median} (${name === "app" ? "UI shown" : "in worker"})` : "–";
+    report.row([`${labels[name]}, ${cache}`, s.median, s.range, s.n, `${ratio}×`, detail]);
+  }
+}
+const warmControlled = samples["app/warm"]!.filter((s) => s.swControlled).length;
+report.line();
+report.line(
+  `Cold = a new browser context (empty HTTP cache, no service worker). Warm = reload in the same context; for the app ` +
+    `the service worker was ready before the reload in ${swSettled}/${RUNS} runs and controlled ${warmControlled}/${RUNS} warm loads ` +
+    "(its precache served the files). Times are performance.now() in the page at the moment Python was ready (app: a " +
+    "MutationObserver installed before page scripts sees the chip text change).",
+);
+if (process.argv.includes("--write")) {
+  report.save();
+  report.saveJson("", samples);
+}
+process.exit(0);
