@@ -3,16 +3,9 @@
 // its processes are exactly our descendants.
 import { readFileSync, readdirSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
+import { BASE_ARGS, CHROMIUM } from "../../tests/e2e/harness.ts";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const BASE_ARGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+export { BASE_ARGS, CHROMIUM };
 
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: [...BASE_ARGS, ...extraArgs], headless: true });

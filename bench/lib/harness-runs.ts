@@ -3,8 +3,13 @@
 // as the same-run baseline. Pure TypeScript, no Node or DOM API.
 import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG, type RlmEvent } from "../../src/core/types.ts";
+import type { ChatEngine, ChatRequest } from "../../src/engines/types.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { InstantEngine } from "../../tests/fixtures/instant-engine.ts";
+
+/** Makes the engine under test from a script; in memory by default, or over HTTP (bench/harness.ts). */
+export type EngineFactory = (reply: (request: ChatRequest) => string) => ChatEngine;
+export const inMemory: EngineFactory = (reply) => new InstantEngine("instant", reply, 131_072);
 
 export interface TurnTimes {
   /** One root turn: model reply + its code cell + everything the harness does around them. */
@@ -14,9 +19,9 @@ export interface TurnTimes {
   cell: number[];
 }
 
-export async function perTurn(repl: ReplClient, turns: number, runs: number): Promise<TurnTimes> {
+export async function perTurn(repl: ReplClient, turns: number, runs: number, makeEngine: EngineFactory = inMemory): Promise<TurnTimes> {
   const script = (turn: number) => (turn >= turns - 1 ? "```repl\nFINAL('done')\n```" : `\`\`\`repl\nx = ${turn}\nprint(x)\n\`\`\``);
-  const engine = new InstantEngine("instant", (req) => script(req.messages.filter((m) => m.role === "assistant").length), 131_072);
+  const engine = makeEngine((req) => script(req.messages.filter((m) => m.role === "assistant").length));
   const out: TurnTimes = { turn: [], harness: [], cell: [] };
   for (let run = 0; run < runs; run++) {
     await repl.resetNamespace();
@@ -49,8 +54,8 @@ export async function perTurn(repl: ReplClient, turns: number, runs: number): Pr
 }
 
 /** Milliseconds per sequential llm_query, timed inside Python; one sample per run. */
-export async function roundTrip(repl: ReplClient, calls: number, runs: number): Promise<number[]> {
-  const sub = new InstantEngine("instant", () => "ok", 131_072);
+export async function roundTrip(repl: ReplClient, calls: number, runs: number, makeEngine: EngineFactory = inMemory): Promise<number[]> {
+  const sub = makeEngine(() => "ok");
   const perCall: number[] = [];
   for (let run = 0; run < runs; run++) {
     const code = `import time\nt = time.perf_counter()\nfor i in range(${calls}):\n    assert llm_query('ping') == 'ok'\nFINAL((time.perf_counter() - t) * 1000 / ${calls})`;

@@ -145,7 +145,6 @@ export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
       context: repl.contextInfo,
       previous: options.previous ?? [],
       budgets,
-      isChild: depth > 0,
       ...(options.previousVariablesKept === false ? { previousVariablesKept: false } : {}),
     }),
     budgets.historyTokens,

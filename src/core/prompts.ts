@@ -59,7 +59,6 @@ export function firstUserMessage(options: {
   context: ContextInfo | null;
   previous: HistoryEntry[];
   budgets: Budgets;
-  isChild: boolean;
   /** False when the REPL was restarted since those questions (page reload, crash). */
   previousVariablesKept?: boolean;
 }): string {

@@ -8,7 +8,6 @@ import {
   CorruptFileError,
   EmptyFileError,
   IngestError,
-  LimitError,
   MetadataSkippedError,
   NestedArchiveError,
   TooLargeError,

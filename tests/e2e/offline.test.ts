@@ -3,7 +3,7 @@
 import { cpSync, mkdtempSync, readdirSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { serveStatic } from "../fixtures/static-server.ts";
