@@ -185,21 +185,23 @@ class Ingestion {
       this.progress(path, "extracting", Math.round((size * done) / total), size),
     );
     const text = extractedText(pdf.text);
+    this.documents.push({ kind: "pdf", ...this.extracted(path, size, text, archive), pages: pdf.pages, pagesWithoutText: pdf.pagesWithoutText });
+  }
+
+  /** The fields every document of extracted (UTF-8) text shares. */
+  private extracted(path: string, size: number, text: ReturnType<typeof extractedText>, archive?: string) {
     const unique = this.paths.claim(path);
-    this.documents.push({
-      kind: "pdf",
+    return {
       path: unique,
       name: baseName(unique),
       sourceBytes: size,
       chars: text.chars,
       tokensEstimate: estimateTokens(text.chars),
-      encoding: "utf-8",
+      encoding: "utf-8" as const,
       preview: text.preview,
       data: text.data,
-      pages: pdf.pages,
-      pagesWithoutText: pdf.pagesWithoutText,
       ...(archive ? { archive } : {}),
-    });
+    };
   }
 
   private async docx(path: string, size: number, bytes: () => Promise<Uint8Array>, archive?: string): Promise<void> {
@@ -208,19 +210,7 @@ class Ingestion {
     this.progress(path, "extracting", 0, size, true);
     const text = extractedText(await this.extractors.docx(data));
     if (text.chars === 0) throw new EmptyFileError("This Word document contains no text.");
-    const unique = this.paths.claim(path);
-    this.documents.push({
-      kind: "docx",
-      path: unique,
-      name: baseName(unique),
-      sourceBytes: size,
-      chars: text.chars,
-      tokensEstimate: estimateTokens(text.chars),
-      encoding: "utf-8",
-      preview: text.preview,
-      data: text.data,
-      ...(archive ? { archive } : {}),
-    });
+    this.documents.push({ kind: "docx", ...this.extracted(path, size, text, archive) });
   }
 
   private async zip(path: string, file: Blob): Promise<void> {
