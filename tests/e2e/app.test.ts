@@ -289,6 +289,8 @@ describe("the web app", () => {
     await page.keyboard.type("Keyboard question");
     await page.keyboard.press("Enter");
     await lastAnswer(page).getByText("typed without a mouse").waitFor({ timeout: 30_000 });
+    // Nothing overflows sideways at phone width.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: `${SHOTS}phone-dark.png`, fullPage: true });
     await context.close();
   });
