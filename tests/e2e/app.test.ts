@@ -4,27 +4,23 @@ import { mkdirSync, readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocx, buildPdf, zipOf } from "../fixtures/docs/index.ts";
-import { between, repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { between, repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
-import { launch, newPage, openaiUrl, startApp } from "./harness.ts";
+import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
+let stack: Stack;
 let server: ScriptedServer;
-let app: { url: string; close: () => Promise<void> };
+let app: Stack["app"];
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: 8192 });
-  app = await startApp();
-  browser = await launch();
+  stack = await startStack();
+  ({ server, app, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await server?.close();
-});
+afterAll(async () => stack?.close());
 
 /** Root replies chosen by question, so several tests can share one server. */
 type Route = (req: ScriptedRequest) => string | { text: string; hang?: boolean; delayMs?: number };

@@ -2,15 +2,16 @@
 // answering, with progress, a summary table and charts that survive a reload.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { launch, newPage, openaiUrl, startApp } from "./harness.ts";
+import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
 
+let stack: Stack;
 let server: ScriptedServer;
-let app: { url: string; close: () => Promise<void> };
+let app: Stack["app"];
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startScriptedServer({
+  stack = await startStack({
     contextWindow: 8192,
     root: (req) => {
       if (req.messages[0]?.content.includes("Read the document, then answer")) {
@@ -23,14 +24,9 @@ beforeAll(async () => {
         : code("FINAL(found)");
     },
   });
-  app = await startApp();
-  browser = await launch();
+  ({ server, app, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await server?.close();
-});
+afterAll(async () => stack?.close());
 
 describe("Benchmark page", () => {
   it("runs S-NIAH with both methods and shows progress, a summary and charts", async () => {

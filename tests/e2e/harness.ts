@@ -52,3 +52,28 @@ export function openaiUrl(appUrl: string, baseUrl: string, extra: Record<string,
   const params = new URLSearchParams({ backend: "openai", baseUrl, model: "root-model", subModel: "sub-model", ...extra });
   return `${appUrl}?${params}`;
 }
+
+/** The usual stack of a browser test: a scripted model server, the built app, and Chromium. */
+export interface Stack {
+  server: import("../fixtures/scripted-server.ts").ScriptedServer;
+  app: { url: string; close: () => Promise<void> };
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function startStack(serverOptions: import("../fixtures/scripted-server.ts").ScriptedServerOptions = { contextWindow: 8192 }): Promise<Stack> {
+  const { startScriptedServer } = await import("../fixtures/scripted-server.ts");
+  const server = await startScriptedServer(serverOptions);
+  const app = await startApp();
+  const browser = await launch();
+  return {
+    server,
+    app,
+    browser,
+    async close() {
+      await browser.close();
+      await app.close();
+      await server.close();
+    },
+  };
+}

@@ -7,23 +7,19 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf, zipBomb, zipOf } from "../fixtures/docs/index.ts";
-import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { launch, newPage, openaiUrl, startApp } from "./harness.ts";
+import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
 
+let stack: Stack;
 let server: ScriptedServer;
-let app: { url: string; close: () => Promise<void> };
+let app: Stack["app"];
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: 8192 });
-  app = await startApp();
-  browser = await launch();
+  stack = await startStack();
+  ({ server, app, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await server?.close();
-});
+afterAll(async () => stack?.close());
 
 async function open(page: Page, extra: Record<string, string> = {}) {
   await page.goto(openaiUrl(app.url, server.baseUrl, extra));
