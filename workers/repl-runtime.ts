@@ -57,6 +57,36 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     return f;
   };
 
+  /**
+   * Where Python reads a document from. In a browser worker the Blob is mounted with WORKERFS, so
+   * its bytes go straight from the Blob into Python without a JS copy; the mount is removed as
+   * soon as Python has decoded it, so the worker keeps no reference to the Blob (a removed
+   * document is really released). Node has no FileReaderSync, so the bytes are read first.
+   */
+  async function documentSource(data: Blob): Promise<{ value: unknown; release: () => void }> {
+    const p = need();
+    if (typeof (globalThis as { FileReaderSync?: unknown }).FileReaderSync !== "function") {
+      return { value: new Uint8Array(await data.arrayBuffer()), release: () => undefined };
+    }
+    const dir = `${inputRoot}/${mountCount++}`;
+    const fs = p.FS as unknown as {
+      mkdirTree: (d: string) => void;
+      mount: (t: unknown, o: unknown, d: string) => void;
+      unmount: (d: string) => void;
+      rmdir: (d: string) => void;
+      filesystems: Record<string, unknown>;
+    };
+    fs.mkdirTree(dir);
+    fs.mount(fs.filesystems.WORKERFS, { blobs: [{ name: "doc", data }] }, dir);
+    return {
+      value: `${dir}/doc`,
+      release: () => {
+        fs.unmount(dir);
+        fs.rmdir(dir);
+      },
+    };
+  }
+
   /** Sub-calls travel on one MessagePort with a two-message protocol (see SubcallMessage). */
   function hostChannel(port: MessagePort, sabBuffer: SharedArrayBuffer | undefined) {
     let nextId = 0;
@@ -151,29 +181,29 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     },
 
     async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string> {
-      const p = need();
-      const names = docs.map((d) => d.name);
-      const canMount = typeof (globalThis as { FileReaderSync?: unknown }).FileReaderSync === "function";
-      let sources: unknown[];
-      if (canMount) {
-        // WORKERFS reads the Blob lazily: no copy of the document passes through JS strings.
-        const dir = `${inputRoot}/${mountCount++}`;
-        p.FS.mkdirTree(dir);
-        const fs = p.FS as unknown as { mount: (t: unknown, o: unknown, d: string) => void; filesystems: Record<string, unknown> };
-        fs.mount(fs.filesystems.WORKERFS, { blobs: docs.map((d, i) => ({ name: `doc${i}`, data: d.data })) }, dir);
-        sources = docs.map((_, i) => `${dir}/doc${i}`);
-      } else {
-        sources = [];
-        for (const d of docs) sources.push(new Uint8Array(await d.data.arrayBuffer()));
-      }
-      const pyNames = p.toPy(names);
-      const pySources = p.toPy(sources, { depth: 1 });
+      const sources = await Promise.all(docs.map((d) => documentSource(d.data)));
+      const pyNames = need().toPy(docs.map((d) => d.name));
+      const pySources = need().toPy(sources.map((s) => s.value), { depth: 1 });
       try {
         return String(fn("load_documents")(pyNames, pySources, shape));
       } finally {
         (pyNames as { destroy?: () => void }).destroy?.();
         (pySources as { destroy?: () => void }).destroy?.();
+        for (const s of sources) s.release();
       }
+    },
+
+    async addDocument(name: string, data: Blob): Promise<string> {
+      const source = await documentSource(data);
+      try {
+        return String(fn("add_document")(name, source.value));
+      } finally {
+        source.release();
+      }
+    },
+
+    async removeDocument(name: string): Promise<string> {
+      return String(fn("remove_document")(name));
     },
 
     async setContextText(text: string): Promise<string> {

@@ -22,7 +22,8 @@ import {
 } from "./protocol.ts";
 import type {
   HistoryEntry,
-  Repl,
+  RebuiltListener,
+  SessionRepl,
   ReplClientOptions,
   ReplTransport,
   ReplTransportFactory,
@@ -40,10 +41,13 @@ export class ReplStartError extends Error {
   }
 }
 
+/**
+ * What is loaded into Python, kept so a rebuilt worker gets it back. Documents are Blob handles
+ * (no copies); a removed document leaves this map, so nothing here keeps it alive.
+ */
 type LoadedContext =
-  | { kind: "documents"; docs: ContextDocumentInput[]; shape: ContextShape }
-  | { kind: "text"; text: string }
-  | { kind: "none" };
+  | { kind: "documents"; docs: Map<string, Blob>; shape: ContextShape }
+  | { kind: "text"; text: string };
 
 const DEFAULT_OUTPUT_CAP = 200_000;
 const DEFAULT_KILL_GRACE_MS = 1500;
@@ -55,7 +59,7 @@ function canShareMemory(): boolean {
   return isolated !== false;
 }
 
-export class ReplClient implements Repl {
+export class ReplClient implements SessionRepl {
   contextInfo: ContextInfo | null = null;
   syncMode: SyncMode | null = null;
   /** Messages from the worker that failed validation, until taken (they go into the trajectory). */
@@ -63,8 +67,9 @@ export class ReplClient implements Repl {
 
   private transport: ReplTransport | null = null;
   private starting: Promise<ReplBootInfo> | null = null;
-  private loaded: LoadedContext = { kind: "none" };
-  private history: HistoryEntry[] = [];
+  private loaded: LoadedContext = { kind: "documents", docs: new Map(), shape: "auto" };
+  private rebuiltListeners: RebuiltListener[] = [];
+  private booted = false;
   private handler: SubcallHandler | null = null;
   private interruptView: Uint8Array | null = null;
   private hostPort: MessagePort | null = null;
@@ -81,6 +86,11 @@ export class ReplClient implements Repl {
   ) {
     this.outputCap = options.outputCap ?? DEFAULT_OUTPUT_CAP;
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  }
+
+  /** Whether a worker is running (false before start and after close). */
+  get hasWorker(): boolean {
+    return this.transport !== null;
   }
 
   /** How many times the worker was rebuilt (crash, hang). */
@@ -126,6 +136,11 @@ export class ReplClient implements Repl {
     const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2]));
     this.syncMode = info.syncMode;
     await this.reloadContext();
+    if (this.booted) {
+      const fresh = { beginQuestion: async (history: HistoryEntry[]) => void (await transport.api.beginQuestion(JSON.stringify(history))) };
+      for (const listener of this.rebuiltListeners) await listener(fresh);
+    }
+    this.booted = true;
     this.options.onStatus?.({ state: "ready", syncMode: info.syncMode, bootMs: info.bootMs });
     return info;
   }
@@ -148,35 +163,56 @@ export class ReplClient implements Repl {
     this.handler = handler;
   }
 
+  /** Replace `context` with exactly these documents. */
   async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape = "auto"): Promise<ContextInfo> {
-    this.loaded = { kind: "documents", docs, shape };
     const t = await this.ready();
+    this.loaded = { kind: "documents", docs: new Map(docs.map((d) => [d.name, d.data])), shape };
     this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, shape));
     return this.contextInfo;
   }
 
-  async setContextText(text: string): Promise<ContextInfo> {
-    this.loaded = { kind: "text", text };
+  /** Decode one more document into `context`; the others are not touched. */
+  async addDocument(name: string, data: Blob): Promise<ContextInfo> {
     const t = await this.ready();
+    const docs = this.loaded.kind === "documents" ? this.loaded.docs : new Map<string, Blob>();
+    docs.set(name, data);
+    this.loaded = { kind: "documents", docs, shape: "auto" };
+    this.contextInfo = parseContextInfo(await t.api.addDocument(name, data));
+    return this.contextInfo;
+  }
+
+  async removeDocument(name: string): Promise<ContextInfo> {
+    const t = await this.ready();
+    if (this.loaded.kind === "documents") this.loaded.docs.delete(name);
+    this.contextInfo = parseContextInfo(await t.api.removeDocument(name));
+    return this.contextInfo;
+  }
+
+  async setContextText(text: string): Promise<ContextInfo> {
+    const t = await this.ready();
+    this.loaded = { kind: "text", text };
     this.contextInfo = parseContextInfo(await t.api.setContextText(text));
     return this.contextInfo;
+  }
+
+  onRebuilt(listener: RebuiltListener): void {
+    this.rebuiltListeners.push(listener);
   }
 
   private async reloadContext(): Promise<void> {
     const t = this.transport;
     if (!t) return;
-    if (this.loaded.kind === "documents") {
-      this.contextInfo = parseContextInfo(await t.api.loadDocuments(this.loaded.docs, this.loaded.shape));
-    } else if (this.loaded.kind === "text") {
+    if (this.loaded.kind === "text") {
       this.contextInfo = parseContextInfo(await t.api.setContextText(this.loaded.text));
+    } else if (this.loaded.docs.size) {
+      const docs = [...this.loaded.docs].map(([name, data]) => ({ name, data }));
+      this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, this.loaded.shape));
     }
-    if (this.history.length) await t.api.beginQuestion(JSON.stringify(this.history));
   }
 
   async beginQuestion(history: HistoryEntry[]): Promise<void> {
-    this.history = history.slice();
     const t = await this.ready();
-    await t.api.beginQuestion(JSON.stringify(this.history));
+    await t.api.beginQuestion(JSON.stringify(history));
   }
 
   async stats(): Promise<ReplStats> {

@@ -81,7 +81,11 @@ export type SubcallReply = { results: string[] } | { interrupted: true };
 /** What the worker offers. Every method is safe to call after a failed cell. */
 export interface ReplWorkerApi {
   boot(options: ReplBootOptions): Promise<ReplBootInfo>;
+  /** Replace `context` with exactly these documents. */
   loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string>;
+  /** Decode one document into `context` (one document: a str; several: a dict path -> text). */
+  addDocument(name: string, data: Blob): Promise<string>;
+  removeDocument(name: string): Promise<string>;
   /** Replace `context` with a string (a child RLM's context is its parent's prompt). */
   setContextText(text: string): Promise<string>;
   runCell(code: string, outputCap: number): Promise<string>;

@@ -15,7 +15,7 @@ export interface HistoryEntry {
   answer: string;
 }
 
-/** What the RLM loop needs from a REPL. Implemented by ReplClient over a worker. */
+/** What the RLM loop needs from a REPL for one question. Implemented by ReplClient over a worker. */
 export interface Repl {
   readonly contextInfo: ContextInfo | null;
   runCell(code: string, options?: RunCellOptions): Promise<CellResult>;
@@ -26,6 +26,27 @@ export interface Repl {
   setContextText(text: string): Promise<ContextInfo>;
   /** Messages from the worker that failed validation since the last call (then forgotten). */
   takeProtocolErrors?(): string[];
+}
+
+/** What may be done to a freshly rebuilt worker before it is handed out again. */
+export interface RebuiltRepl {
+  beginQuestion(history: HistoryEntry[]): Promise<void>;
+}
+export type RebuiltListener = (fresh: RebuiltRepl) => Promise<void> | void;
+
+/** What a session needs from its REPL over its whole life: documents come and go one at a time. */
+export interface SessionRepl extends Repl {
+  start(): Promise<unknown>;
+  close(): void;
+  addDocument(name: string, data: Blob): Promise<ContextInfo>;
+  removeDocument(name: string): Promise<ContextInfo>;
+  resetNamespace(): Promise<void>;
+  /**
+   * Runs after the worker was rebuilt (crash, hang) and its documents were loaded again, before
+   * the cell that noticed returns: the owner restores what else Python must know (history)
+   * through the fresh worker it is handed (the client itself is still starting).
+   */
+  onRebuilt(listener: RebuiltListener): void;
 }
 
 /** One live worker, however it was created (browser Worker or Node worker thread). */

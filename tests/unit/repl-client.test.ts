@@ -19,6 +19,8 @@ function fakeTransport(runCell: (code: string) => Promise<string>, boots: { coun
     const api = {
       boot: async (o: { syncMode: string }) => ({ syncMode: o.syncMode === "jspi" ? ("jspi" as const) : ("sab" as const), pythonVersion: "3", bootMs: 1 }),
       loadDocuments: async () => context,
+      addDocument: async () => context,
+      removeDocument: async () => context,
       setContextText: async () => context,
       runCell,
       beginQuestion: async () => undefined,

@@ -322,42 +322,89 @@ def decode_bytes(data):
         return data.decode("latin-1"), "latin-1"
 
 
+# The session's documents, in the order they were added: name -> decoded text. `context` is
+# built from them (one document: its str; several: a dict path -> text). Adding or removing one
+# document decodes only that one; rebuilding `context` copies no text, only references.
+_documents = {}
+_encodings = {}
+
+
 def set_context(value):
+    """Replace `context` with a value (a child RLM's task text, tests); forgets the documents."""
+    _documents.clear()
+    _encodings.clear()
+    _set_context_value(value)
+
+
+def _set_context_value(value):
     global _context_value
     _context_value = value
     _ns["context"] = value
 
 
-def load_documents(names, sources, shape):
-    """Build `context` from documents. `sources[i]` is bytes or a path to read.
+def _read_source(src):
+    """Bytes of a mounted file path, a JS Uint8Array or a bytes-like, decoded to text."""
+    if isinstance(src, str):
+        with open(src, "rb") as fh:
+            raw = fh.read()
+    elif hasattr(src, "to_bytes"):  # a JS Uint8Array
+        raw = src.to_bytes()
+    else:
+        raw = bytes(src)
+    return decode_bytes(raw)
 
-    shape: "auto" (one document -> str, several -> dict path -> text), "str", "list", "dict".
-    Returns a JSON description of what was loaded."""
-    texts = []
-    encodings = []
-    for src in sources:
-        if isinstance(src, str):
-            with open(src, "rb") as fh:
-                raw = fh.read()
-        elif hasattr(src, "to_bytes"):  # a JS Uint8Array
-            raw = src.to_bytes()
-        else:
-            raw = bytes(src)
-        text, enc = decode_bytes(raw)
-        del raw
-        texts.append(text)
-        encodings.append(enc)
-    names = list(names)
+
+def _rebuild_context(shape="auto"):
+    texts = list(_documents.values())
     if shape == "auto":
-        shape = "str" if len(texts) == 1 else "dict"
+        shape = "str" if len(texts) <= 1 else "dict"
     if shape == "str":
         value = texts[0] if len(texts) == 1 else "\n\n".join(texts)
     elif shape == "list":
         value = texts
     else:
-        value = dict(zip(names, texts))
-    set_context(value)
-    return json.dumps(describe_context(encodings))
+        value = dict(_documents)
+    _set_context_value(value)
+
+
+def _documents_json():
+    return json.dumps(describe_context([_encodings[n] for n in _documents]))
+
+
+def add_document(name, src):
+    """Decode one document and add it to `context` (a document of the same name is replaced)."""
+    text, enc = _read_source(src)
+    name = str(name)
+    _documents.pop(name, None)
+    _documents[name] = text
+    _encodings[name] = enc
+    _rebuild_context()
+    return _documents_json()
+
+
+def remove_document(name):
+    """Drop one document from `context`; its text is freed once no variable holds it."""
+    name = str(name)
+    _documents.pop(name, None)
+    _encodings.pop(name, None)
+    _rebuild_context()
+    return _documents_json()
+
+
+def load_documents(names, sources, shape):
+    """Build `context` from these documents only. `sources[i]` is bytes or a path to read.
+
+    shape: "auto" (one document -> str, several -> dict path -> text), "str", "list", "dict".
+    Returns a JSON description of what was loaded."""
+    _documents.clear()
+    _encodings.clear()
+    for name, src in zip(list(names), sources):
+        text, enc = _read_source(src)
+        _documents[str(name)] = text
+        _encodings[str(name)] = enc
+        del text
+    _rebuild_context(shape)
+    return _documents_json()
 
 
 def context_json():
