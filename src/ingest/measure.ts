@@ -6,10 +6,10 @@ import {
   countCodePoints,
   decodeLatin1,
   detectBom,
-  strictUtf8Decoder,
   type ChunkDecoder,
 } from "./decode.ts";
 import { PreviewBuilder } from "./preview.ts";
+import { Utf8Counter } from "./utf8-count.ts";
 import type { PythonEncoding } from "./types.ts";
 
 export interface TextMeasurement {
@@ -30,6 +30,8 @@ export class TextMeasurer {
   private undecidedBytes = 0;
   private head: Uint8Array = new Uint8Array(0);
   private decoder: ChunkDecoder | null = null;
+  /** Plain UTF-8 (no BOM, the common case): counted from the bytes, never decoded whole. */
+  private counter: Utf8Counter | null = null;
   private encoding: PythonEncoding = "utf-8";
   private latin1 = false;
   private bytes = 0;
@@ -46,7 +48,7 @@ export class TextMeasurer {
       head.set(more, this.head.length);
       this.head = head;
     }
-    if (!this.decoder && !this.latin1) {
+    if (!this.decoder && !this.counter && !this.latin1) {
       // The BOM decides the decoder, and a chunk may be shorter than a BOM.
       this.undecided.push(chunk);
       this.undecidedBytes += chunk.length;
@@ -58,8 +60,9 @@ export class TextMeasurer {
   }
 
   finish(): TextMeasurement {
-    if (!this.decoder && !this.latin1) this.choose();
+    if (!this.decoder && !this.counter && !this.latin1) this.choose();
     this.feed(new Uint8Array(0), true);
+    if (this.counter) return this.finishCounted(this.counter);
     if (this.latin1) {
       const preview = new PreviewBuilder();
       preview.push(decodeLatin1(this.head));
@@ -79,12 +82,28 @@ export class TextMeasurer {
       this.feed(first.subarray(bom.bomLength), false);
     } else {
       this.encoding = "utf-8";
-      this.decoder = strictUtf8Decoder();
+      this.counter = new Utf8Counter();
       this.feed(first, false);
     }
   }
 
+  /** Only the head is decoded, for the preview; the count came from the bytes. */
+  private finishCounted(counter: Utf8Counter): TextMeasurement {
+    if (!counter.finish()) {
+      const preview = new PreviewBuilder();
+      preview.push(decodeLatin1(this.head));
+      return { encoding: "latin-1", chars: this.bytes, preview: preview.value };
+    }
+    const preview = new PreviewBuilder();
+    preview.push(new TextDecoder("utf-8").decode(this.head, { stream: true }));
+    return { encoding: "utf-8", chars: counter.chars, preview: preview.value };
+  }
+
   private feed(chunk: Uint8Array, final: boolean): void {
+    if (this.counter) {
+      this.counter.push(chunk);
+      return;
+    }
     if (this.latin1 || !this.decoder) return;
     let text: string;
     try {
