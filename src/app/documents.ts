@@ -4,6 +4,7 @@
 import type { DocumentSource } from "../core/direct.ts";
 import { decodeLatin1 } from "../ingest/decode.ts";
 import { createIngestClient, decodeBytes, type IngestClient, type IngestInput, type IngestProgress } from "../ingest/index.ts";
+import { UniquePaths } from "../ingest/paths.ts";
 import type { DocumentMeta, StoredDocument } from "../store/index.ts";
 
 export interface IngestProgressView {
@@ -20,28 +21,22 @@ export interface IngestProblemView {
   message: string;
 }
 
-export interface SessionDocument {
+/** A read file, ready to be stored and added to a session. */
+export interface IngestedDocument {
   meta: DocumentMeta;
   blob: Blob;
 }
 
+/** How the page reads files (the ingest worker in the browser; injectable for tests). */
+export type IngestFiles = (
+  inputs: IngestInput[],
+  takenPaths: Iterable<string>,
+  onProgress: (p: IngestProgressView) => void,
+) => Promise<{ documents: IngestedDocument[]; problems: IngestProblemView[] }>;
+
 let client: IngestClient | null = null;
 
-function uniquePath(path: string, taken: Set<string>): string {
-  if (!taken.has(path)) return path;
-  const dot = path.lastIndexOf(".");
-  const [stem, ext] = dot > path.lastIndexOf("/") + 0 && dot > 0 ? [path.slice(0, dot), path.slice(dot)] : [path, ""];
-  for (let n = 2; ; n++) {
-    const candidate = `${stem} (${n})${ext}`;
-    if (!taken.has(candidate)) return candidate;
-  }
-}
-
-export async function ingestForSession(
-  inputs: IngestInput[],
-  takenPaths: Set<string>,
-  onProgress: (p: IngestProgressView) => void,
-): Promise<{ documents: SessionDocument[]; problems: IngestProblemView[] }> {
+export const ingestForSession: IngestFiles = async (inputs, takenPaths, onProgress) => {
   client ??= createIngestClient();
   const result = await client.ingest(
     inputs,
@@ -56,10 +51,9 @@ export async function ingestForSession(
         }),
     },
   );
-  const taken = new Set(takenPaths);
+  const paths = new UniquePaths(takenPaths);
   const documents = result.documents.map((d) => {
-    const path = uniquePath(d.path, taken);
-    taken.add(path);
+    const path = paths.claim(d.path);
     const meta: DocumentMeta = {
       path,
       name: d.name,
@@ -73,14 +67,14 @@ export async function ingestForSession(
     return { meta, blob: d.data };
   });
   return { documents, problems: result.problems.map((p) => ({ path: p.path, message: p.message })) };
-}
+};
 
 /**
  * The session's documents as one text, read from either end, as the REPL would decode them:
  * compare mode needs the first and last parts of a document that may be far too big to hold.
  * Several documents are joined under a header line each, in the order they were added.
  */
-export function documentSource(docs: StoredDocument[], metas: DocumentMeta[]): DocumentSource {
+export function documentSource(docs: readonly StoredDocument[], metas: DocumentMeta[]): DocumentSource {
   const byPath = new Map(docs.map((d) => [d.path, d.blob]));
   const ordered = metas.filter((m) => byPath.has(m.path));
   const several = ordered.length > 1;

@@ -51,9 +51,17 @@ export function metadataReason(path: string): string | null {
   return null;
 }
 
-/** Hands out each path once; a repeat becomes `name (2).ext`, `name (3).ext`, … */
+/**
+ * Hands out each path once; a repeat becomes `name (2).ext`, `name (3).ext`, … A dotfile has no
+ * extension (`repo/.gitignore (2)`), as `extensionOf` says. The one rule for every document path,
+ * within a drop and against the documents a session already has.
+ */
 export class UniquePaths {
-  private readonly taken = new Set<string>();
+  private readonly taken: Set<string>;
+
+  constructor(taken: Iterable<string> = []) {
+    this.taken = new Set(taken);
+  }
 
   claim(path: string): string {
     if (!this.taken.has(path)) {
