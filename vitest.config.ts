@@ -1,3 +1,4 @@
+import { svelte } from "@sveltejs/vite-plugin-svelte";
 import { defineConfig } from "vitest/config";
 
 // Three kinds of tests, named by what they need: pure TypeScript, real Pyodide in Node, and
@@ -6,6 +7,10 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // The page's controller uses Svelte runes ($state) in .svelte.ts modules: compile them,
+        // with the browser build of Svelte so state behaves as on the page.
+        plugins: [svelte()],
+        resolve: { conditions: ["browser"] },
         test: {
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],

@@ -1,361 +1,289 @@
-// The orchestrator on the main thread: sessions, documents, the REPL, engines and runs. The
-// Svelte components only read this state and call these methods; they never talk to Pyodide,
-// WebLLM or IndexedDB themselves.
+// The page's controller: storage, settings, and turning session events into view state. Each
+// stored session is driven by its own RlmSession (src/core), which owns that session's Python
+// worker, documents, history, runs and stopping; this class never talks to Pyodide or WebLLM
+// itself. Everything it needs from the browser comes in as `AppDeps`, so a unit test can build
+// it with an in-memory store, a scripted engine and a stand-in REPL.
 import { answerDirectly } from "../core/direct.ts";
-import { runRlm } from "../core/loop.ts";
-import { runMetadata } from "../core/trajectory.ts";
-import type { ChatEngine } from "../engines/types.ts";
-import { createBrowserRepl } from "../repl/browser.ts";
-import type { ReplClient } from "../repl/client.ts";
-import type { HistoryEntry, ReplStatus } from "../repl/types.ts";
-import {
-  SessionStore,
-  StorageUnavailableError,
-  requestPersistentStorage,
-  type DocumentMeta,
-  type SessionRecord,
-  type StoredDocument,
-} from "../store/index.ts";
-import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
-import { answerMarkdown, download, fineTuneJsonl, safeFileName, trajectoryJsonl } from "./exports.ts";
+import { RlmSession } from "../core/session.ts";
+import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
+import type { SessionRecord, SessionStorage, StoredDocument } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
-import { documentSource, ingestForSession, type IngestProgressView, type IngestProblemView } from "./documents.ts";
-import { applyEvent, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
+import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
+import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
+import { Exporter } from "./exporter.svelte.ts";
+import { newId } from "./ids.ts";
+import { SessionLibrary, UNTITLED } from "./library.svelte.ts";
+import { LiveSessions } from "./live-sessions.ts";
+import { Notices } from "./notices.svelte.ts";
+import { applyEvent, applyResult, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
 import { applyUrlParams, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 
-export interface Notice {
-  id: number;
-  kind: "info" | "warning" | "error";
-  text: string;
+export type { Notice } from "./notices.svelte.ts";
+
+export interface AppDeps {
+  /** The browser's session store (IndexedDB); a failure falls back to memory. */
+  openStore(): Promise<SessionStorage>;
+  /** A new, not yet started REPL for one session; `onStatus` reports its worker's state. */
+  createRepl(onStatus: (status: ReplStatus) => void): SessionRepl;
+  ingest: IngestFiles;
+  engines(settings: () => Settings): EngineManager;
+  /** Where settings persist (localStorage in the browser). */
+  settingsStorage: Pick<Storage, "getItem" | "setItem"> | null;
+  /** The page's query string (settings shared by link). */
+  search: string;
+  download(name: string, content: string, type: string): void;
 }
 
-const newId = () => (globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random()}`).replace(/-/g, "").slice(0, 16);
+/** Sessions whose Python stays alive when another is opened (each holds a worker, ~50–80 MB). */
+const LIVE_SESSIONS = 3;
 
-/**
- * Saves at most every `ms`, when the page is idle, and once more after the last call: a save
- * snapshots the whole exchange, which is too much work to do per streamed token.
- */
-function throttled(fn: () => Promise<void>, ms: number): { call: () => void; flush: () => Promise<void> } {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let pending = false;
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    timer = null;
-    pending = false;
-    running = running.then(fn, fn);
-  };
-  const whenIdle = (f: () => void) =>
-    typeof requestIdleCallback === "function" ? requestIdleCallback(f, { timeout: ms }) : f();
-  return {
-    call() {
-      pending = true;
-      if (!timer) timer = setTimeout(() => whenIdle(run), ms);
-    },
-    async flush() {
-      if (timer) clearTimeout(timer);
-      if (pending || timer) run();
-      await running;
-    },
-  };
+/** What the page shows of the session that is open. */
+export class SessionView {
+  record = $state<SessionRecord | null>(null);
+  exchanges = $state<Exchange[]>([]);
+  ingest = $state<IngestProgressView | null>(null);
+  problems = $state<IngestProblemView[]>([]);
+  replStatus = $state<ReplStatus>({ state: "starting" });
+  running = $state(false);
+  stopping = $state(false);
+
+  get totalChars(): number {
+    return this.record?.documents.reduce((s, d) => s + d.chars, 0) ?? 0;
+  }
 }
 
 export class AppController {
   settings: Settings;
-  sessions = $state<SessionRecord[]>([]);
-  session = $state<SessionRecord | null>(null);
-  exchanges = $state<Exchange[]>([]);
-  replStatus = $state<ReplStatus>({ state: "starting" });
-  ingest = $state<IngestProgressView | null>(null);
-  problems = $state<IngestProblemView[]>([]);
-  notices = $state<Notice[]>([]);
-  running = $state(false);
-  stopping = $state(false);
-  storageAvailable = $state(true);
+  readonly notices = new Notices();
+  readonly view = new SessionView();
   readonly engines: EngineManager;
+  readonly exports: Exporter;
+  library = $state<SessionLibrary | null>(null);
 
-  private store: SessionStore | null = null;
-  private repl: ReplClient;
-  private childRepl: ReplClient | null = null;
-  private documents: StoredDocument[] = [];
+  private readonly live = new LiveSessions(LIVE_SESSIONS);
+  private readonly replStatuses = new Map<string, ReplStatus>();
   private abort: AbortController | null = null;
-  /** Questions whose variables are in the current REPL (reset by reloads and restarts). */
-  private replKnowsHistory = false;
-  private noticeSeq = 0;
-  private readonly syncMode: "auto" | "sab" | "jspi";
 
-  constructor() {
-    const { settings, applied } = applyUrlParams(loadSettings(), globalThis.location?.search ?? "");
+  constructor(private readonly deps: AppDeps) {
+    const { settings, applied } = applyUrlParams(loadSettings(deps.settingsStorage), deps.search);
     this.settings = $state(settings);
-    if (applied.length) this.notify("info", `Settings taken from the page link: ${applied.join(", ")}.`);
-    this.engines = new EngineManager(() => this.settings);
-    // ?replSync=sab|jspi forces how Python waits for sub-calls (for testing both transports).
-    const forced = new URLSearchParams(globalThis.location?.search ?? "").get("replSync");
-    this.syncMode = forced === "sab" || forced === "jspi" ? forced : "auto";
-    this.repl = createBrowserRepl({
-      syncMode: this.syncMode,
-      onStatus: (status) => {
-        this.replStatus = status;
-        if (status.state === "restarting") this.replKnowsHistory = false;
-      },
-    });
+    if (applied.length) this.notices.notify("info", `Settings taken from the page link: ${applied.join(", ")}.`);
+    this.engines = deps.engines(() => this.settings);
+    this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
   }
 
+  /** Opens storage and the last session (its Python starts), then checks for a GPU. */
   async start(): Promise<void> {
-    void this.repl.start().catch(() => undefined); // status shows the failure
-    try {
-      this.store = await SessionStore.open();
-    } catch (err) {
-      this.storageAvailable = false;
-      this.notify("warning", err instanceof StorageUnavailableError ? err.message : String(err));
-    }
-    await this.refreshSessions();
-    const last = this.sessions[0];
+    this.library = await SessionLibrary.open(this.deps.openStore, this.notices);
+    await this.library.refresh();
+    const last = this.library.sessions[0];
     if (last) await this.openSession(last.id);
     else await this.newSession();
     void this.engines.probe();
   }
 
-  // --- notices ---------------------------------------------------------------------------
-
-  notify(kind: Notice["kind"], text: string): void {
-    const id = ++this.noticeSeq;
-    this.notices.push({ id, kind, text });
-    if (kind === "info") setTimeout(() => this.dismiss(id), 8000);
-  }
-
-  dismiss(id: number): void {
-    this.notices = this.notices.filter((n) => n.id !== id);
-  }
-
-  private async guardStorage(work: () => Promise<void>): Promise<void> {
-    if (!this.store) return;
-    try {
-      await work();
-    } catch (err) {
-      this.notify("error", err instanceof Error ? err.message : String(err));
-    }
-  }
-
-  // --- settings ----------------------------------------------------------------------------
-
   updateSettings(next: Settings): void {
     this.settings = next;
-    saveSettings($state.snapshot(next) as Settings);
+    saveSettings($state.snapshot(next) as Settings, this.deps.settingsStorage);
     this.engines.settingsChanged();
   }
 
   // --- sessions ----------------------------------------------------------------------------
 
-  private async refreshSessions(): Promise<void> {
-    if (this.store) this.sessions = await this.store.listSessions();
-  }
-
   async newSession(): Promise<void> {
-    if (this.running) return;
-    const now = Date.now();
-    const session: SessionRecord = { id: newId(), title: "New session", createdAt: now, updatedAt: now, documents: [] };
-    this.session = session;
-    this.exchanges = [];
-    this.documents = [];
-    this.problems = [];
-    await this.guardStorage(() => this.store!.saveSession($state.snapshot(session) as SessionRecord));
-    await this.refreshSessions();
-    await this.loadIntoRepl(true);
+    if (this.view.running || !this.library) return;
+    const record = await this.library.create();
+    this.show(record, []);
+    this.createSession(record.id, [], []);
   }
 
   async openSession(id: string): Promise<void> {
-    if (this.running || !this.store) return;
-    const record = await this.store.getSession(id);
-    if (!record) return;
-    this.session = record;
-    this.problems = [];
-    this.documents = await this.store.loadDocuments(id);
-    const loaded = await this.store.loadExchanges(id);
-    const fixed = loaded.map(markInterrupted);
-    for (let i = 0; i < fixed.length; i++) {
-      if (fixed[i] !== loaded[i]) await this.guardStorage(() => this.store!.saveExchange(id, fixed[i]!));
+    if (this.view.running || !this.library) return;
+    const loaded = await this.library.load(id);
+    if (!loaded) return;
+    const exchanges = await this.markCutOff(id, loaded.exchanges);
+    this.show(loaded.record, exchanges);
+    if (this.live.get(id)) return; // its Python kept running: variables and all
+    const history = answeredHistory(exchanges);
+    this.createSession(id, history, loaded.documents);
+    if (history.length) {
+      this.notices.notify("info", "This session's Python was started again: its documents are loaded, but variables from earlier questions are gone.");
     }
-    this.exchanges = fixed;
-    await this.loadIntoRepl(true);
   }
 
   async deleteSession(id: string): Promise<void> {
-    if (this.running && this.session?.id === id) return;
-    await this.guardStorage(() => this.store!.deleteSession(id));
-    await this.refreshSessions();
-    if (this.session?.id === id) {
-      const next = this.sessions[0];
-      if (next) await this.openSession(next.id);
-      else await this.newSession();
-    }
+    if (!this.library || (this.view.running && this.view.record?.id === id)) return;
+    this.live.close(id);
+    this.replStatuses.delete(id);
+    await this.library.remove(id);
+    if (this.view.record?.id !== id) return;
+    const next = this.library.sessions[0];
+    if (next) await this.openSession(next.id);
+    else await this.newSession();
   }
 
-  private async touchSession(patch: Partial<SessionRecord>): Promise<void> {
-    if (!this.session) return;
-    Object.assign(this.session, patch, { updatedAt: Date.now() });
-    const snapshot = $state.snapshot(this.session) as SessionRecord;
-    await this.guardStorage(() => this.store!.saveSession(snapshot));
-    await this.refreshSessions();
+  private show(record: SessionRecord, exchanges: Exchange[]): void {
+    this.view.record = record;
+    this.view.exchanges = exchanges;
+    this.view.problems = [];
+    this.view.replStatus = this.replStatuses.get(record.id) ?? { state: "starting" };
+  }
+
+  /** A new RlmSession (and so a new Python worker) for a stored session, its documents loading. */
+  private createSession(id: string, history: HistoryEntry[], documents: StoredDocument[]): RlmSession {
+    const session = new RlmSession(
+      {
+        createRepl: () => this.deps.createRepl((status) => this.onReplStatus(id, status)),
+        engines: () => this.engines.forRun(),
+        config: () => toRlmConfig(this.settings),
+      },
+      { history },
+    );
+    this.live.add(id, session);
+    void session.start().catch(() => undefined); // the status chip shows a failure
+    if (documents.length) {
+      // Not awaited: a question asked meanwhile waits for them (RlmSession.ask says so).
+      void session.addDocuments(documents.map((d) => ({ path: d.path, data: d.blob }))).catch((err: unknown) => this.reportError(err));
+    }
+    return session;
+  }
+
+  /** The open session's RlmSession; recreated from storage if it was closed meanwhile. */
+  private async openLiveSession(): Promise<RlmSession | null> {
+    const id = this.view.record?.id;
+    if (!id || !this.library) return null;
+    const live = this.live.get(id);
+    if (live) return live;
+    const loaded = await this.library.load(id);
+    return this.createSession(id, answeredHistory(this.view.exchanges), loaded?.documents ?? []);
+  }
+
+  private onReplStatus(sessionId: string, status: ReplStatus): void {
+    this.replStatuses.set(sessionId, status);
+    if (this.view.record?.id === sessionId) this.view.replStatus = status;
+  }
+
+  /** Runs that were going when the page went away are marked as cut off, and saved so. */
+  private async markCutOff(sessionId: string, exchanges: Exchange[]): Promise<Exchange[]> {
+    const fixed = exchanges.map(markInterrupted);
+    for (let i = 0; i < fixed.length; i++) {
+      if (fixed[i] !== exchanges[i]) await this.library!.saveExchange(sessionId, fixed[i]!);
+    }
+    return fixed;
   }
 
   // --- documents ---------------------------------------------------------------------------
 
-  /** Reads dropped or picked files off the main thread and adds them to this session. */
+  /** Reads dropped or picked files off the main thread and adds them to the open session. */
   async addFiles(inputs: IngestInput[], dropProblems: IngestProblemView[] = []): Promise<void> {
-    if (!this.session || !inputs.length) return;
-    if (this.running) {
-      this.notify("warning", "Wait for the current question to finish (or press Stop) before adding documents.");
+    const record = this.view.record;
+    if (!record || !this.library || !inputs.length) return;
+    if (this.view.running) {
+      this.notices.notify("warning", "Wait for the current question to finish (or press Stop) before adding documents.");
       return;
     }
-    const taken = new Set(this.session.documents.map((d) => d.path));
-    let result;
-    try {
-      result = await ingestForSession(inputs, taken, (p) => (this.ingest = p));
-    } catch (err) {
-      this.notify("error", `Could not read the files: ${err instanceof Error ? err.message : String(err)}`);
-      return;
-    } finally {
-      this.ingest = null;
-    }
-    this.problems = [...dropProblems, ...result.problems];
+    const result = await this.readFiles(inputs, record.documents.map((d) => d.path));
+    this.view.problems = [...dropProblems, ...(result?.problems ?? [])];
+    if (!result) return;
     if (!result.documents.length) {
-      if (!result.problems.length) this.notify("warning", "No readable text was found in those files.");
+      if (!result.problems.length) this.notices.notify("warning", "No readable text was found in those files.");
       return;
     }
-    const metas: DocumentMeta[] = result.documents.map((d) => d.meta);
-    const stored = result.documents.map((d) => ({ sessionId: this.session!.id, path: d.meta.path, blob: d.blob }));
-    this.documents = [...this.documents, ...stored];
-    const title = this.session.title === "New session" ? metas[0]!.name : this.session.title;
-    await this.touchSession({ documents: [...this.session.documents, ...metas], title });
-    await this.guardStorage(async () => {
-      await this.store!.saveDocuments(this.session!.id, stored);
-      await requestPersistentStorage();
-    });
-    await this.loadIntoRepl(false);
+    record.documents = [...record.documents, ...result.documents.map((d) => d.meta)];
+    if (record.title === UNTITLED) record.title = result.documents[0]!.meta.name;
+    await this.library.update($state.snapshot(record) as SessionRecord);
+    await this.library.saveDocuments(record.id, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+    const session = await this.openLiveSession();
+    await session?.addDocuments(result.documents.map((d) => ({ path: d.meta.path, data: d.blob }))).catch((err: unknown) => this.reportError(err));
+  }
+
+  private async readFiles(inputs: IngestInput[], taken: string[]) {
+    try {
+      return await this.deps.ingest(inputs, taken, (p) => (this.view.ingest = p));
+    } catch (err) {
+      this.notices.notify("error", `Could not read the files: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    } finally {
+      this.view.ingest = null;
+    }
   }
 
   async removeDocument(path: string): Promise<void> {
-    if (!this.session || this.running) return;
-    this.documents = this.documents.filter((d) => d.path !== path);
-    await this.touchSession({ documents: this.session.documents.filter((d) => d.path !== path) });
-    await this.guardStorage(() => this.store!.deleteDocument(this.session!.id, path));
-    await this.loadIntoRepl(false);
-  }
-
-  /** Puts this session's documents into the REPL as `context`. */
-  private async loadIntoRepl(freshNamespace: boolean): Promise<void> {
-    try {
-      if (freshNamespace) {
-        await this.repl.resetNamespace();
-        this.replKnowsHistory = false;
-      }
-      const docs = this.documents.map((d) => ({ name: d.path, data: d.blob }));
-      if (docs.length) await this.repl.loadDocuments(docs, "auto");
-      else await this.repl.setContextText("");
-    } catch (err) {
-      this.notify("error", err instanceof Error ? err.message : String(err));
-    }
-  }
-
-  get totalChars(): number {
-    return this.session?.documents.reduce((s, d) => s + d.chars, 0) ?? 0;
+    const record = this.view.record;
+    if (!record || !this.library || this.view.running) return;
+    record.documents = record.documents.filter((d) => d.path !== path);
+    await this.library.update($state.snapshot(record) as SessionRecord);
+    await this.library.deleteDocument(record.id, path);
+    await this.live.get(record.id)?.removeDocument(path).catch((err: unknown) => this.reportError(err));
   }
 
   // --- asking ------------------------------------------------------------------------------
 
   async ask(question: string): Promise<void> {
     const q = question.trim();
-    if (!q || this.running || !this.session) return;
-    if (!this.session.documents.length) {
-      this.notify("warning", "Add a document first: drop a file on the page or use the Document picker.");
+    const record = this.view.record;
+    if (!q || this.view.running || !record || !this.library) return;
+    if (!record.documents.length) {
+      this.notices.notify("warning", "Add a document first: drop a file on the page or use the Document picker.");
       return;
     }
-    this.running = true;
-    this.stopping = false;
+    const session = await this.openLiveSession();
+    if (!session) return;
+    this.view.exchanges.push(newExchange(newId(), q));
+    const exchange = this.view.exchanges[this.view.exchanges.length - 1]!;
+    const saver = this.library.exchangeSaver(record.id, () => $state.snapshot(exchange) as Exchange);
     this.abort = new AbortController();
-    const signal = this.abort.signal;
-    this.exchanges.push(newExchange(newId(), q));
-    const exchange = this.exchanges[this.exchanges.length - 1]!;
-    const sessionId = this.session.id;
-    const save = throttled(
-      () => (this.store ? this.store.saveExchange(sessionId, $state.snapshot(exchange) as Exchange).catch((e: unknown) => this.notify("error", String(e instanceof Error ? e.message : e))) : Promise.resolve()),
-      1500,
-    );
-    if (this.session.title === "New session" || this.exchanges.length === 1) {
-      await this.touchSession({ title: q.length > 60 ? `${q.slice(0, 57)}…` : q });
-    }
-    // Saved at once, so a reload right away still finds the question (marked as cut off).
-    await this.guardStorage(() => this.store!.saveExchange(sessionId, $state.snapshot(exchange) as Exchange));
+    this.view.running = true;
+    this.view.stopping = false;
     try {
-      const { root, sub } = await this.engines.forRun();
-      const history: HistoryEntry[] = this.exchanges
-        .filter((e) => e !== exchange && e.answer)
-        .map((e) => ({ question: e.question, answer: e.answer }));
-      await this.repl.beginQuestion(history);
-      const config = toRlmConfig(this.settings);
-      const compare = this.settings.compare ? this.runCompare(exchange, root, q, signal, save.call) : Promise.resolve();
-      const rlm = runRlm({
-        question: q,
-        repl: this.repl,
-        rootEngine: root,
-        subEngine: sub,
-        config,
-        previous: history,
-        previousVariablesKept: this.replKnowsHistory,
-        signal,
-        onEvent: (event) => {
-          applyEvent(exchange, event);
-          save.call();
-        },
-        createChildRepl: async () => {
-          this.childRepl ??= createBrowserRepl({ syncMode: this.syncMode });
-          await this.childRepl.start();
-          return { repl: this.childRepl, release: () => undefined };
-        },
-      });
-      await Promise.all([rlm, compare]);
-      this.replKnowsHistory = true;
-    } catch (err) {
-      exchange.status = signal.aborted ? "stopped" : "failed";
-      exchange.message = signal.aborted ? "Stopped." : err instanceof Error ? err.message : String(err);
-      exchange.endedAt = Date.now();
-    } finally {
-      if (exchange.status === "running") {
-        exchange.status = "stopped";
-        exchange.endedAt = Date.now();
+      if (record.title === UNTITLED || this.view.exchanges.length === 1) {
+        record.title = q.length > 60 ? `${q.slice(0, 57)}…` : q;
+        await this.library.update($state.snapshot(record) as SessionRecord);
       }
-      await save.flush();
-      this.running = false;
-      this.stopping = false;
+      await saver.now(); // a reload right away still finds the question (marked as cut off)
+      await this.run(session, exchange, q, this.abort.signal, saver.soon);
+    } finally {
+      await saver.now(); // the final state, whatever happened: a failed start stays "Failed"
+      this.view.running = false;
+      this.view.stopping = false;
       this.abort = null;
     }
   }
 
-  private async runCompare(exchange: Exchange, engine: ChatEngine, question: string, signal: AbortSignal, changed: () => void): Promise<void> {
+  private async run(session: RlmSession, exchange: Exchange, question: string, signal: AbortSignal, changed: () => void): Promise<void> {
+    const compare = this.settings.compare ? this.runCompare(session, exchange, question, signal, changed) : Promise.resolve();
+    const result = await session.ask(question, {
+      signal,
+      onEvent: (event) => {
+        applyEvent(exchange, event);
+        changed();
+      },
+    });
+    applyResult(exchange, result);
+    await compare;
+  }
+
+  private async runCompare(session: RlmSession, exchange: Exchange, question: string, signal: AbortSignal, changed: () => void): Promise<void> {
     exchange.compare = { status: "running", answer: "" };
     const view = exchange.compare;
+    const { run } = this.settings;
+    const stored: StoredDocument[] = session.documents.map((d) => ({ sessionId: "", path: d.path, blob: d.data }));
     try {
       const direct = await answerDirectly({
-        engine,
+        engine: (await this.engines.forRun()).root,
         question,
-        document: documentSource(this.documents, this.session?.documents ?? []),
-        ...(this.settings.run.temperature !== null ? { temperature: this.settings.run.temperature } : {}),
-        ...(this.settings.run.topP !== null ? { topP: this.settings.run.topP } : {}),
-        ...(this.settings.run.seed !== null ? { seed: this.settings.run.seed } : {}),
+        document: documentSource(stored, this.view.record?.documents ?? []),
+        ...(run.temperature !== null ? { temperature: run.temperature } : {}),
+        ...(run.topP !== null ? { topP: run.topP } : {}),
+        ...(run.seed !== null ? { seed: run.seed } : {}),
         signal,
         onToken: (t) => {
           view.answer += t;
           changed();
         },
       });
-      Object.assign(view, {
-        status: "done",
-        answer: direct.answer,
-        durationMs: direct.durationMs,
-        usage: direct.usage,
-        shownChars: direct.shownChars,
-        totalChars: direct.totalChars,
-      });
+      const { answer, durationMs, usage, shownChars, totalChars } = direct;
+      Object.assign(view, { status: "done", answer, durationMs, usage, shownChars, totalChars });
     } catch (err) {
       view.status = "failed";
       view.error = signal.aborted ? "Stopped." : err instanceof Error ? err.message : String(err);
@@ -363,58 +291,35 @@ export class AppController {
     changed();
   }
 
-  /** Loads the model again after a failure (a retried download resumes from cached parts). */
-  async retryModel(): Promise<void> {
-    this.engines.settingsChanged();
-    try {
-      await this.engines.forRun();
-    } catch {
-      // the banner shows the error
-    }
-  }
-
-  async reloadModel(): Promise<void> {
-    try {
-      await this.engines.reloadModel();
-    } catch {
-      // the banner shows the error
-    }
-  }
-
   stop(): void {
     if (!this.abort) return;
-    this.stopping = true;
+    this.view.stopping = true;
     this.abort.abort();
   }
 
-  // --- exports -----------------------------------------------------------------------------
+  // --- the model ---------------------------------------------------------------------------
 
-  exportAnswer(exchange: Exchange): void {
-    const docs = this.session?.documents.map((d) => d.path) ?? [];
-    download(safeFileName(exchange.question, "md"), answerMarkdown(exchange, docs), "text/markdown");
+  /** Loads the model again after a failure (a retried download resumes from cached parts). */
+  async retryModel(): Promise<void> {
+    this.engines.settingsChanged();
+    await this.engines.forRun().catch(() => undefined); // the banner shows the error
   }
 
-  private metadata() {
-    const { root, sub } = this.engines.describe();
-    return runMetadata(root, sub, toRlmConfig(this.settings));
-  }
-
-  exportTrajectory(exchange?: Exchange): void {
-    const list = exchange ? [exchange] : this.exchanges.filter((e) => e.iterations.length);
-    const name = safeFileName(exchange?.question ?? this.session?.title ?? "session", "jsonl");
-    download(name, trajectoryJsonl(this.metadata(), $state.snapshot(list) as Exchange[]), "application/jsonl");
-  }
-
-  exportDataset(): void {
-    const content = fineTuneJsonl($state.snapshot(this.exchanges) as Exchange[]);
-    if (!content) {
-      this.notify("info", "There is no answered question in this session to export yet.");
-      return;
-    }
-    download(safeFileName(`${this.session?.title ?? "session"}-sft`, "jsonl"), content, "application/jsonl");
+  async reloadModel(): Promise<void> {
+    await this.engines.reloadModel().catch(() => undefined); // the banner shows the error
   }
 
   get engineStatus(): EngineStatus {
     return this.engines.status;
   }
+
+  private reportError(err: unknown): void {
+    this.notices.notify("error", err instanceof Error ? err.message : String(err));
+  }
 }
+
+/** Earlier answered questions, as a session's history. */
+function answeredHistory(exchanges: readonly Exchange[]): HistoryEntry[] {
+  return exchanges.filter((e) => e.answer).map((e) => ({ question: e.question, answer: e.answer }));
+}
+

@@ -2,7 +2,7 @@
 // can be tested without a browser and stored in IndexedDB as it grows.
 import type { ChatUsage } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
-import type { IterationRecord, RlmEvent, RunStatus, UsageSummary } from "../core/types.ts";
+import type { IterationRecord, RlmEvent, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
 
 export interface SubcallView {
   id: string;
@@ -61,6 +61,8 @@ export interface Exchange {
   iterations: IterationRecord[];
   compare?: CompareView;
   notices: string[];
+  /** Before the first turn: what the question is waiting for. */
+  waitingFor?: "python" | "documents" | "model";
 }
 
 export function newExchange(id: string, question: string): Exchange {
@@ -101,7 +103,11 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
   const turns = turnsFor(exchange, event);
   if (!turns) return;
   switch (event.type) {
+    case "preparing":
+      exchange.waitingFor = event.step;
+      break;
     case "turn-started":
+      if (event.depth === 0) delete exchange.waitingFor;
       turnAt(turns, event.turn);
       break;
     case "token":
@@ -151,18 +157,20 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
     case "iteration":
       if (event.depth === 0) exchange.iterations.push(event.record);
       break;
-    case "answer":
-      if (event.depth === 0) {
-        exchange.answer = event.answer;
-        exchange.status = event.status;
-        if (event.message) exchange.message = event.message;
-        exchange.usage = event.usage;
-        exchange.endedAt = Date.now();
-      }
-      break;
     default:
       break;
   }
+}
+
+/** The run's result is the one source of its answer and status (events only show progress). */
+export function applyResult(exchange: Exchange, result: RlmResult): void {
+  exchange.answer = result.answer;
+  exchange.status = result.status;
+  if (result.message) exchange.message = result.message;
+  else delete exchange.message;
+  exchange.usage = result.usage;
+  exchange.endedAt = Date.now();
+  delete exchange.waitingFor;
 }
 
 /** Runs that were going when the page went away are marked, never lost. */

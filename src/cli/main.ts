@@ -6,7 +6,6 @@ import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
 import { createNodeRepl } from "../repl/node.ts";
-import type { ReplClient } from "../repl/client.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
 import { verbosePrinter } from "./verbose.ts";
@@ -88,8 +87,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     return 0;
   }
 
-  let repl: ReplClient | null = null;
-  let childRepl: ReplClient | null = null;
+  let session: RlmSession | null = null;
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -108,29 +106,16 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
     });
     const sub = options.subModel ? root.withModel(options.subModel, options.subContextWindow) : root;
-    repl = createNodeRepl({ syncMode: "auto" });
-    await repl.start();
-    const info = await repl.loadDocuments(docs);
+    const config = configFrom(options);
+    session = new RlmSession({ createRepl: () => createNodeRepl({ syncMode: "auto" }), engines: () => ({ root, sub }), config: () => config });
+    await session.addDocuments(docs.map((d) => ({ path: d.name, data: d.data })));
     if (options.verbose) {
+      const info = session.contextInfo;
       io.stderr(
-        `rlm: ${docs.length} document(s), ${info.total_chars.toLocaleString("en-US")} characters; ` +
-          `root ${root.model} (${root.contextWindow} tokens), sub ${sub.model}; REPL ${repl.syncMode}\n`,
+        `rlm: ${docs.length} document(s), ${(info?.total_chars ?? 0).toLocaleString("en-US")} characters; ` +
+          `root ${root.model} (${root.contextWindow} tokens), sub ${sub.model}\n`,
       );
     }
-    const config = configFrom(options);
-    const session = new RlmSession(
-      {
-        repl,
-        rootEngine: root,
-        subEngine: sub,
-        createChildRepl: async () => {
-          childRepl ??= createNodeRepl({ syncMode: "auto" });
-          await childRepl.start();
-          return { repl: childRepl, release: () => undefined };
-        },
-      },
-      config,
-    );
     const result = await session.ask(options.task, {
       signal: controller.signal,
       ...(options.verbose ? { onEvent: verbosePrinter(io.stderr) } : {}),
@@ -169,7 +154,6 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     return 1;
   } finally {
     process.off("SIGINT", onSigint);
-    repl?.close();
-    (childRepl as ReplClient | null)?.close();
+    (session as RlmSession | null)?.close();
   }
 }

@@ -48,9 +48,6 @@ export function verbosePrinter(write: (line: string) => void): (event: RlmEvent)
       case "notice":
         write(`${pad}${tag}${e.message}\n`);
         break;
-      case "answer":
-        write(`${pad}${tag}answer (${e.status}): ${clip(e.answer, 300)}\n`);
-        break;
       default:
         break;
     }

@@ -1,5 +1,14 @@
 export { runRlm, type ChildRepl, type ChildReplFactory, type RlmRunOptions } from "./loop.ts";
-export { RlmSession, type AskOptions, type RlmSessionDeps } from "./session.ts";
+export {
+  DocumentLoadError,
+  RlmSession,
+  SessionBusyError,
+  type AskOptions,
+  type RlmSessionDeps,
+  type RlmSessionInit,
+  type SessionDocument,
+  type SessionEngines,
+} from "./session.ts";
 export { deriveBudgets, type Budgets, type BudgetInput } from "./budgets.ts";
 export { findCodeBlocks, findTextAnswer, stripThinking, type TextAnswer } from "./parse.ts";
 export { systemPrompt, firstUserMessage, describeContext } from "./prompts.ts";

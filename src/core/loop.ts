@@ -1,36 +1,22 @@
-// The recursive loop for one question: ask the root model for a step, run its code in the
-// REPL, show it a bounded summary, repeat until it submits an answer or a budget ends. Sub-calls
-// made by Python come back through here, so every one is counted, recorded and shown.
+// The recursive loop for one question, as named steps: ask the model → parse its reply → run
+// the cells → observe (show the model a bounded summary) → decide (answer, limit, or go on).
+// Every way a run can end — an answer, Stop, a limit, an error — is an `Ending`, and all of them
+// leave through `finish`, so "stopped" is written once. Sub-calls made by Python come back through
+// the SubcallRouter, so every one is counted, recorded and shown.
 import { ContextWindowExceededError, EngineAbortedError } from "../engines/errors.ts";
-import { Limiter } from "../engines/limiter.ts";
-import { estimateTokens } from "../engines/tokens.ts";
-import type { ChatEngine, ChatMessage, ChatResult, ChatUsage } from "../engines/types.ts";
-import type { CellResult, SubcallRequest } from "../repl/protocol.ts";
+import type { ChatEngine, ChatMessage, ChatResult } from "../engines/types.ts";
+import type { CellResult } from "../repl/protocol.ts";
 import type { HistoryEntry, Repl } from "../repl/types.ts";
 import { deriveBudgets, type Budgets } from "./budgets.ts";
 import { RootConversation } from "./conversation.ts";
 import { formatTurnOutput } from "./format.ts";
 import { findCodeBlocks, findTextAnswer, stripThinking } from "./parse.ts";
-import {
-  FINAL_REQUEST,
-  NO_CODE_MESSAGE,
-  PREMATURE_FINAL_NOTE,
-  firstUserMessage,
-  systemPrompt,
-  turnFooter,
-} from "./prompts.ts";
+import { FINAL_REQUEST, NO_CODE_MESSAGE, PREMATURE_FINAL_NOTE, firstUserMessage, systemPrompt, turnFooter } from "./prompts.ts";
+import { blockRecord, iterationRecord } from "./records.ts";
+import { StopSignal } from "./stop.ts";
+import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
 import { runMetadata } from "./trajectory.ts";
-import type {
-  CodeBlockRecord,
-  IterationRecord,
-  RlmConfig,
-  RlmEvent,
-  RlmEventListener,
-  RlmResult,
-  RunStatus,
-  SubcallRecord,
-} from "./types.ts";
-import { UsageTracker } from "./usage.ts";
+import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunStatus, SubcallRecord } from "./types.ts";
 
 /** A REPL lent to a child RLM; `release` hands it back for the next child. */
 export interface ChildRepl {
@@ -58,251 +44,178 @@ export interface RlmRunOptions {
   internal?: { depth: number; shared: SharedRunState; parentSubcallId: string };
 }
 
-/** What a question's root run and all its children share: one budget, one clock. */
-interface SharedRunState {
-  usage: UsageTracker;
-  subcallsUsed: number;
-  deadline: number;
-  limiter: Limiter;
-  childLock: Limiter;
-  nextId: () => string;
+/** How a run ends. Limits still get one last request for the model's best answer. */
+type Ending =
+  | { kind: "answered"; answer: string }
+  | { kind: "stopped"; message: string }
+  | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string }
+  | { kind: "failed"; message: string };
+
+/** What running one reply's code produced. */
+interface TurnStep {
+  outputs: CellResult[];
+  notes: string[];
+  final: string | null;
+  /** A cell raised (an interrupt does not count). */
+  raised: boolean;
 }
 
 const FINAL_REQUEST_TIMEOUT_MS = 120_000;
+const STOPPED: Ending = { kind: "stopped", message: "Stopped." };
 
-class StopSignal {
-  /** Why the run must stop, once it must. */
-  reason: "user" | "timeout" | null = null;
-  private controller = new AbortController();
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  trip(reason: "user" | "timeout"): void {
-    if (this.reason) return;
-    this.reason = reason;
-    this.controller.abort();
-  }
+export function runRlm(options: RlmRunOptions): Promise<RlmResult> {
+  return new QuestionRun(options).execute();
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+class QuestionRun {
+  private readonly subEngine: ChatEngine;
+  private readonly depth: number;
+  private readonly shared: SharedRunState;
+  private readonly budgets: Budgets;
+  private readonly stop = new StopSignal();
+  private readonly router: SubcallRouter;
+  private readonly conversation: RootConversation;
+  private readonly iterations: IterationRecord[] = [];
+  private consecutiveErrors = 0;
+  private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
 
-export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
-  const { repl, rootEngine, config, question } = options;
-  const subEngine = options.subEngine ?? rootEngine;
-  const depth = options.internal?.depth ?? 0;
-  const shared: SharedRunState = options.internal?.shared ?? {
-    usage: new UsageTracker(),
-    subcallsUsed: 0,
-    deadline: Date.now() + config.maxWallTimeMs,
-    limiter: new Limiter(Math.max(1, Math.min(config.maxConcurrentSubcalls, subEngine.maxConcurrency))),
-    childLock: new Limiter(1),
-    nextId: (() => {
-      let n = 0;
-      return () => `s${++n}`;
-    })(),
-  };
-  const budgets: Budgets = deriveBudgets({
-    rootWindow: rootEngine.contextWindow,
-    subWindow: subEngine.contextWindow,
-    ...(config.maxTokensPerTurn !== undefined ? { maxTokensPerTurn: config.maxTokensPerTurn } : {}),
-    ...(config.subMaxTokens !== undefined ? { subMaxTokens: config.subMaxTokens } : {}),
-    ...(config.outputCharsPerCell !== undefined ? { outputCharsPerCell: config.outputCharsPerCell } : {}),
-  });
-  const recursive = depth + 1 < config.maxDepth && options.createChildRepl !== undefined;
-  const parentSubcallId = options.internal?.parentSubcallId;
-  const emit = (event: RlmEvent | Omit<RlmEvent, "depth">) => {
-    const full = { ...event, depth, ...(parentSubcallId ? { parentSubcallId } : {}) } as RlmEvent;
+  constructor(private readonly o: RlmRunOptions) {
+    this.subEngine = o.subEngine ?? o.rootEngine;
+    this.depth = o.internal?.depth ?? 0;
+    this.shared = o.internal?.shared ?? newSharedRunState(o.config, this.subEngine);
+    this.budgets = budgetsFor(o.config, o.rootEngine, this.subEngine);
+    const childRun = this.childRunner();
+    this.router = new SubcallRouter({
+      rootEngine: o.rootEngine,
+      subEngine: this.subEngine,
+      config: o.config,
+      budgets: this.budgets,
+      shared: this.shared,
+      stop: this.stop,
+      emit: this.emit,
+      ...(childRun ? { childRun } : {}),
+    });
+    this.conversation = new RootConversation(
+      systemPrompt({ budgets: this.budgets, recursive: childRun !== undefined }),
+      firstUserMessage({
+        question: o.question,
+        context: o.repl.contextInfo,
+        previous: o.previous ?? [],
+        budgets: this.budgets,
+        ...(o.previousVariablesKept === false ? { previousVariablesKept: false } : {}),
+      }),
+      this.budgets.historyTokens,
+    );
+  }
+
+  async execute(): Promise<RlmResult> {
+    this.begin();
     try {
-      options.onEvent?.(full);
+      return await this.finish(await this.turns());
+    } catch (err) {
+      return await this.finish(this.endingFor(err));
+    } finally {
+      this.end();
+    }
+  }
+
+  // --- lifecycle ---------------------------------------------------------------------------
+
+  private readonly onUserAbort = () => {
+    this.stop.trip("user");
+    this.o.repl.interrupt();
+  };
+
+  private begin(): void {
+    const { signal, repl } = this.o;
+    if (signal?.aborted) this.onUserAbort();
+    signal?.addEventListener("abort", this.onUserAbort);
+    this.deadlineTimer = setTimeout(
+      () => {
+        this.stop.trip("timeout");
+        repl.interrupt();
+      },
+      Math.max(0, this.shared.deadline - Date.now()),
+    );
+    repl.setSubcallHandler(this.router.handle);
+    this.emit({ type: "run-started", question: this.o.question, contextChars: repl.contextInfo?.total_chars ?? 0 });
+  }
+
+  private end(): void {
+    clearTimeout(this.deadlineTimer);
+    this.o.signal?.removeEventListener("abort", this.onUserAbort);
+    this.o.repl.setSubcallHandler(null);
+  }
+
+  private readonly emit: Emit = (event) => {
+    const parent = this.o.internal?.parentSubcallId;
+    const full = { ...event, depth: this.depth, ...(parent ? { parentSubcallId: parent } : {}) } as RlmEvent;
+    try {
+      this.o.onEvent?.(full);
     } catch {
       // A broken listener must not break the run.
     }
   };
 
-  const stop = new StopSignal();
-  const onUserAbort = () => {
-    stop.trip("user");
-    repl.interrupt();
-  };
-  if (options.signal?.aborted) onUserAbort();
-  options.signal?.addEventListener("abort", onUserAbort);
-  const deadlineTimer = setTimeout(
-    () => {
-      stop.trip("timeout");
-      repl.interrupt();
-    },
-    Math.max(0, shared.deadline - Date.now()),
-  );
+  // --- the turns ---------------------------------------------------------------------------
 
-  const conversation = new RootConversation(
-    systemPrompt({ budgets, recursive }),
-    firstUserMessage({
-      question,
-      context: repl.contextInfo,
-      previous: options.previous ?? [],
-      budgets,
-      ...(options.previousVariablesKept === false ? { previousVariablesKept: false } : {}),
-    }),
-    budgets.historyTokens,
-  );
-  const iterations: IterationRecord[] = [];
-  let currentCell: { turn: number; cell: number; records: SubcallRecord[] } | null = null;
-
-  // --- sub-calls --------------------------------------------------------------------------
-
-  const engineFor = (model: string | null): { engine: ChatEngine; override?: string } => {
-    if (!model || model === subEngine.model) return { engine: subEngine };
-    if (model === rootEngine.model) return { engine: rootEngine };
-    return { engine: subEngine, override: model };
-  };
-
-  async function plainSubcall(prompt: string, model: string | null): Promise<{ text: string; usage: ChatUsage; model: string }> {
-    const { engine, override } = engineFor(model);
-    const promptTokens = estimateTokens(prompt);
-    if (promptTokens + budgets.subMaxTokens > engine.contextWindow) {
-      throw new SubcallRefused(
-        `the prompt is about ${promptTokens.toLocaleString("en-US")} tokens but the helper model reads at most ` +
-          `${(engine.contextWindow - budgets.subMaxTokens).toLocaleString("en-US")}. ` +
-          `Split it into pieces of at most ${budgets.chunkChars.toLocaleString("en-US")} characters.`,
-      );
+  private async turns(): Promise<Ending> {
+    const { maxIterations } = this.o.config;
+    for (let turn = 0; turn < maxIterations; turn++) {
+      const early = this.stopOrDeadline();
+      if (early) return early;
+      const ending = await this.takeTurn(turn);
+      if (ending) return ending;
     }
-    const result = await shared.limiter.run(() =>
-      engine.complete(
-        {
-          messages: [{ role: "user", content: prompt }],
-          maxTokens: budgets.subMaxTokens,
-          ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-          ...(config.topP !== undefined ? { topP: config.topP } : {}),
-          ...(config.seed !== undefined ? { seed: config.seed } : {}),
-          ...(override ? { model: override } : {}),
-        },
-        { signal: stop.signal },
-      ),
-    );
-    shared.usage.addCall(result.model || engine.model, result.usage, "sub");
-    return { text: stripThinking(result.text).trim(), usage: result.usage, model: result.model || engine.model };
+    return { kind: "limit", status: "out-of-iterations", why: `All ${maxIterations} turns were used.` };
   }
 
-  async function childRun(prompt: string, id: string): Promise<{ text: string; record: Partial<SubcallRecord> }> {
-    return shared.childLock.run(async () => {
-      const child = await options.createChildRepl!();
-      try {
-        await child.repl.resetNamespace();
-        await child.repl.setContextText(prompt);
-        await child.repl.beginQuestion([]);
-        const childQuestion =
-          prompt.length <= 1000 ? prompt : `${prompt.slice(0, 1000)} … [the full task is in \`context\`]`;
-        const result = await runRlm({
-          ...options,
-          question: childQuestion,
-          repl: child.repl,
-          previous: [],
-          signal: stop.signal,
-          internal: { depth: depth + 1, shared, parentSubcallId: id },
-        });
-        const text =
-          result.answer ||
-          `Error: the child RLM ended without an answer (${result.status}${result.message ? `: ${result.message}` : ""})`;
-        return {
-          text,
-          record: {
-            metadata: { run_metadata: runMetadata(rootEngine, subEngine, config), iterations: result.iterations },
-          },
-        };
-      } finally {
-        child.release();
-      }
-    });
+  private stopOrDeadline(): Ending | null {
+    if (this.stop.reason === "user") return STOPPED;
+    if (this.stop.reason === "timeout" || Date.now() >= this.shared.deadline) return this.outOfTime();
+    return null;
   }
 
-  async function oneSubcall(kind: "llm" | "rlm", prompt: string, model: string | null): Promise<string> {
-    const cell = currentCell;
-    if (stop.reason) return "Error: the run was stopped";
-    if (shared.subcallsUsed >= config.maxSubcalls) {
-      return `Error: the sub-call budget is used up (${config.maxSubcalls} of ${config.maxSubcalls}). Answer with what you have.`;
-    }
-    shared.subcallsUsed += 1;
-    const id = shared.nextId();
-    const useChild = kind === "rlm" && recursive;
-    const label = useChild ? `rlm(${rootEngine.model})` : engineFor(model).override ?? engineFor(model).engine.model;
-    emit({ type: "subcall-started", id, turn: cell?.turn ?? -1, cell: cell?.cell ?? -1, kind, prompt, model: label });
-    const started = Date.now();
-    let response: string;
-    let usage: ChatUsage = { promptTokens: 0, completionTokens: 0 };
-    let error: string | undefined;
-    let extra: Partial<SubcallRecord> = {};
-    try {
-      if (useChild) {
-        const out = await childRun(prompt, id);
-        response = out.text;
-        extra = out.record;
-      } else {
-        const out = await plainSubcall(prompt, model);
-        response = out.text;
-        usage = out.usage;
-      }
-    } catch (err) {
-      if (stop.reason || err instanceof EngineAbortedError) throw err;
-      error = errorText(err);
-      response = `Error: ${error}`;
-    }
-    const ms = Date.now() - started;
-    shared.usage.addTime("subcallMs", ms);
-    const record: SubcallRecord = {
-      root_model: label,
-      prompt,
-      response,
-      usage_summary: {
-        model_usage_summaries: {
-          [label]: { total_calls: 1, total_input_tokens: usage.promptTokens, total_output_tokens: usage.completionTokens },
-        },
-      },
-      execution_time: ms / 1000,
-      prompt_tokens: usage.promptTokens,
-      completion_tokens: usage.completionTokens,
-      ...(error ? { error } : {}),
-      ...extra,
-    };
-    cell?.records.push(record);
-    emit({ type: "subcall-finished", id, response, ...(error ? { error } : {}), usage, durationMs: ms });
-    return response;
+  private outOfTime(): Ending {
+    return { kind: "limit", status: "out-of-time", why: `The ${Math.round(this.o.config.maxWallTimeMs / 1000)} s time limit was reached.` };
   }
 
-  repl.setSubcallHandler((request: SubcallRequest) =>
-    Promise.all(request.prompts.map((p) => oneSubcall(request.kind, p, request.model))),
-  );
+  private async takeTurn(turn: number): Promise<Ending | null> {
+    this.emit({ type: "turn-started", turn });
+    const startedAt = Date.now();
+    const { result, messages } = await this.askModel(turn, undefined, this.stop.signal);
+    const record = iterationRecord(turn, startedAt, messages, result.text);
+    this.iterations.push(record);
+    const blocks = findCodeBlocks(result.text);
+    const step = await this.runCells(turn, blocks, record);
+    if (step.final === null && !this.stop.reason) await this.takeTextFinal(turn, result.text, blocks.length > 0, record, step);
+    record.final_answer = step.final;
+    record.iteration_time = (Date.now() - startedAt) / 1000;
+    this.attachDroppedMessages(record);
+    this.emit({ type: "iteration", record });
+    return this.decide(turn, result.text, step);
+  }
 
-  // --- the root model ---------------------------------------------------------------------
-
-  async function generate(turn: number, extra: string | undefined, signal: AbortSignal): Promise<{ result: ChatResult; messages: ChatMessage[] }> {
+  /** Step 1: the root model's next reply (old turns are dropped first if the window is full). */
+  private async askModel(turn: number, extra: string | undefined, signal: AbortSignal): Promise<{ result: ChatResult; messages: ChatMessage[] }> {
     for (let attempt = 0; ; attempt++) {
-      const dropped = conversation.fit(extra);
-      if (dropped) emit({ type: "history-compacted", droppedTurns: conversation.droppedTurns });
-      const messages = conversation.messages(extra);
+      if (this.conversation.fit(extra)) this.emit({ type: "history-compacted", droppedTurns: this.conversation.droppedTurns });
+      const messages = this.conversation.messages(extra);
       const started = Date.now();
       try {
-        const result = await rootEngine.complete(
-          {
-            messages,
-            maxTokens: budgets.maxTokensPerTurn,
-            ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-            ...(config.topP !== undefined ? { topP: config.topP } : {}),
-            ...(config.seed !== undefined ? { seed: config.seed } : {}),
-          },
-          { signal, onToken: (text) => emit({ type: "token", turn, text }) },
-        );
-        shared.usage.addTime("generationMs", Date.now() - started);
-        shared.usage.addCall(result.model || rootEngine.model, result.usage, "root");
-        emit({ type: "turn-finished", turn, response: result.text, usage: result.usage, durationMs: Date.now() - started });
+        const result = await this.o.rootEngine.complete(this.rootRequest(messages), {
+          signal,
+          onToken: (text) => this.emit({ type: "token", turn, text }),
+        });
+        this.shared.usage.addTime("generationMs", Date.now() - started);
+        this.shared.usage.addCall(result.model || this.o.rootEngine.model, result.usage, "root");
+        this.emit({ type: "turn-finished", turn, response: result.text, usage: result.usage, durationMs: Date.now() - started });
         return { result, messages };
       } catch (err) {
-        shared.usage.addTime("generationMs", Date.now() - started);
-        if (err instanceof ContextWindowExceededError && attempt === 0 && conversation.shrink(extra)) {
-          emit({ type: "history-compacted", droppedTurns: conversation.droppedTurns });
+        this.shared.usage.addTime("generationMs", Date.now() - started);
+        // The server counts tokens differently from our estimate: drop more history, once.
+        if (err instanceof ContextWindowExceededError && attempt === 0 && this.conversation.shrink(extra)) {
+          this.emit({ type: "history-compacted", droppedTurns: this.conversation.droppedTurns });
           continue;
         }
         throw err;
@@ -310,184 +223,206 @@ export async function runRlm(options: RlmRunOptions): Promise<RlmResult> {
     }
   }
 
-  async function runCell(code: string, turn: number, cell: number, records: SubcallRecord[]): Promise<CellResult> {
-    currentCell = { turn, cell, records };
-    emit({ type: "cell-started", turn, cell, code });
+  private rootRequest(messages: ChatMessage[]) {
+    const { config } = this.o;
+    return {
+      messages,
+      maxTokens: this.budgets.maxTokensPerTurn,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.topP !== undefined ? { topP: config.topP } : {}),
+      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+    };
+  }
+
+  /** Steps 2–3: the reply's code blocks, in order, until one submits an answer or Stop. */
+  private async runCells(turn: number, blocks: string[], record: IterationRecord): Promise<TurnStep> {
+    const step: TurnStep = { outputs: [], notes: [], final: null, raised: false };
+    for (let i = 0; i < blocks.length; i++) {
+      const records: SubcallRecord[] = [];
+      const result = await this.runCell(blocks[i]!, turn, i, records);
+      record.code_blocks.push(blockRecord(blocks[i]!, result, records));
+      step.outputs.push(result);
+      if (result.error && result.error !== "KeyboardInterrupt") step.raised = true;
+      if (result.final_answer !== null) {
+        step.final = result.final_answer;
+        break;
+      }
+      if (this.stop.reason) break;
+    }
+    return step;
+  }
+
+  private async runCell(code: string, turn: number, cell: number, records: SubcallRecord[]): Promise<CellResult> {
+    this.router.current = { turn, cell, records };
+    this.emit({ type: "cell-started", turn, cell, code });
     const started = Date.now();
     try {
-      const result = await repl.runCell(code, { timeoutMs: config.cellTimeoutMs });
-      emit({ type: "cell-finished", turn, cell, result });
+      const result = await this.o.repl.runCell(code, { timeoutMs: this.o.config.cellTimeoutMs });
+      this.emit({ type: "cell-finished", turn, cell, result });
       return result;
     } finally {
-      shared.usage.addTime("replMs", Date.now() - started - records.reduce((s, r) => s + r.execution_time * 1000, 0));
-      currentCell = null;
+      const inSubcalls = records.reduce((s, r) => s + r.execution_time * 1000, 0);
+      this.shared.usage.addTime("replMs", Date.now() - started - inSubcalls);
+      this.router.current = null;
     }
   }
 
-  function finish(answer: string, status: RunStatus, message?: string): RlmResult {
-    const usage = shared.usage.snapshot();
-    emit({ type: "answer", answer, status, ...(message ? { message } : {}), usage });
-    return { answer, status, ...(message ? { message } : {}), iterations, usage };
+  /**
+   * A FINAL written as plain text. Next to code it is refused: it was written before the model
+   * saw the output. FINAL_VAR(name) asks the REPL for the variable.
+   */
+  private async takeTextFinal(turn: number, response: string, hadCode: boolean, record: IterationRecord, step: TurnStep): Promise<void> {
+    const text = findTextAnswer(response);
+    if (!text) return;
+    if (hadCode) {
+      step.notes.push(PREMATURE_FINAL_NOTE);
+      return;
+    }
+    if (text.kind === "final") {
+      step.final = text.value;
+      return;
+    }
+    const resolved = await this.resolveVariable(text.name, turn, record);
+    if (resolved.final_answer !== null) step.final = resolved.final_answer;
+    else step.outputs.push(resolved);
   }
 
-  /** Resolves FINAL_VAR(name) written as text by asking the REPL for the variable. */
-  async function resolveVariable(name: string, turn: number, records: SubcallRecord[]): Promise<CellResult> {
-    return runCell(`FINAL_VAR(${JSON.stringify(name)})`, turn, 0, records);
+  private async resolveVariable(name: string, turn: number, record: IterationRecord): Promise<CellResult> {
+    const code = `FINAL_VAR(${JSON.stringify(name)})`;
+    const records: SubcallRecord[] = [];
+    const result = await this.runCell(code, turn, 0, records);
+    record.code_blocks.push(blockRecord(code, result, records));
+    return result;
+  }
+
+  private attachDroppedMessages(record: IterationRecord): void {
+    const dropped = this.o.repl.takeProtocolErrors?.() ?? [];
+    if (!dropped.length) return;
+    record.dropped_messages = dropped;
+    for (const message of dropped) this.emit({ type: "notice", message });
+  }
+
+  /** Steps 4–5: end the run, or show the model what happened and go on. */
+  private decide(turn: number, response: string, step: TurnStep): Ending | null {
+    if (step.final !== null) return { kind: "answered", answer: step.final };
+    if (this.stop.reason === "user") return STOPPED;
+    this.consecutiveErrors = step.raised ? this.consecutiveErrors + 1 : 0;
+    if (this.consecutiveErrors >= this.o.config.maxConsecutiveErrors) {
+      this.observe(response, step, "");
+      return { kind: "limit", status: "too-many-errors", why: `The code failed ${this.consecutiveErrors} turns in a row.` };
+    }
+    const { maxIterations } = this.o.config;
+    this.observe(response, step, turn + 1 < maxIterations ? turnFooter(turn + 1, maxIterations) : "");
+    return null;
+  }
+
+  private observe(response: string, step: TurnStep, footer: string): void {
+    const message = step.outputs.length
+      ? formatTurnOutput(step.outputs, this.budgets.outputCharsPerCell, step.notes, footer)
+      : [NO_CODE_MESSAGE, footer].filter(Boolean).join("\n\n");
+    this.conversation.addTurn(response, message);
+  }
+
+  // --- endings -----------------------------------------------------------------------------
+
+  private endingFor(err: unknown): Ending {
+    if (this.stop.reason === "user") return STOPPED;
+    if (this.stop.reason === "timeout") return this.outOfTime();
+    if (err instanceof EngineAbortedError) return STOPPED;
+    return { kind: "failed", message: err instanceof Error ? err.message : String(err) };
+  }
+
+  /** The one exit: every ending becomes the run's result here. */
+  private async finish(ending: Ending): Promise<RlmResult> {
+    const outcome = ending.kind === "limit" ? await this.bestAnswer(ending.status, ending.why) : outcomeOf(ending);
+    return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot() };
   }
 
   /** One last request for the best answer, when turns, time or patience ran out. */
-  async function bestAnswer(status: RunStatus, why: string): Promise<RlmResult> {
-    const turn = iterations.length;
-    emit({ type: "notice", message: `${why} Asking the model for its best answer.` });
-    emit({ type: "turn-started", turn });
-    const started = Date.now();
-    const signal = options.signal
-      ? AbortSignal.any([options.signal, AbortSignal.timeout(FINAL_REQUEST_TIMEOUT_MS)])
-      : AbortSignal.timeout(FINAL_REQUEST_TIMEOUT_MS);
+  private async bestAnswer(status: RunStatus, why: string): Promise<Outcome> {
+    const turn = this.iterations.length;
+    this.emit({ type: "notice", message: `${why} Asking the model for its best answer.` });
+    this.emit({ type: "turn-started", turn });
+    const startedAt = Date.now();
+    // The run's own signal may already be aborted by the deadline: only Stop and a timeout count.
+    const timeout = AbortSignal.timeout(FINAL_REQUEST_TIMEOUT_MS);
+    const signal = this.o.signal ? AbortSignal.any([this.o.signal, timeout]) : timeout;
     try {
-      const { result, messages } = await generate(turn, FINAL_REQUEST, signal);
-      let answer = "";
-      const records: SubcallRecord[] = [];
-      const blocks: CodeBlockRecord[] = [];
-      const text = findTextAnswer(result.text);
-      if (text?.kind === "final") answer = text.value;
-      else if (text?.kind === "final_var") {
-        const r = await resolveVariable(text.name, turn, records);
-        blocks.push(blockRecord(`FINAL_VAR(${JSON.stringify(text.name)})`, r, records));
-        answer = r.final_answer ?? "";
-      }
-      if (!answer) answer = stripThinking(result.text).replace(/```[\s\S]*?(```|$)/g, "").trim();
-      const record: IterationRecord = {
-        type: "iteration",
-        iteration: turn + 1,
-        timestamp: new Date(started).toISOString(),
-        prompt: messages,
-        response: result.text,
-        code_blocks: blocks,
-        final_answer: answer || null,
-        iteration_time: null,
-      };
-      iterations.push(record);
-      emit({ type: "iteration", record });
-      return finish(answer, status, why);
+      const { result, messages } = await this.askModel(turn, FINAL_REQUEST, signal);
+      const record = iterationRecord(turn, startedAt, messages, result.text);
+      const answer = await this.answerFromFinalReply(turn, result.text, record);
+      record.final_answer = answer || null;
+      this.iterations.push(record);
+      this.emit({ type: "iteration", record });
+      return { answer, status, message: why };
     } catch (err) {
-      if (options.signal?.aborted) return finish("", "stopped", "Stopped before the model gave its best answer.");
-      return finish("", status, `${why} The final request failed too: ${errorText(err)}`);
+      if (this.o.signal?.aborted) return { answer: "", status: "stopped", message: "Stopped before the model gave its best answer." };
+      return { answer: "", status, message: `${why} The final request failed too: ${err instanceof Error ? err.message : String(err)}` };
     }
   }
 
-  // --- the loop ---------------------------------------------------------------------------
+  private async answerFromFinalReply(turn: number, text: string, record: IterationRecord): Promise<string> {
+    const found = findTextAnswer(text);
+    if (found?.kind === "final") return found.value;
+    if (found?.kind === "final_var") {
+      const resolved = await this.resolveVariable(found.name, turn, record);
+      if (resolved.final_answer) return resolved.final_answer;
+    }
+    return stripThinking(text).replace(/```[\s\S]*?(```|$)/g, "").trim();
+  }
 
-  emit({ type: "run-started", question, contextChars: repl.contextInfo?.total_chars ?? 0 });
-  let consecutiveErrors = 0;
-  try {
-    for (let turn = 0; turn < config.maxIterations; turn++) {
-      if (stop.reason === "user") return finish("", "stopped", "Stopped.");
-      if (stop.reason === "timeout" || Date.now() >= shared.deadline) {
-        return await bestAnswer("out-of-time", `The ${Math.round(config.maxWallTimeMs / 1000)} s time limit was reached.`);
-      }
-      emit({ type: "turn-started", turn });
-      const turnStarted = Date.now();
-      let generated;
-      try {
-        generated = await generate(turn, undefined, stop.signal);
-      } catch (err) {
-        if (stop.reason === "user") return finish("", "stopped", "Stopped.");
-        if (stop.reason === "timeout") {
-          return await bestAnswer("out-of-time", `The ${Math.round(config.maxWallTimeMs / 1000)} s time limit was reached.`);
-        }
-        throw err;
-      }
-      const { result, messages } = generated;
-      const response = result.text;
-      const blocks = findCodeBlocks(response);
-      const record: IterationRecord = {
-        type: "iteration",
-        iteration: turn + 1,
-        timestamp: new Date(turnStarted).toISOString(),
-        prompt: messages,
-        response,
-        code_blocks: [],
-        final_answer: null,
-        iteration_time: null,
+  // --- child RLMs --------------------------------------------------------------------------
+
+  /** rlm_query starts a child RLM only when depth allows and someone provides child REPLs. */
+  private childRunner(): ChildRunner | undefined {
+    const { config, createChildRepl } = this.o;
+    if (this.depth + 1 >= config.maxDepth || !createChildRepl) return undefined;
+    return (prompt, id) => this.shared.childLock.run(() => this.runChild(prompt, id));
+  }
+
+  private async runChild(prompt: string, id: string): Promise<{ text: string; record: Partial<SubcallRecord> }> {
+    const child = await this.o.createChildRepl!();
+    try {
+      await child.repl.resetNamespace();
+      await child.repl.setContextText(prompt);
+      await child.repl.beginQuestion([]);
+      const question = prompt.length <= 1000 ? prompt : `${prompt.slice(0, 1000)} … [the full task is in \`context\`]`;
+      const result = await runRlm({
+        ...this.o,
+        question,
+        repl: child.repl,
+        previous: [],
+        signal: this.stop.signal,
+        internal: { depth: this.depth + 1, shared: this.shared, parentSubcallId: id },
+      });
+      const why = result.message ? `: ${result.message}` : "";
+      return {
+        text: result.answer || `Error: the child RLM ended without an answer (${result.status}${why})`,
+        record: { metadata: { run_metadata: runMetadata(this.o.rootEngine, this.subEngine, this.o.config), iterations: result.iterations } },
       };
-      iterations.push(record);
-
-      const outputs: CellResult[] = [];
-      const notes: string[] = [];
-      let final: string | null = null;
-      let raised = false;
-      for (let i = 0; i < blocks.length; i++) {
-        const records: SubcallRecord[] = [];
-        const cellResult = await runCell(blocks[i]!, turn, i, records);
-        record.code_blocks.push(blockRecord(blocks[i]!, cellResult, records));
-        outputs.push(cellResult);
-        if (cellResult.error && cellResult.error !== "KeyboardInterrupt") raised = true;
-        if (cellResult.final_answer !== null) {
-          final = cellResult.final_answer;
-          break;
-        }
-        if (stop.reason) break;
-      }
-      if (final === null && !stop.reason) {
-        const text = findTextAnswer(response);
-        if (text && blocks.length > 0) notes.push(PREMATURE_FINAL_NOTE);
-        else if (text?.kind === "final") final = text.value;
-        else if (text?.kind === "final_var") {
-          const records: SubcallRecord[] = [];
-          const r = await resolveVariable(text.name, turn, records);
-          record.code_blocks.push(blockRecord(`FINAL_VAR(${JSON.stringify(text.name)})`, r, records));
-          if (r.final_answer !== null) final = r.final_answer;
-          else outputs.push(r);
-        }
-      }
-      record.final_answer = final;
-      record.iteration_time = (Date.now() - turnStarted) / 1000;
-      const dropped = repl.takeProtocolErrors?.() ?? [];
-      if (dropped.length) {
-        record.dropped_messages = dropped;
-        for (const message of dropped) emit({ type: "notice", message });
-      }
-      emit({ type: "iteration", record });
-      if (final !== null) return finish(final, "answered");
-      if (stop.reason === "user") return finish("", "stopped", "Stopped.");
-
-      consecutiveErrors = raised ? consecutiveErrors + 1 : 0;
-      if (consecutiveErrors >= config.maxConsecutiveErrors) {
-        conversation.addTurn(response, formatTurnOutput(outputs, budgets.outputCharsPerCell, notes, ""));
-        return await bestAnswer("too-many-errors", `The code failed ${consecutiveErrors} turns in a row.`);
-      }
-      const footer = turn + 1 < config.maxIterations ? turnFooter(turn + 1, config.maxIterations) : "";
-      const userMessage = outputs.length
-        ? formatTurnOutput(outputs, budgets.outputCharsPerCell, notes, footer)
-        : [NO_CODE_MESSAGE, footer].filter(Boolean).join("\n\n");
-      conversation.addTurn(response, userMessage);
+    } finally {
+      child.release();
     }
-    return await bestAnswer("out-of-iterations", `All ${config.maxIterations} turns were used.`);
-  } catch (err) {
-    if (stop.reason === "user" || err instanceof EngineAbortedError) return finish("", "stopped", "Stopped.");
-    return finish("", "failed", errorText(err));
-  } finally {
-    clearTimeout(deadlineTimer);
-    options.signal?.removeEventListener("abort", onUserAbort);
-    repl.setSubcallHandler(null);
   }
 }
 
-class SubcallRefused extends Error {
-  override name = "SubcallRefused";
+interface Outcome {
+  answer: string;
+  status: RunStatus;
+  message?: string;
 }
 
-function blockRecord(code: string, result: CellResult, records: SubcallRecord[]): CodeBlockRecord {
-  return {
-    code,
-    result: {
-      stdout: result.stdout,
-      stderr: result.stderr,
-      locals: result.locals,
-      execution_time: result.execution_time,
-      rlm_calls: records,
-      final_answer: result.final_answer,
-    },
-  };
+function outcomeOf(ending: Exclude<Ending, { kind: "limit" }>): Outcome {
+  if (ending.kind === "answered") return { answer: ending.answer, status: "answered" };
+  return { answer: "", status: ending.kind, message: ending.message };
+}
+
+function budgetsFor(config: RlmConfig, root: ChatEngine, sub: ChatEngine): Budgets {
+  return deriveBudgets({
+    rootWindow: root.contextWindow,
+    subWindow: sub.contextWindow,
+    ...(config.maxTokensPerTurn !== undefined ? { maxTokensPerTurn: config.maxTokensPerTurn } : {}),
+    ...(config.subMaxTokens !== undefined ? { subMaxTokens: config.subMaxTokens } : {}),
+    ...(config.outputCharsPerCell !== undefined ? { outputCharsPerCell: config.outputCharsPerCell } : {}),
+  });
 }

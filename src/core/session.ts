@@ -1,16 +1,33 @@
-// A conversation about one set of documents: questions share a REPL, so variables survive from
-// one question to the next and the model sees what was asked and answered before.
+// A conversation about one set of documents, and the one owner of its life: the session's REPL
+// and child REPLs, its documents, the question history, the run that is going and how it stops.
+// The page and the CLI only drive it: they hand it documents and questions and show its events
+// and results. Questions share the REPL, so variables survive from one question to the next and
+// the model sees what was asked and answered before.
 import type { ChatEngine } from "../engines/types.ts";
-import type { HistoryEntry, Repl } from "../repl/types.ts";
-import { runRlm, type ChildReplFactory } from "./loop.ts";
+import type { ContextInfo } from "../repl/protocol.ts";
+import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
+import { runRlm, type ChildRepl } from "./loop.ts";
 import { runMetadata, toJsonl } from "./trajectory.ts";
-import type { IterationRecord, RlmConfig, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
+import { UsageTracker } from "./usage.ts";
+import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
+
+export interface SessionEngines {
+  root: ChatEngine;
+  sub: ChatEngine;
+}
 
 export interface RlmSessionDeps {
-  repl: Repl;
-  rootEngine: ChatEngine;
-  subEngine?: ChatEngine;
-  createChildRepl?: ChildReplFactory;
+  /** A new, not yet started REPL: called once for the session and once for its child RLMs. */
+  createRepl: () => SessionRepl;
+  /** The engines for the next question (the page may load a local model here). */
+  engines: () => SessionEngines | Promise<SessionEngines>;
+  /** Limits and sampling for the next question. */
+  config: () => RlmConfig;
+}
+
+export interface RlmSessionInit {
+  /** Questions asked before this object existed (a reopened session): their variables are gone. */
+  history?: HistoryEntry[];
 }
 
 export interface AskOptions {
@@ -18,51 +35,231 @@ export interface AskOptions {
   onEvent?: RlmEventListener;
 }
 
+/** A document as the session holds it: its path (a key of `context`) and its bytes. */
+export interface SessionDocument {
+  path: string;
+  data: Blob;
+}
+
+export class SessionBusyError extends Error {
+  override name = "SessionBusyError";
+  constructor() {
+    super("A question is already running in this session. Wait for it or press Stop.");
+  }
+}
+
+export class DocumentLoadError extends Error {
+  override name = "DocumentLoadError";
+  constructor(path: string, cause: unknown) {
+    super(
+      `The document ${path} did not reach Python (${cause instanceof Error ? cause.message : String(cause)}), so no ` +
+        "question can be answered from it. Remove it and add it again; if that fails, reload the page.",
+    );
+  }
+}
+
+class Stopped extends Error {
+  override name = "Stopped";
+}
+
 export class RlmSession {
-  readonly history: HistoryEntry[] = [];
+  readonly history: HistoryEntry[];
   readonly iterations: IterationRecord[] = [];
-  private running = false;
+  private readonly repl: SessionRepl;
+  private child: SessionRepl | null = null;
+  private docs: SessionDocument[] = [];
+  /** Document changes run one after another; a question waits for the last one. */
+  private documentWork: Promise<void> = Promise.resolve();
+  /** Documents that failed to load, by path, until removed or added again. */
+  private readonly failedDocuments = new Map<string, DocumentLoadError>();
+  private running: AbortController | null = null;
+  /** Whether the REPL still holds the variables of the questions in `history`. */
+  private variablesKept: boolean;
+  private lastEngines: SessionEngines | null = null;
+  private closed = false;
 
   constructor(
     private readonly deps: RlmSessionDeps,
-    public config: RlmConfig,
-  ) {}
-
-  get busy(): boolean {
-    return this.running;
+    init: RlmSessionInit = {},
+  ) {
+    this.repl = deps.createRepl();
+    this.history = [...(init.history ?? [])];
+    this.variablesKept = this.history.length === 0;
+    this.repl.onRebuilt((fresh) => this.afterRebuild(fresh));
   }
 
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  get contextInfo(): ContextInfo | null {
+    return this.repl.contextInfo;
+  }
+
+  get documents(): readonly SessionDocument[] {
+    return this.docs;
+  }
+
+  /** Starts Python now rather than at the first document or question. */
+  start(): Promise<unknown> {
+    return this.repl.start();
+  }
+
+  // --- documents -------------------------------------------------------------------------
+
+  /** Adds documents one by one: only they are decoded; the others stay as they are. */
+  addDocuments(docs: SessionDocument[]): Promise<void> {
+    return this.queueDocumentWork(async () => {
+      for (const doc of docs) {
+        try {
+          await this.repl.addDocument(doc.path, doc.data);
+          this.docs = [...this.docs.filter((d) => d.path !== doc.path), doc];
+          this.failedDocuments.delete(doc.path);
+        } catch (err) {
+          const failure = new DocumentLoadError(doc.path, err);
+          this.failedDocuments.set(doc.path, failure);
+          throw failure;
+        }
+      }
+    });
+  }
+
+  /** Removes one document from `context` and lets go of its bytes. */
+  removeDocument(path: string): Promise<void> {
+    return this.queueDocumentWork(async () => {
+      this.docs = this.docs.filter((d) => d.path !== path);
+      this.failedDocuments.delete(path);
+      await this.repl.removeDocument(path);
+    });
+  }
+
+  private queueDocumentWork(work: () => Promise<void>): Promise<void> {
+    const next = this.documentWork.then(work);
+    this.documentWork = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Resolves once every document change has reached Python; rejects if one did not. */
+  async documentsReady(): Promise<ContextInfo | null> {
+    await this.documentWork;
+    const [failure] = this.failedDocuments.values();
+    if (failure) throw failure;
+    return this.repl.contextInfo;
+  }
+
+  // --- questions -------------------------------------------------------------------------
+
+  /**
+   * Answers one question. The returned result is the one source of the answer; events only
+   * show progress. Never throws for a failed run: the result says why.
+   */
   async ask(question: string, options: AskOptions = {}): Promise<RlmResult> {
-    if (this.running) throw new Error("A question is already running in this session. Wait for it or press Stop.");
-    this.running = true;
+    if (this.running) throw new SessionBusyError();
+    const stop = new AbortController();
+    this.running = stop;
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     try {
-      await this.deps.repl.beginQuestion(this.history);
+      const engines = await this.prepare(signal, options.onEvent);
       const result = await runRlm({
         question,
-        repl: this.deps.repl,
-        rootEngine: this.deps.rootEngine,
-        ...(this.deps.subEngine ? { subEngine: this.deps.subEngine } : {}),
-        config: this.config,
+        repl: this.repl,
+        rootEngine: engines.root,
+        subEngine: engines.sub,
+        config: this.deps.config(),
         previous: this.history,
-        ...(options.signal ? { signal: options.signal } : {}),
+        previousVariablesKept: this.variablesKept,
+        signal,
         ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-        ...(this.deps.createChildRepl ? { createChildRepl: this.deps.createChildRepl } : {}),
+        createChildRepl: this.lendChildRepl,
       });
-      const index = this.history.length;
-      for (const it of result.iterations) this.iterations.push({ ...it, question_index: index });
-      if (result.answer) this.history.push({ question, answer: result.answer });
+      this.remember(question, result);
       return result;
+    } catch (err) {
+      return failedBeforeStart(signal.aborted || err instanceof Stopped ? null : err);
     } finally {
-      this.running = false;
+      this.running = null;
     }
   }
 
+  /** Stops the running question (Python is interrupted, model calls are aborted). */
+  stop(): void {
+    this.running?.abort();
+  }
+
+  /** What a question waits for before its first turn, each step announced, each abortable. */
+  private async prepare(signal: AbortSignal, onEvent?: RlmEventListener): Promise<SessionEngines> {
+    const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
+    say("python");
+    await abortable(this.repl.start(), signal);
+    say("documents");
+    await abortable(this.documentsReady(), signal);
+    say("model");
+    const engines = await abortable(Promise.resolve(this.deps.engines()), signal);
+    this.lastEngines = engines;
+    await abortable(this.repl.beginQuestion(this.history), signal);
+    return engines;
+  }
+
+  private remember(question: string, result: RlmResult): void {
+    const index = this.history.length;
+    for (const it of result.iterations) this.iterations.push({ ...it, question_index: index });
+    if (result.answer) this.history.push({ question, answer: result.answer });
+    this.variablesKept = true;
+  }
+
+  /** The worker was rebuilt: its variables are gone; give Python the history again. */
+  private async afterRebuild(fresh: RebuiltRepl): Promise<void> {
+    this.variablesKept = false;
+    await fresh.beginQuestion(this.history);
+  }
+
+  /** Child RLMs share one extra REPL, reset before each child (see loop.ts). */
+  private readonly lendChildRepl = async (): Promise<ChildRepl> => {
+    if (this.closed) throw new Error("the session was closed");
+    this.child ??= this.deps.createRepl();
+    await this.child.start();
+    return { repl: this.child, release: () => undefined };
+  };
+
+  // --- trajectories and the end ------------------------------------------------------------
+
   metadata(): RunMetadataRecord {
-    return runMetadata(this.deps.rootEngine, this.deps.subEngine ?? this.deps.rootEngine, this.config);
+    const engines = this.lastEngines;
+    const config = this.deps.config();
+    if (engines) return runMetadata(engines.root, engines.sub, config);
+    const none = { model: "", backend: "", contextWindow: 0 };
+    return runMetadata(none, none, config);
   }
 
   /** Every question's iterations, in the official visualizer's JSONL format. */
   exportJsonl(): string {
     return toJsonl(this.metadata(), this.iterations);
   }
+
+  /** Ends the session's Python: its workers are terminated and its documents released. */
+  close(): void {
+    this.closed = true;
+    this.running?.abort();
+    this.repl.close();
+    this.child?.close();
+    this.child = null;
+    this.docs = [];
+  }
+}
+
+/** Waits for `work` unless the signal aborts first (the work itself is left to finish). */
+function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Stopped());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new Stopped());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** A question that never reached its first turn: stopped while waiting, or it could not start. */
+function failedBeforeStart(err: unknown): RlmResult {
+  const usage = new UsageTracker().snapshot();
+  if (err === null) return { answer: "", status: "stopped", message: "Stopped before the first turn.", iterations: [], usage };
+  return { answer: "", status: "failed", message: err instanceof Error ? err.message : String(err), iterations: [], usage };
 }

@@ -164,7 +164,11 @@ export type RlmEvent = EventBase &
     /** A finished iteration's trajectory record, so a run cut off midway keeps what it did. */
     | { type: "iteration"; record: IterationRecord }
     | { type: "notice"; message: string }
-    | { type: "answer"; answer: string; status: RunStatus; message?: string; usage: UsageSummary }
+    /**
+     * Before the first turn: what the question waits for (the session emits these). The answer
+     * itself is never an event: `RlmSession.ask` returns it, and that result is the one source.
+     */
+    | { type: "preparing"; step: "python" | "documents" | "model"; detail?: string }
   );
 
 export type RlmEventListener = (event: RlmEvent) => void;

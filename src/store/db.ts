@@ -2,31 +2,9 @@
 // tab loses nothing. idb gives typed promises over IndexedDB's event API.
 import { openDB, type DBSchema, type IDBPDatabase } from "idb";
 import type { Exchange } from "../app/run-view.ts";
+import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
 
-export interface DocumentMeta {
-  path: string;
-  name: string;
-  kind: string;
-  sourceBytes: number;
-  chars: number;
-  tokensEstimate: number;
-  encoding?: string;
-  preview: string;
-}
-
-export interface SessionRecord {
-  id: string;
-  title: string;
-  createdAt: number;
-  updatedAt: number;
-  documents: DocumentMeta[];
-}
-
-export interface StoredDocument {
-  sessionId: string;
-  path: string;
-  blob: Blob;
-}
+export type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument };
 
 export type StoredExchange = Exchange & { sessionId: string };
 
@@ -61,7 +39,7 @@ function mapError(err: unknown): Error {
 
 const DB_NAME = "browser-rlm";
 
-export class SessionStore {
+export class SessionStore implements SessionStorage {
   private constructor(private readonly db: IDBPDatabase<RlmDb>) {}
 
   static async open(name = DB_NAME): Promise<SessionStore> {

@@ -3,7 +3,6 @@ export {
   StorageFullError,
   StorageUnavailableError,
   requestPersistentStorage,
-  type DocumentMeta,
-  type SessionRecord,
-  type StoredDocument,
 } from "./db.ts";
+export { MemoryStore } from "./memory.ts";
+export type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";

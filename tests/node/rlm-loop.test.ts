@@ -325,7 +325,7 @@ describe("the RLM loop", () => {
   it("follow-up questions reuse REPL variables and see the earlier exchange", async () => {
     await repl.setContextText("apples: 3\npears: 5\n");
     const { root, sub } = engines(server);
-    const session = new RlmSession({ repl, rootEngine: root, subEngine: sub }, config());
+    const session = new RlmSession({ createRepl: () => repl, engines: () => ({ root, sub }), config: () => config() });
     server.scripts.root = (req) => {
       if (req.firstUser.startsWith("Question: How many apples?")) {
         return req.turn === 0 ? code("import re\ncounts = dict(re.findall(r'(\\w+): (\\d+)', context))\nprint(counts)") : code("FINAL(counts['apples'])");

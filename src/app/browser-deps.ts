@@ -1,0 +1,24 @@
+// The real browser behind the page's controller: IndexedDB, a Pyodide worker per session, the
+// ingest worker, WebLLM or an endpoint. Tests build the controller with other deps instead.
+import { createBrowserRepl } from "../repl/browser.ts";
+import { SessionStore } from "../store/index.ts";
+import type { AppDeps } from "./controller.svelte.ts";
+import { ingestForSession } from "./documents.ts";
+import { EngineManager } from "./engines.svelte.ts";
+import { download } from "./exports.ts";
+
+export function browserAppDeps(): AppDeps {
+  const search = globalThis.location?.search ?? "";
+  // ?replSync=sab|jspi forces how Python waits for sub-calls (for testing both transports).
+  const forced = new URLSearchParams(search).get("replSync");
+  const syncMode = forced === "sab" || forced === "jspi" ? forced : "auto";
+  return {
+    openStore: () => SessionStore.open(),
+    createRepl: (onStatus) => createBrowserRepl({ syncMode, onStatus }),
+    ingest: ingestForSession,
+    engines: (settings) => new EngineManager(settings),
+    settingsStorage: globalThis.localStorage ?? null,
+    search,
+    download,
+  };
+}

@@ -1,0 +1,117 @@
+// The person's sessions as stored: the list in the sidebar, and every read and write of a
+// session, its documents and its exchanges. A storage failure (full disk, blocked IndexedDB)
+// becomes a notice; the page keeps working in memory.
+import { newId } from "./ids.ts";
+import type { Exchange } from "./run-view.ts";
+import type { Notices } from "./notices.svelte.ts";
+import { MemoryStore, StorageUnavailableError, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
+
+const SAVE_EVERY_MS = 1500;
+
+export const UNTITLED = "New session";
+
+
+/** Saves a running exchange at most every SAVE_EVERY_MS, when the page is idle, and on demand. */
+export interface ExchangeSaver {
+  /** Something changed: save soon. */
+  soon(): void;
+  /** Save the current state now (the run ended): never skipped, whatever happened before. */
+  now(): Promise<void>;
+}
+
+export class SessionLibrary {
+  sessions = $state<SessionRecord[]>([]);
+  /** False when sessions live in memory only (IndexedDB refused). */
+  persistent = $state(true);
+
+  private constructor(
+    private readonly store: SessionStorage,
+    private readonly notices: Notices,
+  ) {}
+
+  /** Opens the browser's store, or falls back to memory with a warning. */
+  static async open(openStore: () => Promise<SessionStorage>, notices: Notices): Promise<SessionLibrary> {
+    try {
+      return new SessionLibrary(await openStore(), notices);
+    } catch (err) {
+      notices.notify("warning", err instanceof StorageUnavailableError ? err.message : String(err));
+      const library = new SessionLibrary(new MemoryStore(), notices);
+      library.persistent = false;
+      return library;
+    }
+  }
+
+  async refresh(): Promise<void> {
+    await this.notices.guard(async () => {
+      this.sessions = await this.store.listSessions();
+    });
+  }
+
+  async create(): Promise<SessionRecord> {
+    const now = Date.now();
+    const record: SessionRecord = { id: newId(), title: UNTITLED, createdAt: now, updatedAt: now, documents: [] };
+    await this.notices.guard(() => this.store.saveSession(structuredClone(record)));
+    await this.refresh();
+    return record;
+  }
+
+  async load(id: string): Promise<{ record: SessionRecord; documents: StoredDocument[]; exchanges: Exchange[] } | null> {
+    const loaded = await this.notices.guard(async () => {
+      const record = await this.store.getSession(id);
+      if (!record) return null;
+      return { record, documents: await this.store.loadDocuments(id), exchanges: await this.store.loadExchanges(id) };
+    });
+    return loaded ?? null;
+  }
+
+  /** Saves a change to a session's record (title, documents) and moves it to the top. */
+  async update(record: SessionRecord): Promise<void> {
+    record.updatedAt = Date.now();
+    await this.notices.guard(() => this.store.saveSession(structuredClone(record)));
+    await this.refresh();
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.notices.guard(() => this.store.deleteSession(id));
+    await this.refresh();
+  }
+
+  async saveDocuments(sessionId: string, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
+    await this.notices.guard(() => this.store.saveDocuments(sessionId, docs));
+  }
+
+  async deleteDocument(sessionId: string, path: string): Promise<void> {
+    await this.notices.guard(() => this.store.deleteDocument(sessionId, path));
+  }
+
+  async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {
+    await this.notices.guard(() => this.store.saveExchange(sessionId, exchange));
+  }
+
+  /** A saver for one running exchange; `snapshot` must return plain data (no reactive proxies). */
+  exchangeSaver(sessionId: string, snapshot: () => Exchange): ExchangeSaver {
+    return throttledSaver(() => this.saveExchange(sessionId, snapshot()));
+  }
+}
+
+/** A save snapshots the whole exchange: too much work per streamed token, so it is throttled. */
+function throttledSaver(save: () => Promise<void>): ExchangeSaver {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let chain: Promise<void> = Promise.resolve();
+  const run = () => {
+    timer = null;
+    chain = chain.then(save, save);
+    return chain;
+  };
+  const whenIdle = (f: () => void) =>
+    typeof requestIdleCallback === "function" ? requestIdleCallback(f, { timeout: SAVE_EVERY_MS }) : f();
+  return {
+    soon() {
+      if (!timer) timer = setTimeout(() => whenIdle(() => void run()), SAVE_EVERY_MS);
+    },
+    now() {
+      if (timer) clearTimeout(timer);
+      return run();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+// The page's controller without a browser: an in-memory store, a stand-in REPL per session, the
+// real engine manager against the scripted OpenAI-compatible server, and a fake file reader.
+// What it checks is what the page shows and keeps: answers, saved state, one sandbox per session.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { AppController, type AppDeps } from "../../src/app/controller.svelte.ts";
+import type { IngestFiles } from "../../src/app/documents.ts";
+import { EngineManager } from "../../src/app/engines.svelte.ts";
+import { MemoryStore } from "../../src/store/memory.ts";
+import type { IngestInput } from "../../src/ingest/index.ts";
+import { ScriptedRepl } from "../fixtures/scripted-repl.ts";
+import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+
+let server: ScriptedServer;
+beforeAll(async () => {
+  server = await startScriptedServer({ contextWindow: 8192 });
+});
+afterAll(async () => server?.close());
+beforeEach(() => {
+  server.requests.length = 0;
+});
+
+/** Reads "files" whose content is their name's text: enough for the controller's part. */
+const ingest: IngestFiles = async (inputs, taken) => {
+  const used = new Set(taken);
+  const documents = await Promise.all(
+    inputs.map(async (input) => {
+      const text = await input.file.text();
+      const name = (input.file as File).name;
+      const path = used.has(name) ? `${name} (2)` : name;
+      used.add(path);
+      const meta = { path, name: path, kind: "text", sourceBytes: text.length, chars: text.length, tokensEstimate: 1, encoding: "utf-8", preview: text };
+      return { meta, blob: new Blob([text]) };
+    }),
+  );
+  return { documents, problems: [] };
+};
+
+const file = (name: string, text: string): IngestInput => ({ file: new File([text], name) });
+
+interface Harness {
+  app: AppController;
+  store: MemoryStore;
+  repls: ScriptedRepl[];
+}
+
+function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayMs?: number } = {}): Harness {
+  const repls: ScriptedRepl[] = [];
+  const params = new URLSearchParams({ backend: "openai", baseUrl: extra.baseUrl ?? server.baseUrl, model: "root-model" });
+  const deps: AppDeps = {
+    openStore: async () => store,
+    createRepl: (onStatus) => {
+      const r = new ScriptedRepl({ onStatus, ...(extra.addDelayMs ? { addDelayMs: extra.addDelayMs } : {}) });
+      repls.push(r);
+      return r;
+    },
+    ingest,
+    engines: (settings) => new EngineManager(settings),
+    settingsStorage: null,
+    search: `?${params}`,
+    download: () => undefined,
+  };
+  return { app: new AppController(deps), store, repls };
+}
+
+describe("the page's controller", () => {
+  it("starts on a new session, reads files, answers, and keeps the answer in the store", async () => {
+    const { app, store, repls } = harness();
+    await app.start();
+    expect(app.view.record?.title).toBe("New session");
+    expect(repls).toHaveLength(1);
+    await app.addFiles([file("notes.txt", "the answer is 42")]);
+    expect(app.view.record?.documents.map((d) => d.path)).toEqual(["notes.txt"]);
+    expect(repls[0]!.docs.get("notes.txt")).toBe("the answer is 42");
+    server.scripts.root = code("FINAL('42')");
+    await app.ask("What is the answer?");
+    const [exchange] = app.view.exchanges;
+    expect(exchange).toMatchObject({ status: "answered", answer: "42" });
+    const id = app.view.record!.id;
+    expect((await store.loadExchanges(id))[0]).toMatchObject({ status: "answered", answer: "42" });
+    expect((await store.loadDocuments(id)).map((d) => d.path)).toEqual(["notes.txt"]);
+    expect((await store.getSession(id))?.title).toBe("What is the answer?");
+  });
+
+  it("gives every session its own REPL, and deleting a session ends it", async () => {
+    const { app, repls } = harness();
+    await app.start();
+    const first = app.view.record!.id;
+    await app.addFiles([file("a.txt", "one")]);
+    await app.newSession();
+    expect(repls).toHaveLength(2);
+    expect(repls[1]!.docs.size).toBe(0); // nothing of the first session's documents
+    await app.openSession(first);
+    expect(repls).toHaveLength(2); // switching back reuses the first session's live REPL
+    await app.deleteSession(first);
+    expect(repls[0]!.closed).toBe(true);
+    expect(repls[1]!.closed).toBe(false);
+    expect(app.view.record?.id).not.toBe(first);
+  });
+
+  it("a run that fails before its first turn is saved as Failed and stays so after a reload", async () => {
+    const store = new MemoryStore();
+    const { app } = harness(store, { baseUrl: "http://127.0.0.1:9/v1" });
+    await app.start();
+    await app.addFiles([file("a.txt", "text")]);
+    await app.ask("Anyone there?");
+    expect(app.view.exchanges[0]).toMatchObject({ status: "failed" });
+    expect(app.view.exchanges[0]?.message).toContain("Could not reach the model server");
+    // A new page on the same storage, as after a reload.
+    const again = harness(store).app;
+    await again.start();
+    const [saved] = again.view.exchanges;
+    expect(saved?.status).toBe("failed");
+    expect(saved?.endedAt).toBeTypeOf("number");
+  });
+
+  it("a question asked right after a reload waits for the documents to reach Python", async () => {
+    const store = new MemoryStore();
+    const before = harness(store);
+    await before.app.start();
+    await before.app.addFiles([file("slow.txt", "slow text")]);
+    // A new page on the same storage: the documents load into a new REPL slowly, and the
+    // question is asked at once.
+    const { app } = harness(store, { addDelayMs: 300 });
+    await app.start();
+    server.scripts.root = (req) => (req.firstUser.includes("9 characters") ? code("FINAL('saw it')") : code("FINAL('context was empty')"));
+    await app.ask("Did you see it?");
+    expect(app.view.exchanges[0]?.answer).toBe("saw it");
+  });
+
+  it("Stop ends a run whose cell hangs, and the next question works", async () => {
+    const { app } = harness();
+    await app.start();
+    await app.addFiles([file("a.txt", "text")]);
+    server.scripts.root = (req) => (req.firstUser.includes("Spin") ? code("HANG") : code("FINAL('next one')"));
+    const pending = app.ask("Spin");
+    while (!app.view.exchanges[0]?.turns[0]?.cells.length) await new Promise((r) => setTimeout(r, 10));
+    app.stop();
+    await pending;
+    expect(app.view.exchanges[0]?.status).toBe("stopped");
+    expect(app.view.running).toBe(false);
+    await app.ask("And now?");
+    expect(app.view.exchanges[1]?.answer).toBe("next one");
+  });
+
+  it("reopening a session after a reload restarts its Python with its documents and says the variables are gone", async () => {
+    const store = new MemoryStore();
+    const first = harness(store);
+    await first.app.start();
+    await first.app.addFiles([file("a.txt", "apples")]);
+    server.scripts.root = code("FINAL('first')");
+    await first.app.ask("First?");
+    const second = harness(store);
+    await second.app.start(); // opens the last session
+    expect(second.app.notices.list.some((n) => /variables from earlier questions are gone/.test(n.text))).toBe(true);
+    server.scripts.root = (req) => {
+      expect(req.firstUser).toContain("their variables are gone");
+      return code("FINAL('second')");
+    };
+    await second.app.ask("Second?");
+    expect(second.app.view.exchanges.map((e) => e.answer)).toEqual(["first", "second"]);
+    expect(second.repls[0]!.docs.get("a.txt")).toBe("apples");
+    expect(second.repls[0]!.history).toEqual([{ question: "First?", answer: "first" }]);
+  });
+});
