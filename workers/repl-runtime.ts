@@ -13,6 +13,7 @@ import {
   type ReplBootOptions,
   type ReplWorkerApi,
   type SubcallMessage,
+  maxCellResultChars,
   type SyncMode,
 } from "../src/repl/protocol.ts";
 
@@ -33,7 +34,32 @@ export interface ReplWorkerHooks {
   pythonSource: string;
   /** Runs once Pyodide is up: the browser entry removes network globals here. */
   afterBoot?: () => void;
+  /** Runs after every cell: the browser entry cancels timers the cell left behind. */
+  afterCell?: () => void;
   onPhase?: (phase: BootPhase) => void;
+}
+
+/**
+ * The heartbeat's answer, on a port only this closure holds. `postMessage` is taken now, before
+ * any Python runs, so a cell that patches MessagePort.prototype cannot silence or fake it.
+ */
+function answerHeartbeats(port: MessagePort): void {
+  const pong = port.postMessage.bind(port);
+  port.onmessage = (event: MessageEvent) => pong(event.data);
+}
+
+/** A cell result too large (or not text) to send: replaced by an error the page shows. */
+function droppedResult(length: number): string {
+  const what = length < 0 ? "was not text" : `was ${length.toLocaleString("en-US")} characters, over the limit`;
+  return JSON.stringify({
+    stdout: "",
+    stderr: `ProtocolError: the cell's result ${what}, so it was dropped. Print less.\n`,
+    final_answer: null,
+    locals: {},
+    execution_time: 0,
+    error: "ProtocolError",
+    interrupted: false,
+  });
 }
 
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
@@ -173,6 +199,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         },
       });
       if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
+      if (options.pingPort) answerHeartbeats(options.pingPort);
       loaded.runPython(hooks.pythonSource, { filename: "rlm_runtime.py" });
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
       hooks.afterBoot?.();
@@ -213,10 +240,17 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
 
     async runCell(code: string, outputCap: number): Promise<string> {
       const runCell = fn("run_cell");
-      // callPromising: JSPI can only suspend a stack that was entered through a promising call.
-      // Without JSPI, calling the coroutine function returns a plain Promise.
-      const pending = runtimeHasJspi() ? runCell.callPromising(code, outputCap) : runCell(code, outputCap);
-      return String(await pending);
+      try {
+        // callPromising: JSPI can only suspend a stack that was entered through a promising call.
+        // Without JSPI, calling the coroutine function returns a plain Promise.
+        const pending = runtimeHasJspi() ? runCell.callPromising(code, outputCap) : runCell(code, outputCap);
+        const raw: unknown = await pending;
+        // A first cut here, before the result crosses to the page; the page cuts again itself.
+        if (typeof raw !== "string") return droppedResult(-1);
+        return raw.length > maxCellResultChars(outputCap) ? droppedResult(raw.length) : raw;
+      } finally {
+        hooks.afterCell?.();
+      }
     },
 
     async beginQuestion(historyJson: string): Promise<void> {

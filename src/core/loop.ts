@@ -257,7 +257,8 @@ class QuestionRun {
     this.emit({ type: "cell-started", turn, cell, code });
     const started = Date.now();
     try {
-      const result = await this.o.repl.runCell(code, { timeoutMs: this.o.config.cellTimeoutMs });
+      const running = this.o.repl.runCell(code, { timeoutMs: this.o.config.cellTimeoutMs });
+      const result = await Promise.race([running, stoppedAfterGrace(this.stop.signal)]);
       this.emit({ type: "cell-finished", turn, cell, result });
       return result;
     } finally {
@@ -404,6 +405,34 @@ class QuestionRun {
       child.release();
     }
   }
+}
+
+/** After Stop, how long a cell may take to end by itself before the run stops without it. */
+const STOP_GRACE_MS = 1000;
+
+/**
+ * Resolves STOP_GRACE_MS after the run is stopped: Stop must end the run promptly even when the
+ * REPL needs longer (a worker being killed and rebuilt finishes in the background).
+ */
+function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
+  return new Promise((resolve) => {
+    const stopped = () =>
+      setTimeout(
+        () =>
+          resolve({
+            stdout: "",
+            stderr: "KeyboardInterrupt: the run was stopped while this cell was running.\n",
+            final_answer: null,
+            locals: {},
+            execution_time: 0,
+            error: "KeyboardInterrupt",
+            interrupted: true,
+          }),
+        STOP_GRACE_MS,
+      );
+    if (signal.aborted) stopped();
+    else signal.addEventListener("abort", stopped, { once: true });
+  });
 }
 
 interface Outcome {

@@ -191,6 +191,11 @@ export class RlmSession {
     const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
     say("python");
     await abortable(this.repl.start(), signal);
+    const rebuilt = await abortable(this.repl.ensureResponsive(), signal);
+    if (rebuilt) {
+      this.variablesKept = false;
+      onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
+    }
     say("documents");
     await abortable(this.documentsReady(), signal);
     say("model");

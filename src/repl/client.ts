@@ -51,6 +51,24 @@ type LoadedContext =
 
 const DEFAULT_OUTPUT_CAP = 200_000;
 const DEFAULT_KILL_GRACE_MS = 1500;
+/** How long an idle worker may take to answer the heartbeat (generous: the machine may be busy). */
+const DEFAULT_HEARTBEAT_MS = 3000;
+const WEDGED = "after the cell it stopped answering: something the cell scheduled kept it busy, or it shut itself down";
+
+function limitText(timeoutMs: number | undefined, what: string): string {
+  return `the cell ran past its ${Math.round((timeoutMs ?? 0) / 1000)} s time limit ${what}`;
+}
+
+/** The cause of a broken runtime, in words a person (and the model) can act on. */
+function crashCause(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  if (/maximum call stack|too much recursion|stack overflow/i.test(text)) {
+    return "the code recursed deeper than the browser's stack allows (recursion too deep; do not raise sys.setrecursionlimit)";
+  }
+  if (/exit(ed)? with code|ExitStatus|Program terminated|exit\(/i.test(text)) return `the code ended the Python process (${text.slice(0, 120)})`;
+  if (/out of memory|memory\.grow|allocation failed|Array buffer allocation/i.test(text)) return "the Python worker ran out of memory";
+  return `the Python worker crashed (${text.slice(0, 200)})`;
+}
 
 function canShareMemory(): boolean {
   if (typeof SharedArrayBuffer !== "function") return false;
@@ -76,7 +94,11 @@ export class ReplClient implements SessionRepl {
   private pendingReplies = new Set<(reply: SubcallReply) => void>();
   private stopRequested = false;
   private armKill: (() => void) | null = null;
+  private cellLost: ((reason: string) => void) | null = null;
   private restarts = 0;
+  private pingPort: MessagePort | null = null;
+  private pingSeq = 0;
+  private readonly heartbeatMs: number;
   private readonly outputCap: number;
   private readonly killGraceMs: number;
 
@@ -86,6 +108,7 @@ export class ReplClient implements SessionRepl {
   ) {
     this.outputCap = options.outputCap ?? DEFAULT_OUTPUT_CAP;
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   }
 
   /** Whether a worker is running (false before start and after close). */
@@ -132,8 +155,12 @@ export class ReplClient implements SessionRepl {
     channel.port1.onmessage = (event: MessageEvent) => void this.onHostMessage(event.data, channel.port1, sabBuffer);
     this.hostPort = channel.port1;
     bootOptions.hostPort = channel.port2;
+    const ping = new MessageChannel();
+    ping.port1.start();
+    this.pingPort = ping.port1;
+    bootOptions.pingPort = ping.port2;
     if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
-    const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2]));
+    const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2, ping.port2]));
     this.syncMode = info.syncMode;
     await this.reloadContext();
     if (this.booted) {
@@ -228,68 +255,131 @@ export class ReplClient implements SessionRepl {
 
   async runCell(code: string, options: RunCellOptions = {}): Promise<CellResult> {
     const t = await this.ready();
+    const watch = this.watchCell(options.timeoutMs);
+    const execution = t.api.runCell(code, this.outputCap).then((raw) => this.acceptResult(raw));
+    try {
+      const outcome = await Promise.race([execution, watch.mustKill, watch.gone]);
+      if (outcome === "kill" || "gone" in outcome) {
+        execution.catch(() => undefined);
+        if (outcome !== "kill") return this.rebuildAfter(t, outcome.gone);
+        return this.rebuildAfter(t, watch.timedOut() ? limitText(options.timeoutMs, "and Python did not stop") : "Python did not stop when asked");
+      }
+      const result = this.explainInterrupt(outcome, watch.timedOut(), options.timeoutMs);
+      if (await this.heartbeat(t)) return result;
+      const rebuilt = this.rebuildAfter(t, WEDGED);
+      return { ...rebuilt, stdout: result.stdout, stderr: result.stderr + rebuilt.stderr };
+    } catch (err) {
+      // run_cell catches every Python exception itself, so a rejection means the runtime
+      // broke (a fatal Pyodide error, a dead worker): rebuild it.
+      return this.rebuildAfter(t, crashCause(err));
+    } finally {
+      watch.dispose();
+    }
+  }
+
+  /** The cell's time limit, and the grace after an interrupt before the worker is killed. */
+  private watchCell(timeoutMs: number | undefined) {
     this.stopRequested = false;
     let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
     const mustKill = new Promise<"kill">((resolve) => {
       this.armKill = () => {
         if (killTimer === undefined) killTimer = setTimeout(() => resolve("kill"), this.killGraceMs);
       };
     });
-    if (options.timeoutMs && options.timeoutMs > 0) {
-      timer = setTimeout(() => {
-        timedOut = true;
-        this.interrupt();
-      }, options.timeoutMs);
-    }
-    const execution = t.api.runCell(code, this.outputCap).then((raw) => {
-      try {
-        return parseCellResult(raw);
-      } catch (err) {
-        // A worker that answers with something else is not trusted with this cell.
-        this.protocolErrors.push(err instanceof Error ? err.message : String(err));
-        return {
-          stdout: "",
-          stderr: "ProtocolError: the REPL returned a malformed result, which was dropped.\n",
-          final_answer: null,
-          locals: {},
-          execution_time: 0,
-          error: "ProtocolError",
-          interrupted: false,
-        } satisfies CellResult;
-      }
+    // The worker died under the cell (it exited, or its thread crashed): no reply will come.
+    const gone = new Promise<{ gone: string }>((resolve) => {
+      this.cellLost = (reason) => resolve({ gone: crashCause(reason) });
     });
+    const timer =
+      timeoutMs && timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            this.interrupt();
+          }, timeoutMs)
+        : undefined;
+    return {
+      mustKill,
+      gone,
+      timedOut: () => timedOut,
+      dispose: () => {
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        this.armKill = null;
+        this.cellLost = null;
+      },
+    };
+  }
+
+  /** A worker that answers with something else is not trusted with this cell. */
+  private acceptResult(raw: unknown): CellResult {
     try {
-      const outcome = await Promise.race([execution, mustKill]);
-      if (outcome === "kill") {
-        execution.catch(() => undefined);
-        const why = timedOut
-          ? `the cell ran past its ${Math.round((options.timeoutMs ?? 0) / 1000)} s time limit and Python did not stop`
-          : "Python did not stop when asked";
-        await this.restart(why);
-        return this.restartedResult(why);
-      }
-      if (timedOut) {
-        outcome.stderr =
-          `TimeoutError: the cell ran past its ${Math.round((options.timeoutMs ?? 0) / 1000)} s time limit and was stopped. ` +
-          "Work on smaller pieces.\n" + outcome.stderr;
-      }
-      return outcome;
+      return parseCellResult(raw, this.outputCap);
     } catch (err) {
-      // run_cell catches every Python exception itself, so a rejection means the runtime
-      // broke (a fatal Pyodide error, a dead worker): rebuild it.
-      const why = `the Python worker crashed (${err instanceof Error ? err.message : String(err)})`;
-      if (this.transport === t) await this.restart(why);
-      return this.restartedResult(why);
-    } finally {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      this.armKill = null;
+      this.protocolErrors.push(err instanceof Error ? err.message : String(err));
+      return {
+        stdout: "",
+        stderr: "ProtocolError: the REPL returned a malformed result, which was dropped.\n",
+        final_answer: null,
+        locals: {},
+        execution_time: 0,
+        error: "ProtocolError",
+        interrupted: false,
+      };
     }
   }
 
-  private restartedResult(why: string): CellResult {
+  /**
+   * Python cannot tell who raised a KeyboardInterrupt; the host knows whether it interrupted
+   * (Stop, or the time limit) or the code raised it itself, and says which.
+   */
+  private explainInterrupt(result: CellResult, timedOut: boolean, timeoutMs: number | undefined): CellResult {
+    if (result.error !== "KeyboardInterrupt") return result;
+    const cause = timedOut
+      ? `TimeoutError: ${limitText(timeoutMs, "and was stopped")}. Work on smaller pieces.`
+      : this.stopRequested
+        ? "KeyboardInterrupt: the person pressed Stop. Variables from earlier cells are kept."
+        : "KeyboardInterrupt: the code raised KeyboardInterrupt itself; nothing stopped it from outside.";
+    const stderr = result.stderr.replace(/^KeyboardInterrupt: the cell was interrupted\..*\n?/m, "");
+    return { ...result, stderr: `${cause}\n${stderr}`, interrupted: timedOut || this.stopRequested };
+  }
+
+  /**
+   * Whether the worker's event loop still answers after a cell. Work a cell left behind (a
+   * timer that spins, a message handler) or a worker that closed itself cannot answer.
+   */
+  private async heartbeat(t: ReplTransport): Promise<boolean> {
+    const port = this.pingPort;
+    if (!port || this.transport !== t) return true;
+    const nonce = ++this.pingSeq;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => finish(false), this.heartbeatMs);
+      const onPong = (event: MessageEvent) => {
+        if (event.data === nonce) finish(true);
+      };
+      const finish = (alive: boolean) => {
+        clearTimeout(timer);
+        port.removeEventListener("message", onPong as EventListener);
+        resolve(alive);
+      };
+      port.addEventListener("message", onPong as EventListener);
+      port.postMessage(nonce);
+    });
+  }
+
+  /** Before a question: a worker that stopped answering since the last one is rebuilt. */
+  async ensureResponsive(): Promise<string | null> {
+    const t = await this.ready();
+    if (await this.heartbeat(t)) return null;
+    this.rebuildAfter(t, WEDGED);
+    await this.start();
+    return `The Python worker had stopped answering (${WEDGED}), so it was restarted: its variables are gone, the documents were loaded again.`;
+  }
+
+  /** Kill the worker and start a fresh one in the background; the next call waits for it. */
+  private rebuildAfter(t: ReplTransport, why: string): CellResult {
+    // (A worker that died on its own is already torn down: start its replacement too.)
+    if (this.transport === t || this.transport === null) void this.restart(why).catch(() => undefined); // the status shows a failed start
     return {
       stdout: "",
       stderr:
@@ -325,7 +415,8 @@ export class ReplClient implements SessionRepl {
   }
 
   private handleWorkerExit(reason: string): void {
-    // The next runCell notices through its rejected promise; make sure a later call reboots.
+    // A running cell gets no reply from a dead worker: end it now, and make a later call reboot.
+    this.cellLost?.(reason);
     this.teardown();
     this.options.onStatus?.({ state: "restarting", reason });
   }
@@ -338,6 +429,8 @@ export class ReplClient implements SessionRepl {
     this.pendingReplies.clear();
     this.hostPort?.close();
     this.hostPort = null;
+    this.pingPort?.close();
+    this.pingPort = null;
     t?.terminate();
   }
 

@@ -18,6 +18,12 @@ export interface ReplBootOptions {
   sabBuffer?: SharedArrayBuffer;
   /** Characters of stdout (and of stderr) a cell may keep. */
   outputCap: number;
+  /**
+   * The heartbeat: the host posts a number, the worker's own JS (not Python) posts it back. It
+   * lives on a port only that JS holds, so Python can neither answer for a wedged worker nor
+   * intercept it; a worker that is busy with work a cell left behind, or gone, stays silent.
+   */
+  pingPort?: MessagePort;
 }
 
 /**
@@ -53,6 +59,17 @@ export interface ContextInfo {
   items: number;
   keys_preview?: string[];
   encodings?: string[];
+}
+
+/** The most a submitted answer may be (a 1 MB answer still renders, see src/ui). */
+export const FINAL_ANSWER_MAX_CHARS = 1_000_000;
+/** The most the variable summaries of one cell may take (they go into the trajectory). */
+export const LOCALS_MAX_CHARS = 20_000;
+
+/** The longest cell result a worker may send for an output cap: anything longer is dropped unread. */
+export function maxCellResultChars(outputCap: number): number {
+  // stdout and stderr, each escaped (JSON can double a character), the answer, the locals.
+  return 2 * (2 * outputCap) + 2 * FINAL_ANSWER_MAX_CHARS + LOCALS_MAX_CHARS + 4096;
 }
 
 export interface CellResult {
@@ -122,7 +139,15 @@ function parseJson(text: unknown, what: string): unknown {
   }
 }
 
-export function parseCellResult(text: unknown): CellResult {
+/**
+ * A cell result from the worker, checked and cut to the host's own caps: Python can patch its
+ * side of the output cap (the writer, the JSON), so the limits that protect the page and the
+ * model's window are applied here, on the main thread, where model code cannot reach.
+ */
+export function parseCellResult(text: unknown, outputCap = Number.POSITIVE_INFINITY): CellResult {
+  if (typeof text === "string" && Number.isFinite(outputCap) && text.length > maxCellResultChars(outputCap)) {
+    throw new ReplProtocolError(`cell result (${text.length.toLocaleString("en-US")} characters, over the limit)`);
+  }
   const v = parseJson(text, "cell result");
   if (
     !isRecord(v) ||
@@ -137,14 +162,35 @@ export function parseCellResult(text: unknown): CellResult {
     throw new ReplProtocolError("cell result");
   }
   return {
-    stdout: v.stdout,
-    stderr: v.stderr,
-    final_answer: v.final_answer,
-    locals: v.locals,
+    stdout: capText(v.stdout, outputCap),
+    stderr: capText(v.stderr, outputCap),
+    final_answer: v.final_answer === null ? null : capText(v.final_answer, FINAL_ANSWER_MAX_CHARS),
+    locals: capLocals(v.locals),
     execution_time: v.execution_time,
-    error: v.error,
+    error: v.error === null ? null : v.error.slice(0, 200),
     interrupted: v.interrupted,
   };
+}
+
+/** Keeps both ends of an over-long text, and says how much was cut. */
+export function capText(text: string, cap: number): string {
+  if (!(text.length > cap)) return text;
+  const half = Math.floor(cap / 2);
+  return `${text.slice(0, half)}\n... [${(text.length - 2 * half).toLocaleString("en-US")} characters omitted by the host] ...\n${text.slice(text.length - half)}`;
+}
+
+function capLocals(locals: Record<string, unknown>): Record<string, unknown> {
+  if (JSON.stringify(locals).length <= LOCALS_MAX_CHARS) return locals;
+  const kept: Array<[string, unknown]> = [];
+  let size = 2;
+  for (const [name, value] of Object.entries(locals)) {
+    const entry = JSON.stringify([name, value]).length;
+    if (size + entry > LOCALS_MAX_CHARS) break;
+    kept.push([name, value]);
+    size += entry;
+  }
+  // fromEntries defines own properties, so a variable named "__proto__" stays a plain key.
+  return Object.fromEntries(kept);
 }
 
 export function parseContextInfo(text: unknown): ContextInfo {

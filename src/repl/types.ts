@@ -41,6 +41,8 @@ export interface SessionRepl extends Repl {
   addDocument(name: string, data: Blob): Promise<ContextInfo>;
   removeDocument(name: string): Promise<ContextInfo>;
   resetNamespace(): Promise<void>;
+  /** Checks the worker still answers; rebuilds it if not, and says what happened (else null). */
+  ensureResponsive(): Promise<string | null>;
   /**
    * Runs after the worker was rebuilt (crash, hang) and its documents were loaded again, before
    * the cell that noticed returns: the owner restores what else Python must know (history)
@@ -67,6 +69,8 @@ export interface ReplClientOptions {
   outputCap?: number;
   /** After an interrupt, how long to wait for Python before killing the worker. */
   killGraceMs?: number;
+  /** How long an idle worker may take to answer the heartbeat before it is rebuilt. */
+  heartbeatMs?: number;
   /** Called with each phase of a (re)start, for progress displays. */
   onStatus?: (status: ReplStatus) => void;
 }

@@ -520,8 +520,9 @@ async def run_cell(code, output_cap):
         interrupted = True
         error = "KeyboardInterrupt"
         err.drop_trailing_line("KeyboardInterrupt")  # Pyodide echoes the bare name when JS raises it
-        err.write("KeyboardInterrupt: the cell was stopped (Stop button or time limit). "
-                  "Variables from earlier cells are kept.\n")
+        # Python cannot tell who raised it; the host knows (Stop, the time limit, or the code
+        # itself) and puts its own explanation in place of this line.
+        err.write("KeyboardInterrupt: the cell was interrupted. Variables from earlier cells are kept.\n")
     except SystemExit as exc:
         error = "SystemExit"
         err.write("SystemExit: {} (exit() does nothing here; the REPL keeps running)\n".format(exc.code))
@@ -571,4 +572,19 @@ def _interruptible_sleep(seconds):
 
 
 time.sleep = _interruptible_sleep
+
+# Deep recursion past the browser's native stack kills the whole interpreter, which looks like
+# a hang; within this limit it is an ordinary RecursionError the model can read and fix.
+MAX_RECURSION_LIMIT = 3000
+_set_recursion_limit = sys.setrecursionlimit
+
+
+def _bounded_setrecursionlimit(limit):
+    _set_recursion_limit(min(int(limit), MAX_RECURSION_LIMIT))
+    if int(limit) > MAX_RECURSION_LIMIT:
+        print("Note: the recursion limit stays at {} here; deeper recursion would crash the browser's "
+              "Python. Rewrite the recursion as a loop.".format(MAX_RECURSION_LIMIT), file=sys.stderr)
+
+
+sys.setrecursionlimit = _bounded_setrecursionlimit
 reset_namespace()
