@@ -195,7 +195,7 @@ export function analyseReply(raw: string | null | undefined): ReplyAnalysis {
   const refused = blocks.filter((b) => b.verdict === "refuse");
   const final = foreign ? null : findFinalMarker(normalised.text);
   const problems: ReplyProblem[] = [];
-  if (!normalised.text.trim()) problems.push("empty");
+  if (!normalised.text.trim() && !normalised.cut) problems.push("empty");
   if (!runnable.length && !final && /```|FINAL(?:_VAR)?\(|answer\["ready"\]/.test(normalised.thinking)) problems.push("action-in-thinking");
   if (normalised.cut) {
     problems.push("fabricated-output");
