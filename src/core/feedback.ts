@@ -160,6 +160,7 @@ export function messageForInaction(facts: TaskFacts, reply: ReplyAnalysis): stri
   if (reply.refused.length) return wrongLanguageMessage(facts, reply.refused.map((b) => b.language));
   if (reply.problems.includes("empty")) return emptyReplyMessage(facts);
   if (reply.problems.includes("refusal")) return refusalMessage(facts);
+  if (reply.problems.includes("echo")) return withTask(facts, `Your reply repeated the message you were sent. ${FORMAT}`);
   const fabricated = reply.problems.includes("fabricated-output")
     ? fabricatedOutputNote(reply.problems.includes("final-after-fabricated-output"))
     : "";

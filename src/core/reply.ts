@@ -164,7 +164,9 @@ export type ReplyProblem =
   /** A tool call or another agent protocol (M07). */
   | "foreign-protocol"
   /** "I'm sorry, I can't…" on a benign task: treated as no action. */
-  | "refusal";
+  | "refusal"
+  /** The reply repeats the prompt it was given: a chat-template or stop-token fault (M01). */
+  | "echo";
 
 export interface ReplyAnalysis {
   kind: ReplyKind;
@@ -187,7 +189,7 @@ const REFUSAL = /^\s*(?:I'm sorry|I am sorry|Sorry,|I cannot|I can't|I can not|A
  * Normalises and classifies one root reply. "neither" (no code, no final) is never an answer:
  * the loop re-prompts and, after two in a row, falls back (M01).
  */
-export function analyseReply(raw: string | null | undefined): ReplyAnalysis {
+export function analyseReply(raw: string | null | undefined, options: { prompts?: readonly string[] } = {}): ReplyAnalysis {
   const normalised = normaliseReply(raw);
   const foreign = detectForeignProtocol(normalised.text);
   const blocks = foreign ? [] : extractCodeBlocks(normalised.text);
@@ -205,6 +207,23 @@ export function analyseReply(raw: string | null | undefined): ReplyAnalysis {
   if (blocks.some((b) => b.unclosed)) problems.push("unclosed-fence");
   if (foreign) problems.push("foreign-protocol");
   if (!runnable.length && !final && REFUSAL.test(normalised.text)) problems.push("refusal");
+  if (!runnable.length && !final && options.prompts && isEcho(normalised.text, options.prompts)) problems.push("echo");
   const kind: ReplyKind = runnable.length ? (final ? "both" : "code") : final ? "final" : "neither";
   return { kind, normalised, blocks, runnable, refused, final, foreign, problems };
+}
+
+const squashSpace = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/**
+ * The reply is (the start of) a message it was sent: the last user message or the system
+ * prompt parroted back. Small models do this when the chat template or the stop token is wrong,
+ * so the loop should say so in a notice, not only re-prompt (small-models.md M01).
+ */
+export function isEcho(reply: string, prompts: readonly string[]): boolean {
+  const r = squashSpace(reply);
+  if (r.length < 40) return false;
+  return prompts.some((p) => {
+    const q = squashSpace(p);
+    return q.length >= 40 && (q.includes(r) || r.includes(q.slice(0, 200)));
+  });
 }

@@ -4,3 +4,4 @@ export { RepeatGuard, advancesState, normaliseCode, similarity, type RepeatGuard
 export { NoActionCounter, type NoActionVerdict } from "./no-action.ts";
 export { StuckDetector, errorSignature, usesContext, type StuckLimits, type StuckReason, type StuckVerdict, type TurnObservation } from "./stuck.ts";
 export { EvidenceGate, type EvidenceGateOptions, type EvidenceVerdict, type FinalToCheck } from "./evidence.ts";
+export { endsInRunawayRepetition, type RunawayOptions } from "./runaway.ts";
