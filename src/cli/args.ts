@@ -1,5 +1,6 @@
 // Command-line options, in the spirit of mlx_lm.rlm. Parsing is pure so it can be tested.
 import { parseArgs } from "node:util";
+import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -29,6 +30,8 @@ export interface CliOptions {
   verbose: boolean;
   json: boolean;
   outputTrajectory?: string;
+  /** Prompt profile: auto (from the model name), guided (≤ 4B), standard, canonical (RLM-trained). */
+  prompt?: PromptChoice;
   help: boolean;
   version: boolean;
 }
@@ -66,6 +69,10 @@ Budgets and sampling:
   --cell-timeout S          seconds per code cell (default 60)
   --concurrency N           sub-calls in flight at once (default 4)
   --temperature T  --top-p P  --seed N
+
+Prompt:
+  --prompt NAME             auto (default: from the model's name), guided (short, for ≤ 4B roots),
+                            standard, or canonical (the answer-dict protocol of RLM-trained models)
 
   -h, --help                this help
   --version                 the version
@@ -110,6 +117,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         verbose: { type: "boolean", short: "v", default: false },
         json: { type: "boolean", default: false },
         "output-trajectory": { type: "string" },
+        prompt: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -145,6 +153,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (apiKey) opts.apiKey = apiKey;
   if (v["sub-model"]) opts.subModel = v["sub-model"];
   if (trajectory) opts.outputTrajectory = trajectory;
+  if (v.prompt !== undefined) {
+    if (!(PROMPT_CHOICES as readonly string[]).includes(v.prompt)) {
+      throw new UsageError(`--prompt must be one of ${PROMPT_CHOICES.join(", ")}, got "${v.prompt}"`);
+    }
+    opts.prompt = v.prompt as PromptChoice;
+  }
   const numbers: Array<[keyof CliOptions, string, boolean]> = [
     ["contextWindow", "context-window", true],
     ["subContextWindow", "sub-context-window", true],

@@ -31,3 +31,58 @@ export {
   type FittedDocument,
   type TruncateMode,
 } from "./direct.ts";
+
+// --- small models (issue 13): modules the loop consults each turn -----------------------------
+export {
+  analyseReply,
+  detectForeignProtocol,
+  foreignToCode,
+  isEcho,
+  normaliseReply,
+  ROOT_STOP_SEQUENCES,
+  type ForeignProtocol,
+  type NormalisedReply,
+  type ReplyAnalysis,
+  type ReplyKind,
+  type ReplyProblem,
+} from "./reply.ts";
+export { extractCodeBlocks, type BlockVerdict, type CodeBlock } from "./parse.ts";
+export {
+  assignedNamesIn,
+  assignmentAsCode,
+  decideBareName,
+  findFinalMarker,
+  judgeFinalWithCode,
+  mentions,
+  normaliseAnswer,
+  refuseFinal,
+  type BareNameDecision,
+  type FinalMarker,
+  type RefusedFinal,
+} from "./finals.ts";
+export * from "./guards/index.ts";
+export * as feedback from "./feedback.ts";
+export { ALLOWED_IMPORTS, type TaskFacts } from "./feedback.ts";
+export {
+  PROMPT_PROFILES,
+  PROMPT_CHOICES,
+  chooseProfile,
+  modelSizeB,
+  type PromptChoice,
+  type PromptProfile,
+  type PromptProfileName,
+  type ProfileChoice,
+} from "./profiles/index.ts";
+export {
+  configureHelpers,
+  helperLimits,
+  prepareBlock,
+  replSyntaxChecker,
+  ReplProbeError,
+  type PreparedBlock,
+  type ProbeRepl,
+  type SyntaxChecker,
+} from "./repl-probes.ts";
+export { SubcallPolicy, SubcallTooLongError, type SubcallOutcome, type SubcallPolicyOptions } from "./subcall-policy.ts";
+export { runFallback, fallbackChunkBudget, type FallbackEvent, type FallbackOptions, type FallbackResult, type FallbackSource } from "./fallback.ts";
+export { chooseRunMode, type RunModeChoice, type RunModeRequest } from "./run-mode.ts";

@@ -11,6 +11,7 @@ export interface PromptInputs {
   recursive: boolean;
 }
 
+/** Numbers in prose get thousands separators; numbers inside code never do (8,000 is a tuple). */
 const fmt = (n: number) => n.toLocaleString("en-US");
 
 export function systemPrompt({ budgets, recursive }: PromptInputs): string {
@@ -28,7 +29,7 @@ ${rlmLine}- SHOW_VARS(): list your variables.
 
 How to work:
 1. Look before you read: print len(context), a short slice, or regex matches. Only ${fmt(budgets.outputCharsPerCell)} characters of output are shown per block.
-2. Use Python (re, str methods, collections.Counter) for exact search and counting. Use llm_query on chunks to understand text: for i in range(0, len(context), ${chunk}).
+2. Use Python (re, str methods, collections.Counter) for exact search and counting. Use llm_query on chunks to understand text: \`for i in range(0, len(context), ${budgets.chunkChars})\`.
 3. Keep results in variables, print small summaries, check them.
 4. When sure, call FINAL(...) with a short, direct answer to the question.
 
