@@ -52,10 +52,17 @@ export class DocumentLoadError extends Error {
   override name = "DocumentLoadError";
   constructor(path: string, cause: unknown) {
     super(
-      `The document ${path} did not reach Python (${cause instanceof Error ? cause.message : String(cause)}), so no ` +
-        "question can be answered from it. Remove it and add it again; if that fails, reload the page.",
+      `The document ${path} did not reach Python (${lastLine(cause)}), so no question can be answered from it. ` +
+        "Remove it and add it again; if that fails, reload the page.",
     );
   }
+}
+
+/** The useful line of an error: a Python traceback ends with "Type: message". */
+function lastLine(cause: unknown): string {
+  const text = (cause instanceof Error ? cause.message : String(cause)).trim();
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  return (lines.at(-1) ?? text).slice(0, 300);
 }
 
 class Stopped extends Error {
