@@ -13,6 +13,8 @@ import {
   type ReplBootOptions,
   type ReplWorkerApi,
   type SubcallMessage,
+  FINAL_ANSWER_MAX_CHARS,
+  capText,
   maxCellResultChars,
   type SyncMode,
 } from "../src/repl/protocol.ts";
@@ -39,16 +41,67 @@ export interface ReplWorkerHooks {
   onPhase?: (phase: BootPhase) => void;
 }
 
-/**
- * The heartbeat's answer, on a port only this closure holds. `postMessage` is taken now, before
- * any Python runs, so a cell that patches MessagePort.prototype cannot silence or fake it.
- */
-function answerHeartbeats(port: MessagePort): void {
-  const pong = port.postMessage.bind(port);
-  port.onmessage = (event: MessageEvent) => pong(event.data);
+/** What the worker tells the host on the private port (see src/repl/pulse.ts). */
+interface Pulse {
+  cellStarted(id: number): void;
+  cellFinished(id: number, result: string): void;
 }
 
-/** A cell result too large (or not text) to send: replaced by an error the page shows. */
+/**
+ * The worker's end of the private port: heartbeats, and each cell's start and result. The
+ * port's postMessage is taken now, before any Python runs, so a cell that patches
+ * MessagePort.prototype cannot silence or fake it. A heartbeat's answer first goes twice round a
+ * private channel and a timer turn, so work a cell left queued runs before it: a worker that
+ * such work wedges stays silent instead of answering just ahead of it.
+ */
+function privatePulse(port: MessagePort): Pulse {
+  const send = port.postMessage.bind(port);
+  const later = setTimeout.bind(globalThis);
+  const loop = new MessageChannel();
+  const bounce = loop.port2.postMessage.bind(loop.port2);
+  loop.port1.onmessage = (event: MessageEvent) => {
+    const [nonce, rounds] = event.data as [unknown, number];
+    if (rounds > 0) bounce([nonce, rounds - 1]);
+    else later(() => send(nonce), 0);
+  };
+  port.onmessage = (event: MessageEvent) => bounce([event.data, 1]);
+  return {
+    cellStarted: (id) => send({ started: id }),
+    cellFinished: (id, result) => send({ id, result }),
+  };
+}
+
+// Taken before any Python runs: a cell can replace JSON.parse on the global, not these.
+const parseJson = JSON.parse;
+const toJson = JSON.stringify;
+
+/** A first cut before the result crosses to the page (the page cuts again itself). */
+function capForHost(raw: string, outputCap: number): string {
+  return raw.length > maxCellResultChars(outputCap) ? cutResult(raw, outputCap) : raw;
+}
+
+/**
+ * A result over the size limit (Python's own cap was patched away): each field is cut to the
+ * cap, so the cell's answer and the session survive; only what cannot be read is dropped.
+ */
+function cutResult(raw: string, outputCap: number): string {
+  let v: Record<string, unknown>;
+  try {
+    v = parseJson(raw) as Record<string, unknown>;
+  } catch {
+    return droppedResult(raw.length);
+  }
+  const text = (x: unknown, cap: number) => (typeof x === "string" ? capText(x, cap) : x);
+  return toJson({
+    ...v,
+    stdout: text(v.stdout, outputCap),
+    stderr: text(v.stderr, outputCap),
+    final_answer: text(v.final_answer, FINAL_ANSWER_MAX_CHARS),
+    locals: {},
+  });
+}
+
+/** A cell result that is not text, or cannot be read: replaced by an error the page shows. */
 function droppedResult(length: number): string {
   const what = length < 0 ? "was not text" : `was ${length.toLocaleString("en-US")} characters, over the limit`;
   return JSON.stringify({
@@ -65,6 +118,8 @@ function droppedResult(length: number): string {
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   let py: PyodideInterface | undefined;
   let mountCount = 0;
+  let pulse: Pulse | null = null;
+  let cellOutputCap = 0;
   const inputRoot = "/input";
 
   const need = (): PyodideInterface => {
@@ -193,13 +248,18 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
           loaded.checkInterrupt();
         },
         call: (requestJson: string) => call(String(requestJson)),
+        // Python calls these as the first and last steps of a cell: if work left behind by an
+        // earlier cell holds the worker, the start never comes and the host rebuilds it; the
+        // result goes out at once, so work that wedges the worker after the cell cannot hold it.
+        cell_started: (id: number) => pulse?.cellStarted(Number(id)),
+        cell_finished: (id: number, result: string) => pulse?.cellFinished(Number(id), capForHost(String(result), cellOutputCap)),
         call_blocking: (requestJson: string) => {
           if (!callBlocking) throw new Error("no blocking channel");
           return callBlocking(String(requestJson));
         },
       });
       if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
-      if (options.pingPort) answerHeartbeats(options.pingPort);
+      if (options.pingPort) pulse = privatePulse(options.pingPort);
       loaded.runPython(hooks.pythonSource, { filename: "rlm_runtime.py" });
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
       hooks.afterBoot?.();
@@ -238,16 +298,16 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       return String(fn("context_json")());
     },
 
-    async runCell(code: string, outputCap: number): Promise<string> {
+    async runCell(code: string, outputCap: number, cellId = 0): Promise<string> {
       const runCell = fn("run_cell");
+      cellOutputCap = outputCap;
       try {
         // callPromising: JSPI can only suspend a stack that was entered through a promising call.
         // Without JSPI, calling the coroutine function returns a plain Promise.
-        const pending = runtimeHasJspi() ? runCell.callPromising(code, outputCap) : runCell(code, outputCap);
+        const args = [code, outputCap, cellId];
+        const pending = runtimeHasJspi() ? runCell.callPromising(...args) : runCell(...args);
         const raw: unknown = await pending;
-        // A first cut here, before the result crosses to the page; the page cuts again itself.
-        if (typeof raw !== "string") return droppedResult(-1);
-        return raw.length > maxCellResultChars(outputCap) ? droppedResult(raw.length) : raw;
+        return typeof raw === "string" ? capForHost(raw, outputCap) : droppedResult(-1);
       } finally {
         hooks.afterCell?.();
       }

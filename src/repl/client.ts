@@ -20,6 +20,7 @@ import {
   type SubcallReply,
   type SyncMode,
 } from "./protocol.ts";
+import { WorkerPulse } from "./pulse.ts";
 import type {
   HistoryEntry,
   RebuiltListener,
@@ -54,6 +55,8 @@ const DEFAULT_KILL_GRACE_MS = 1500;
 /** How long an idle worker may take to answer the heartbeat (generous: the machine may be busy). */
 const DEFAULT_HEARTBEAT_MS = 3000;
 const WEDGED = "after the cell it stopped answering: something the cell scheduled kept it busy, or it shut itself down";
+const WEDGED_BEFORE =
+  "before this cell could run, the Python worker had stopped answering: something an earlier cell scheduled kept it busy. The cell did not run";
 
 function limitText(timeoutMs: number | undefined, what: string): string {
   return `the cell ran past its ${Math.round((timeoutMs ?? 0) / 1000)} s time limit ${what}`;
@@ -96,8 +99,8 @@ export class ReplClient implements SessionRepl {
   private armKill: (() => void) | null = null;
   private cellLost: ((reason: string) => void) | null = null;
   private restarts = 0;
-  private pingPort: MessagePort | null = null;
-  private pingSeq = 0;
+  private pulse: WorkerPulse | null = null;
+  private cellSeq = 0;
   private readonly heartbeatMs: number;
   private readonly outputCap: number;
   private readonly killGraceMs: number;
@@ -156,8 +159,7 @@ export class ReplClient implements SessionRepl {
     this.hostPort = channel.port1;
     bootOptions.hostPort = channel.port2;
     const ping = new MessageChannel();
-    ping.port1.start();
-    this.pingPort = ping.port1;
+    this.pulse = new WorkerPulse(ping.port1, this.heartbeatMs);
     bootOptions.pingPort = ping.port2;
     if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
     const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2, ping.port2]));
@@ -256,9 +258,17 @@ export class ReplClient implements SessionRepl {
   async runCell(code: string, options: RunCellOptions = {}): Promise<CellResult> {
     const t = await this.ready();
     const watch = this.watchCell(options.timeoutMs);
-    const execution = t.api.runCell(code, this.outputCap).then((raw) => this.acceptResult(raw));
+    const id = ++this.cellSeq;
+    const pulse = this.pulse;
+    pulse?.reset();
+    // Work an earlier cell left behind (a message handler that spins) keeps the cell from even
+    // starting: Python says when it starts a cell, and silence means the worker is wedged.
+    const notStarted = pulse ? pulse.startedOrWedged(id, WEDGED_BEFORE) : new Promise<never>(() => undefined);
+    // The result comes on the private port first (see WorkerPulse), and through Comlink too.
+    const delivered = Promise.race([t.api.runCell(code, this.outputCap, id), ...(pulse ? [pulse.result(id)] : [])]);
+    const execution = delivered.then((raw) => this.acceptResult(raw));
     try {
-      const outcome = await Promise.race([execution, watch.mustKill, watch.gone]);
+      const outcome = await Promise.race([execution, watch.mustKill, watch.gone, notStarted]);
       if (outcome === "kill" || "gone" in outcome) {
         execution.catch(() => undefined);
         if (outcome !== "kill") return this.rebuildAfter(t, outcome.gone);
@@ -349,22 +359,8 @@ export class ReplClient implements SessionRepl {
    * timer that spins, a message handler) or a worker that closed itself cannot answer.
    */
   private async heartbeat(t: ReplTransport): Promise<boolean> {
-    const port = this.pingPort;
-    if (!port || this.transport !== t) return true;
-    const nonce = ++this.pingSeq;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => finish(false), this.heartbeatMs);
-      const onPong = (event: MessageEvent) => {
-        if (event.data === nonce) finish(true);
-      };
-      const finish = (alive: boolean) => {
-        clearTimeout(timer);
-        port.removeEventListener("message", onPong as EventListener);
-        resolve(alive);
-      };
-      port.addEventListener("message", onPong as EventListener);
-      port.postMessage(nonce);
-    });
+    if (!this.pulse || this.transport !== t) return true;
+    return this.pulse.alive();
   }
 
   /** Before a question: a worker that stopped answering since the last one is rebuilt. */
@@ -429,8 +425,8 @@ export class ReplClient implements SessionRepl {
     this.pendingReplies.clear();
     this.hostPort?.close();
     this.hostPort = null;
-    this.pingPort?.close();
-    this.pingPort = null;
+    this.pulse?.close();
+    this.pulse = null;
     t?.terminate();
   }
 

@@ -105,7 +105,8 @@ export interface ReplWorkerApi {
   removeDocument(name: string): Promise<string>;
   /** Replace `context` with a string (a child RLM's context is its parent's prompt). */
   setContextText(text: string): Promise<string>;
-  runCell(code: string, outputCap: number): Promise<string>;
+  /** `cellId` tags the cell's start and result messages on the private heartbeat port. */
+  runCell(code: string, outputCap: number, cellId?: number): Promise<string>;
   beginQuestion(historyJson: string): Promise<void>;
   resetNamespace(): Promise<void>;
   variableNames(): Promise<string>;

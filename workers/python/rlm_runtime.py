@@ -498,9 +498,13 @@ async def _run(code_obj):
     return result
 
 
-async def run_cell(code, output_cap):
+async def run_cell(code, output_cap, cell_id=0):
     """Run one cell. Returns JSON: stdout, stderr, final_answer, locals, execution_time,
     error (exception type or null), interrupted."""
+    try:
+        _rlm_host.cell_started(cell_id)
+    except Exception:
+        pass
     _state.final = None
     _state.final_set = False
     out = _CappedWriter(int(output_cap))
@@ -526,7 +530,11 @@ async def run_cell(code, output_cap):
         err.write("KeyboardInterrupt: the cell was interrupted. Variables from earlier cells are kept.\n")
     except SystemExit as exc:
         error = "SystemExit"
-        err.write("SystemExit: {} (exit() does nothing here; the REPL keeps running)\n".format(exc.code))
+        if isinstance(exc, _ProcessExitRefused):
+            err.write("SystemExit: os._exit({}) would end the Python process; it does nothing here, "
+                      "the REPL keeps running.\n".format(exc.code))
+        else:
+            err.write("SystemExit: {} (exit() does nothing here; the REPL keeps running)\n".format(exc.code))
     except BaseException as exc:  # noqa: BLE001 - report everything, keep the REPL alive
         error = type(exc).__name__
         err.write(_format_error(exc, code) + error_hint(exc) + "\n")
@@ -541,7 +549,7 @@ async def run_cell(code, output_cap):
         snapshot = _locals_snapshot()
     except Exception:
         snapshot = {}
-    return json.dumps({
+    result = json.dumps({
         "stdout": out.getvalue(),
         "stderr": err.getvalue(),
         "final_answer": final,
@@ -550,6 +558,11 @@ async def run_cell(code, output_cap):
         "error": error,
         "interrupted": interrupted,
     }, ensure_ascii=False, default=str)
+    try:
+        _rlm_host.cell_finished(cell_id, result)
+    except Exception:
+        pass
+    return result
 
 
 def variable_names():
@@ -859,4 +872,26 @@ def _bounded_setrecursionlimit(limit):
 
 
 sys.setrecursionlimit = _bounded_setrecursionlimit
+
+
+# os._exit() and os.abort() would end the interpreter the session lives in, and the host would
+# only notice at the cell's time limit. Here they raise SystemExit, which run_cell reports.
+class _ProcessExitRefused(SystemExit):
+    pass
+
+
+def _no_process_exit(code=0):
+    raise _ProcessExitRefused(code)
+
+
+def _patch_process_exits():
+    import os
+    import posix
+    for module in (os, posix):
+        for name in ("_exit", "abort"):
+            if hasattr(module, name):
+                setattr(module, name, _no_process_exit)
+
+
+_patch_process_exits()
 reset_namespace()
