@@ -179,9 +179,22 @@ export function markInterrupted(exchange: Exchange): Exchange {
   return {
     ...exchange,
     status: "interrupted",
-    message: "This run was cut off (the page was closed or reloaded) before it finished. What it did so far is kept.",
+    // The run's clock stops at the last thing it is known to have done, not at "now".
+    endedAt: lastActivity(exchange),
+    message:
+      "This run was cut off (the page was closed or reloaded) before it finished, or the tab crashed (a runaway cell can take it down). What it did so far is kept; ask again to continue.",
     ...(exchange.compare?.status === "running" ? { compare: { ...exchange.compare, status: "failed", error: "cut off" } } : {}),
   };
+}
+
+/** When a cut-off run was last seen doing something: its last finished turn, else its start. */
+function lastActivity(exchange: Exchange): number {
+  let last = exchange.startedAt;
+  for (const it of exchange.iterations) {
+    const at = Date.parse(it.timestamp) + (it.iteration_time ?? 0) * 1000;
+    if (Number.isFinite(at)) last = Math.max(last, at);
+  }
+  return last;
 }
 
 export function turnTokens(turn: TurnView): number {

@@ -334,3 +334,33 @@ describe("messages name the cause", () => {
     }
   }, 180_000);
 });
+
+describe("a runaway allocation", () => {
+  it("that takes the tab down reopens with the session intact and the question marked", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    const { page } = opened;
+    try {
+      await pythonReady(page);
+      await uploadText(page, "r.txt", "runaway");
+      const tag = `[s11-${++tagSeq}]`;
+      // JS arrays on the worker's V8 heap until it is exhausted: Chromium ends the renderer.
+      scripts.set(tag, [repl("import js\na = []\nwhile True:\n    a.append(js.Array.new(10**7).fill(0.5))"), repl('FINAL("never")')]);
+      const crashed = new Promise<void>((resolve) => page.once("crash", () => resolve()));
+      await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Allocate`);
+      await page.getByRole("button", { name: "Ask" }).click();
+      await Promise.race([crashed, page.waitForTimeout(120_000)]);
+      // A new tab on the same profile: the session, its document and the question are there.
+      const again = await page.context().newPage();
+      await again.goto(page.url());
+      await again.locator(".docs .name", { hasText: "r.txt" }).waitFor({ timeout: 60_000 });
+      const exchange = again.locator("article.exchange").last();
+      await exchange.locator(".chip", { hasText: /Cut off|Stopped|Failed/ }).waitFor({ timeout: 30_000 });
+      await exchange.getByText(/cut off .* or the tab crashed/).waitFor();
+      await again.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
+      const [next] = await run(again, ["print('BACK', context)"], "back again", 120_000);
+      expect(next).toContain("BACK runaway");
+    } finally {
+      await opened.close();
+    }
+  }, 300_000);
+});
