@@ -1,17 +1,21 @@
 // The worker side of the REPL, shared by the browser worker (repl.worker.ts) and the Node
-// worker thread (repl.node-entry.ts). It boots Pyodide in named phases, installs the Python
-// runtime, and gives Python a blocking way to reach the host for sub-calls.
-import { loadPyodide, type PyodideInterface } from "pyodide";
+// worker thread (repl.node-entry.ts). It starts Python (from a memory snapshot when it can, see
+// snapshot-boot.ts) in named phases, and gives Python a blocking way to reach the host for sub-calls.
+import type { PyodideInterface } from "pyodide";
+import { bootPython } from "./snapshot-boot.ts";
+import type { SnapshotStore } from "./snapshot-store.ts";
 import {
   SAB_HEADER_BYTES,
   SAB_STATE_PENDING,
   SAB_STATE_READY,
   SAB_STATE_TOO_LARGE,
+  type BootPhase,
   type ContextDocumentInput,
   type ContextShape,
   type ReplBootInfo,
   type ReplBootOptions,
   type ReplWorkerApi,
+  type SnapshotSetting,
   type SubcallMessage,
   type SyncMode,
 } from "../src/repl/protocol.ts";
@@ -21,11 +25,22 @@ type PyCallable = ((...args: unknown[]) => unknown) & {
   destroy?: () => void;
 };
 
-export type BootPhase = "loading-pyodide" | "installing-runtime" | "ready";
+export type { BootPhase };
 
 /** The same test Pyodide makes: the new (Suspending) or the old (Suspender) JSPI API. */
 function runtimeHasJspi(): boolean {
   return "Suspending" in WebAssembly || "Suspender" in WebAssembly;
+}
+
+function chooseSyncMode(options: ReplBootOptions): SyncMode {
+  const mode = options.syncMode === "auto" ? (runtimeHasJspi() ? "jspi" : "sab") : options.syncMode;
+  if (mode === "jspi" && !runtimeHasJspi()) {
+    throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
+  }
+  if (mode === "sab" && !options.sabBuffer) {
+    throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
+  }
+  return mode;
 }
 
 export interface ReplWorkerHooks {
@@ -34,7 +49,14 @@ export interface ReplWorkerHooks {
   /** Runs once Pyodide is up: the browser entry removes network globals here. */
   afterBoot?: () => void;
   onPhase?: (phase: BootPhase) => void;
+  /** This runtime's snapshot storage for the boot's setting, or why there is none. */
+  snapshotStore?: (setting: SnapshotSetting | undefined) => SnapshotStore | { off: string };
+  /** Makes a host file readable at `at` in Python's file system (Node only). */
+  mountHostFile?: (py: PyodideInterface, hostPath: string, at: string) => void;
 }
+
+type BlobDocument = Extract<ContextDocumentInput, { data: Blob }>;
+const blobDocuments = (docs: ContextDocumentInput[]) => docs as BlobDocument[];
 
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   let py: PyodideInterface | undefined;
@@ -56,6 +78,15 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     }
     return f;
   };
+
+  /** Documents given by path (Node): one read-only file each, read by Python straight into its heap. */
+  const mountHostFiles = (docs: ContextDocumentInput[], dir: string): string[] =>
+    docs.map((d, i) => {
+      if (!("path" in d)) throw new Error("Documents given by path and by content cannot be loaded together.");
+      if (!hooks.mountHostFile) throw new Error("This REPL cannot read files by path; pass the document's content instead.");
+      hooks.mountHostFile(need(), d.path, `${dir}/doc${i}`);
+      return `${dir}/doc${i}`;
+    });
 
   /** Sub-calls travel on one MessagePort with a two-message protocol (see SubcallMessage). */
   function hostChannel(port: MessagePort, sabBuffer: SharedArrayBuffer | undefined) {
@@ -106,48 +137,39 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   return {
     async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
       const started = performance.now();
-      hooks.onPhase?.("loading-pyodide");
-      const loaded = await loadPyodide({
-        ...(options.indexURL ? { indexURL: options.indexURL } : {}),
-        fullStdLib: false,
-      });
-      py = loaded;
-      hooks.onPhase?.("installing-runtime");
-      let mode: SyncMode;
-      if (options.syncMode === "auto") {
-        mode = runtimeHasJspi() ? "jspi" : "sab";
-      } else {
-        mode = options.syncMode;
-      }
-      if (mode === "jspi" && !runtimeHasJspi()) {
-        throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
-      }
-      if (mode === "sab" && !options.sabBuffer) {
-        throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
-      }
+      const mode = chooseSyncMode(options);
       const { call, callBlocking } = hostChannel(options.hostPort, options.sabBuffer);
       // A private SharedArrayBuffer gives Atomics.wait something to wait on; without one
       // (a page that is not cross-origin isolated) a short busy wait does the same job.
       const napCell = typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;
-      loaded.registerJsModule("_rlm_host", {
+      // Built before Python starts: a snapshot stores it by name and a restore plugs this one in.
+      const hostModule = {
         mode,
         sleep_slice: (ms: number) => {
           if (napCell) Atomics.wait(napCell, 0, 0, ms);
           else for (const end = performance.now() + ms; performance.now() < end; );
-          loaded.checkInterrupt();
+          need().checkInterrupt();
         },
         call: (requestJson: string) => call(String(requestJson)),
         call_blocking: (requestJson: string) => {
           if (!callBlocking) throw new Error("no blocking channel");
           return callBlocking(String(requestJson));
         },
+      };
+      const store = hooks.snapshotStore?.(options.snapshot) ?? { off: "this runtime keeps no snapshots" };
+      const { py: loaded, report } = await bootPython({
+        ...(options.indexURL ? { indexURL: options.indexURL } : {}),
+        runtimeSource: hooks.pythonSource,
+        hostModule,
+        ...("off" in store ? { store: null, offNote: store.off } : { store }),
+        ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}),
+        ...(hooks.onPhase ? { onPhase: hooks.onPhase } : {}),
       });
+      py = loaded;
       if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
-      loaded.runPython(hooks.pythonSource, { filename: "rlm_runtime.py" });
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
       hooks.afterBoot?.();
-      hooks.onPhase?.("ready");
-      return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started };
+      return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started, snapshot: report };
     },
 
     async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string> {
@@ -155,16 +177,18 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       const names = docs.map((d) => d.name);
       const canMount = typeof (globalThis as { FileReaderSync?: unknown }).FileReaderSync === "function";
       let sources: unknown[];
-      if (canMount) {
+      if (docs.some((d) => "path" in d)) {
+        sources = mountHostFiles(docs, `${inputRoot}/${mountCount++}`);
+      } else if (canMount) {
         // WORKERFS reads the Blob lazily: no copy of the document passes through JS strings.
         const dir = `${inputRoot}/${mountCount++}`;
         p.FS.mkdirTree(dir);
         const fs = p.FS as unknown as { mount: (t: unknown, o: unknown, d: string) => void; filesystems: Record<string, unknown> };
-        fs.mount(fs.filesystems.WORKERFS, { blobs: docs.map((d, i) => ({ name: `doc${i}`, data: d.data })) }, dir);
+        fs.mount(fs.filesystems.WORKERFS, { blobs: blobDocuments(docs).map((d, i) => ({ name: `doc${i}`, data: d.data })) }, dir);
         sources = docs.map((_, i) => `${dir}/doc${i}`);
       } else {
         sources = [];
-        for (const d of docs) sources.push(new Uint8Array(await d.data.arrayBuffer()));
+        for (const d of blobDocuments(docs)) sources.push(new Uint8Array(await d.data.arrayBuffer()));
       }
       const pyNames = p.toPy(names);
       const pySources = p.toPy(sources, { depth: 1 });

@@ -115,6 +115,7 @@ export class ReplClient implements Repl {
       outputCap: this.outputCap,
       ...(this.options.indexURL ? { indexURL: this.options.indexURL } : {}),
       ...(interruptBuffer ? { interruptBuffer } : {}),
+      ...transport.bootOptions,
     };
     // Sub-calls come back on a port of their own, with two message shapes and nothing else.
     const channel = new MessageChannel();

@@ -2,12 +2,25 @@
 import { Worker } from "node:worker_threads";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import type { ReplWorkerApi } from "./protocol.ts";
+import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 import { ReplClient } from "./client.ts";
 import type { ReplClientOptions } from "./types.ts";
 
 const workerUrl = new URL("../../workers/repl.node-worker.mjs", import.meta.url);
+
+export interface NodeReplOptions extends ReplClientOptions {
+  /**
+   * Directory for the Python memory snapshot (made on the first start, restored on later ones;
+   * about 0.5 s instead of 5 s). Absent or null: no snapshot, Python boots from scratch each time.
+   */
+  snapshotDir?: string | null;
+}
+
+export function nodeReplTransportFactory(snapshotDir: string | null = null): ReplTransportFactory {
+  const snapshot: SnapshotSetting = snapshotDir ? { kind: "directory", path: snapshotDir } : { kind: "off" };
+  return () => ({ ...nodeReplTransport(), bootOptions: { snapshot } });
+}
 
 export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
   const worker = new Worker(workerUrl);
@@ -34,6 +47,7 @@ export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
   };
 };
 
-export function createNodeRepl(options: ReplClientOptions = {}): ReplClient {
-  return new ReplClient(nodeReplTransport, options);
+export function createNodeRepl(options: NodeReplOptions = {}): ReplClient {
+  const { snapshotDir = null, ...clientOptions } = options;
+  return new ReplClient(nodeReplTransportFactory(snapshotDir), clientOptions);
 }

@@ -1,5 +1,5 @@
 import type { Remote } from "comlink";
-import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
+import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, ReplBootOptions, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
 
 /** Answers Python's sub-calls. Resolves to one reply per prompt, in order. */
 export type SubcallHandler = (request: SubcallRequest) => Promise<string[]>;
@@ -35,6 +35,8 @@ export interface ReplTransport {
   terminate(): void;
   /** Called when the worker dies on its own (crash, out of memory). */
   onExit(listener: (reason: string) => void): void;
+  /** Boot options only this runtime knows: where snapshots live, a compiled pyodide.asm.wasm. */
+  bootOptions?: Pick<ReplBootOptions, "snapshot" | "wasmModule">;
 }
 
 export type ReplTransportFactory = () => ReplTransport;
