@@ -162,6 +162,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         runtimeSource: hooks.pythonSource,
         hostModule,
         ...("off" in store ? { store: null, offNote: store.off } : { store }),
+        ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
         ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}),
         ...(hooks.onPhase ? { onPhase: hooks.onPhase } : {}),
       });

@@ -31,6 +31,8 @@ export interface PythonBootRequest {
   /** Where snapshots live; null when they are off (then `offNote` says why). */
   store: SnapshotStore | null;
   offNote?: string;
+  /** Make and store a new snapshot even if a good one is stored. */
+  rebuild?: boolean;
   /** pyodide.asm.wasm compiled by the page (browser only). */
   wasmModule?: WebAssembly.Module;
   onPhase?: (phase: BootPhase) => void;
@@ -73,7 +75,8 @@ export async function bootPython(request: PythonBootRequest): Promise<PythonBoot
 
   const key = snapshotKey(pyodideVersion, request.runtimeSource);
   const notes: string[] = [];
-  const restored = await restoreStored(request, store, key, clock, notes);
+  if (request.rebuild) notes.push("asked to rebuild the snapshot");
+  const restored = request.rebuild ? null : await restoreStored(request, store, key, clock, notes);
   if (restored) return finish(restored, "restored", notes);
   try {
     return finish(await makeSnapshotAndRestore(request, store, key, clock, notes), "made-snapshot", notes);

@@ -15,11 +15,18 @@ export interface NodeReplOptions extends ReplClientOptions {
    * about 0.5 s instead of 5 s). Absent or null: no snapshot, Python boots from scratch each time.
    */
   snapshotDir?: string | null;
+  /** Make a new snapshot even if a good one is stored (the first start only). */
+  rebuildSnapshot?: boolean;
 }
 
-export function nodeReplTransportFactory(snapshotDir: string | null = null): ReplTransportFactory {
-  const snapshot: SnapshotSetting = snapshotDir ? { kind: "directory", path: snapshotDir } : { kind: "off" };
-  return () => ({ ...nodeReplTransport(), bootOptions: { snapshot } });
+export function nodeReplTransportFactory(snapshotDir: string | null = null, rebuild = false): ReplTransportFactory {
+  let snapshot: SnapshotSetting = snapshotDir ? { kind: "directory", path: snapshotDir, ...(rebuild ? { rebuild } : {}) } : { kind: "off" };
+  return () => {
+    const transport = { ...nodeReplTransport(), bootOptions: { snapshot } };
+    // A worker rebuilt after a crash restores what the first start made.
+    if (snapshot.kind === "directory") snapshot = { kind: "directory", path: snapshot.path };
+    return transport;
+  };
 }
 
 export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
@@ -48,6 +55,6 @@ export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
 };
 
 export function createNodeRepl(options: NodeReplOptions = {}): ReplClient {
-  const { snapshotDir = null, ...clientOptions } = options;
-  return new ReplClient(nodeReplTransportFactory(snapshotDir), clientOptions);
+  const { snapshotDir = null, rebuildSnapshot = false, ...clientOptions } = options;
+  return new ReplClient(nodeReplTransportFactory(snapshotDir, rebuildSnapshot), clientOptions);
 }

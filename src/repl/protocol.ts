@@ -28,12 +28,13 @@ export interface ReplBootOptions {
   wasmModule?: WebAssembly.Module;
 }
 
+/** `rebuild`: make and store a new snapshot even if a good one is stored (`rlm warmup --rebuild`). */
 export type SnapshotSetting =
   | { kind: "off" }
   /** Browser: a dedicated cache in Cache Storage, read and written by the worker before lockDown. */
-  | { kind: "cache-storage"; cacheName: string }
+  | { kind: "cache-storage"; cacheName: string; rebuild?: boolean }
   /** Node: a file in this directory (the CLI uses the user's cache directory). */
-  | { kind: "directory"; path: string };
+  | { kind: "directory"; path: string; rebuild?: boolean };
 
 /** The named steps of a start, in the order they can happen. */
 export type BootPhase =
