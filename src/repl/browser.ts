@@ -42,8 +42,9 @@ export const browserReplTransport: ReplTransportFactory = () => browserReplTrans
 /**
  * Workers for one page. The page compiles pyodide.asm.wasm itself, once, in the background, and
  * every worker started after that instantiates the compiled Module instead of fetching and
- * compiling 9.6 MB again. The Module comes from the page, never from a worker: a worker runs
- * model-written code, and a Module it sent could run in the next session's sandbox.
+ * compiling 9.6 MB again (and shares its machine code). The Module comes from the page, never
+ * from a worker: a worker runs model-written code, and a Module it sent could run in the next
+ * session's sandbox.
  */
 export function browserReplTransportFactory(options: { snapshot?: SnapshotSetting; shareWasm?: boolean } = {}): ReplTransportFactory {
   return () => {
@@ -57,17 +58,39 @@ export function browserReplTransportFactory(options: { snapshot?: SnapshotSettin
   };
 }
 
-let compiled: { module: WebAssembly.Module | null; started: boolean } = { module: null, started: false };
+interface PageWasm {
+  module: WebAssembly.Module | null;
+  done: Promise<WebAssembly.Module | null>;
+}
+let compiled: PageWasm | null = null;
 
-/** The compiled Module if the page has it by now; the first call starts compiling it. */
-function pageWasmModule(): WebAssembly.Module | undefined {
-  if (!compiled.started && typeof WebAssembly.compileStreaming === "function") {
-    compiled = { module: null, started: true };
-    WebAssembly.compileStreaming(fetch(new URL("pyodide.asm.wasm", pyodideIndexUrl())))
-      .then((module) => (compiled.module = module))
-      .catch((err: unknown) => console.warn("Could not compile pyodide.asm.wasm for sharing; each Python worker compiles its own.", err));
+/** The page's compiled pyodide.asm.wasm, once it is compiled (null if that failed). Starts compiling it. */
+export function sharedWasmModule(): Promise<WebAssembly.Module | null> {
+  if (!compiled) {
+    const state: PageWasm = { module: null, done: Promise.resolve(null) };
+    state.done = WebAssembly.compileStreaming(fetch(new URL("pyodide.asm.wasm", pyodideIndexUrl()))).then(
+      (module) => (state.module = module),
+      (err: unknown) => {
+        console.warn("Could not compile pyodide.asm.wasm for sharing; each Python worker compiles its own.", err);
+        return null;
+      },
+    );
+    compiled = state;
   }
-  return compiled.module ?? undefined;
+  return compiled.done;
+}
+
+let workersStarted = 0;
+
+/**
+ * The compiled Module if the page has it by now. The page starts compiling it when a second
+ * worker is asked for, not with the first: on a first visit the first worker's own start would
+ * otherwise compete with it for the CPU, and a page with one REPL never needs it.
+ */
+function pageWasmModule(): WebAssembly.Module | undefined {
+  if (typeof WebAssembly.compileStreaming !== "function") return undefined;
+  if (++workersStarted >= 2) void sharedWasmModule();
+  return compiled?.module ?? undefined;
 }
 
 export function pyodideIndexUrl(): string {
