@@ -34,6 +34,8 @@ const QUESTION = "What is the secret code?";
 interface Timed {
   ms: number;
   maxRssMb: number | null;
+  /** User + system CPU seconds: what the run costs, whatever else the machine is doing. */
+  cpuS: number | null;
   stdout: string;
   stderr: string;
   code: number;
@@ -42,17 +44,18 @@ interface Timed {
 /** Spawns a command (under /usr/bin/time when present, for the peak RSS) and times it. */
 function timed(command: string, args: string[], env: Record<string, string | undefined> = process.env): Promise<Timed> {
   const useTime = existsSync(TIME);
-  const [file, argv] = useTime ? [TIME, ["-f", "__maxrss_kb=%M", command, ...args]] : [command, args];
+  const [file, argv] = useTime ? [TIME, ["-f", "__maxrss_kb=%M __cpu=%U+%S", command, ...args]] : [command, args];
   const started = performance.now();
   return new Promise((resolve) => {
     execFile(file, argv, { env, maxBuffer: 64 * 2 ** 20, timeout: 600_000 }, (err, stdout, stderr) => {
       const ms = performance.now() - started;
-      const rss = /__maxrss_kb=(\d+)/.exec(stderr);
+      const rss = /__maxrss_kb=(\d+) __cpu=([\d.]+)\+([\d.]+)/.exec(stderr);
       resolve({
         ms,
         maxRssMb: rss ? Number(rss[1]) / 1024 : null,
+        cpuS: rss ? Number(rss[2]) + Number(rss[3]) : null,
         stdout,
-        stderr: stderr.replace(/__maxrss_kb=\d+\n?/, ""),
+        stderr: stderr.replace(/__maxrss_kb=.*\n?/, ""),
         code: err ? (typeof err.code === "number" ? err.code : 1) : 0,
       });
     });
@@ -151,14 +154,15 @@ try {
 const medianMs = (key: string) => (samples[key] ? summarize(samples[key]!.map((s) => s.ms)).median : NaN);
 const canonical = medianMs("canonical Python harness");
 report.line();
-report.table(["20 MB needle, end to end (ms)", "median", "p10–p90", "runs", "× canonical harness (same run)", "peak RSS, median (MB)"]);
+report.table(["20 MB needle, end to end (ms)", "median", "p10–p90", "runs", "× canonical harness (same run)", "peak RSS, median (MB)", "CPU s (user+sys), median"]);
 for (const key of ["ours, warm cache", "ours, cold cache", "canonical Python harness"]) {
   const list = samples[key];
   if (!list) continue;
   const s = spread(list.map((x) => x.ms));
   const ratio = Number.isFinite(canonical) ? `${(medianMs(key) / canonical).toFixed(2)}×` : "–";
   const rss = list.every((x) => x.maxRssMb !== null) ? spreadOf(list.map((x) => x.maxRssMb!)).median : "–";
-  report.row([key, s.median, s.range, s.n, ratio, rss]);
+  const cpu = list.every((x) => x.cpuS !== null) ? spreadOf(list.map((x) => x.cpuS!), 2).median : "–";
+  report.row([key, s.median, s.range, s.n, ratio, rss, cpu]);
 }
 report.line();
 report.table(["other", "median", "p10–p90", "runs", "peak RSS (MB)"]);
@@ -172,6 +176,6 @@ report.line();
 report.line(`Load average per run: ${loads.join(", ")}; at the end: ${load()}.`);
 if (process.argv.includes("--write")) {
   report.save();
-  report.saveJson("", Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map(({ ms, maxRssMb }) => ({ ms, maxRssMb }))])));
+  report.saveJson("", Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map(({ ms, maxRssMb, cpuS }) => ({ ms, maxRssMb, cpuS }))])));
 }
 process.exit(0);
