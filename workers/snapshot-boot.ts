@@ -64,9 +64,10 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 export async function bootPython(request: PythonBootRequest): Promise<PythonBootResult> {
   const clock = phaseClock(request.onPhase);
   const { store } = request;
-  const finish = (py: PyodideInterface, path: SnapshotBootReport["path"], notes: string[]): PythonBootResult => {
+  const finish = (py: PyodideInterface, path: SnapshotBootReport["path"], notes: string[], stored?: SnapshotBootReport["stored"]): PythonBootResult => {
     clock.enter("ready");
     const report: SnapshotBootReport = { path, phases: clock.phases };
+    if (stored) report.stored = stored;
     if (notes.length) report.note = notes.join("; ");
     if (store) report.where = store.where;
     return { py, report };
@@ -79,7 +80,8 @@ export async function bootPython(request: PythonBootRequest): Promise<PythonBoot
   const restored = request.rebuild ? null : await restoreStored(request, store, key, clock, notes);
   if (restored) return finish(restored, "restored", notes);
   try {
-    return finish(await makeSnapshotAndRestore(request, store, key, clock, notes), "made-snapshot", notes);
+    const made = await makeSnapshotAndRestore(request, store, key, clock, notes);
+    return finish(made.py, "made-snapshot", notes, made.stored);
   } catch (err) {
     notes.push(`could not make a snapshot (${message(err)}), so Python started without one`);
   }
@@ -129,7 +131,7 @@ async function makeSnapshotAndRestore(
   key: string,
   clock: Clock,
   notes: string[],
-): Promise<PyodideInterface> {
+): Promise<{ py: PyodideInterface; stored: NonNullable<SnapshotBootReport["stored"]> }> {
   clock.enter("loading-pyodide");
   const maker = await withSharedWasm(request.wasmModule, () => loadPyodide({ ...indexOption(request), _makeSnapshot: true }));
   clock.enter("installing-runtime");
@@ -150,14 +152,19 @@ async function makeSnapshotAndRestore(
   // restore before they are stored.
   clock.enter("restoring-snapshot");
   const py = await restore(request, bytes);
-  const stored = store.write(key, envelopeHeader(key, bytes), bytes);
+  const writing = store.write(key, envelopeHeader(key, bytes), bytes);
   release(bytes);
-  if (store.waitForWrites) {
-    await stored.catch((err: unknown) => notes.push(`could not store the snapshot in ${store.where}: ${message(err)}`));
-  } else {
-    stored.catch((err: unknown) => console.warn(`Could not store the Python snapshot in ${store.where}:`, err));
+  if (!store.waitForWrites) {
+    writing.catch((err: unknown) => console.warn(`Could not store the Python snapshot in ${store.where}:`, err));
+    return { py, stored: "pending" };
   }
-  return py;
+  try {
+    await writing;
+    return { py, stored: "yes" };
+  } catch (err) {
+    notes.push(`could not store the snapshot in ${store.where}: ${message(err)}`);
+    return { py, stored: "failed" };
+  }
 }
 
 async function plainBoot(request: PythonBootRequest, clock: Clock): Promise<PyodideInterface> {

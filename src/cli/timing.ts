@@ -18,7 +18,9 @@ export function describeStart(info: ReplBootInfo, cacheOff?: string): string {
     case "restored":
       return `Python started in ${took} from the snapshot in ${report.where ?? "the cache"}${why}`;
     case "made-snapshot":
-      return `Python started in ${took} without a snapshot${why}; made one in ${report.where ?? "the cache"} for next time`;
+      return report.stored === "failed"
+        ? `Python started in ${took} without a snapshot${why}`
+        : `Python started in ${took} without a snapshot${why}; made one in ${report.where ?? "the cache"} for next time`;
     default:
       return `Python started in ${took} without a snapshot${why}`;
   }

@@ -47,7 +47,7 @@ export async function warmupMain(argv: string[], io: CliIO): Promise<number> {
     const info = await repl.start();
     const report = info.snapshot;
     if (values.verbose) io.stderr(`rlm warmup: ${describeStart(info)}\n`);
-    if (!report || report.path === "plain" || /could not store/.test(report.note ?? "")) {
+    if (!report || report.path === "plain" || report.stored === "failed") {
       io.stderr(`rlm warmup: no snapshot could be kept in ${choice.dir}${report?.note ? `: ${report.note}` : ""}\n`);
       return 1;
     }

@@ -58,6 +58,8 @@ export interface SnapshotBootReport {
   note?: string;
   /** Where snapshots are kept ("Cache Storage 'rlm-python-snapshot'", a file path), if anywhere. */
   where?: string;
+  /** For a snapshot made by this start: kept, failed to be kept (see note), or still being written (browser). */
+  stored?: "yes" | "failed" | "pending";
   /** Milliseconds per phase, in the order they ran. */
   phases: Array<{ phase: BootPhase; ms: number }>;
 }
