@@ -1,17 +1,21 @@
 // The worker side of the REPL, shared by the browser worker (repl.worker.ts) and the Node
-// worker thread (repl.node-entry.ts). It boots Pyodide in named phases, installs the Python
-// runtime, and gives Python a blocking way to reach the host for sub-calls.
-import { loadPyodide, type PyodideInterface } from "pyodide";
+// worker thread (repl.node-entry.ts). It starts Python (from a memory snapshot when it can, see
+// snapshot-boot.ts) in named phases, and gives Python a blocking way to reach the host for sub-calls.
+import type { PyodideInterface } from "pyodide";
+import { bootPython } from "./snapshot-boot.ts";
+import type { SnapshotStore } from "./snapshot-store.ts";
 import {
   SAB_HEADER_BYTES,
   SAB_STATE_PENDING,
   SAB_STATE_READY,
   SAB_STATE_TOO_LARGE,
+  type BootPhase,
   type ContextDocumentInput,
   type ContextShape,
   type ReplBootInfo,
   type ReplBootOptions,
   type ReplWorkerApi,
+  type SnapshotSetting,
   type SubcallMessage,
   FINAL_ANSWER_MAX_CHARS,
   capText,
@@ -24,11 +28,22 @@ type PyCallable = ((...args: unknown[]) => unknown) & {
   destroy?: () => void;
 };
 
-export type BootPhase = "loading-pyodide" | "installing-runtime" | "ready";
+export type { BootPhase };
 
 /** The same test Pyodide makes: the new (Suspending) or the old (Suspender) JSPI API. */
 function runtimeHasJspi(): boolean {
   return "Suspending" in WebAssembly || "Suspender" in WebAssembly;
+}
+
+function chooseSyncMode(options: ReplBootOptions): SyncMode {
+  const mode = options.syncMode === "auto" ? (runtimeHasJspi() ? "jspi" : "sab") : options.syncMode;
+  if (mode === "jspi" && !runtimeHasJspi()) {
+    throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
+  }
+  if (mode === "sab" && !options.sabBuffer) {
+    throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
+  }
+  return mode;
 }
 
 export interface ReplWorkerHooks {
@@ -39,6 +54,10 @@ export interface ReplWorkerHooks {
   /** Runs after every cell: the browser entry cancels timers the cell left behind. */
   afterCell?: () => void;
   onPhase?: (phase: BootPhase) => void;
+  /** This runtime's snapshot storage for the boot's setting, or why there is none. */
+  snapshotStore?: (setting: SnapshotSetting | undefined) => SnapshotStore | { off: string };
+  /** Makes a host file readable at `at` in Python's file system (Node only). */
+  mountHostFile?: (py: PyodideInterface, hostPath: string, at: string) => void;
 }
 
 /** What the worker tells the host on the private port (see src/repl/pulse.ts). */
@@ -139,33 +158,35 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   };
 
   /**
-   * Where Python reads a document from. In a browser worker the Blob is mounted with WORKERFS, so
-   * its bytes go straight from the Blob into Python without a JS copy; the mount is removed as
-   * soon as Python has decoded it, so the worker keeps no reference to the Blob (a removed
-   * document is really released). Node has no FileReaderSync, so the bytes are read first.
+   * Where Python reads a document from, released once Python has decoded it. A Blob is mounted
+   * with WORKERFS in a browser worker, so its bytes go straight from the Blob into Python without
+   * a JS copy, and the mount is removed at once: the worker keeps no reference to the Blob (a
+   * removed document is really released). Node has no FileReaderSync: a Blob is read first, and a
+   * document given by path (the CLI) is one read-only host file that Python reads into its heap.
    */
-  async function documentSource(data: Blob): Promise<{ value: unknown; release: () => void }> {
+  async function documentSource(doc: ContextDocumentInput): Promise<{ value: unknown; release: () => void }> {
     const p = need();
-    if (typeof (globalThis as { FileReaderSync?: unknown }).FileReaderSync !== "function") {
-      return { value: new Uint8Array(await data.arrayBuffer()), release: () => undefined };
-    }
-    const dir = `${inputRoot}/${mountCount++}`;
     const fs = p.FS as unknown as {
       mkdirTree: (d: string) => void;
       mount: (t: unknown, o: unknown, d: string) => void;
       unmount: (d: string) => void;
       rmdir: (d: string) => void;
+      unlink: (f: string) => void;
       filesystems: Record<string, unknown>;
     };
+    const dir = `${inputRoot}/${mountCount++}`;
+    if ("path" in doc) {
+      if (!hooks.mountHostFile) throw new Error("This REPL cannot read files by path; pass the document's content instead.");
+      fs.mkdirTree(dir);
+      hooks.mountHostFile(p, doc.path, `${dir}/doc`);
+      return { value: `${dir}/doc`, release: () => (fs.unlink(`${dir}/doc`), fs.rmdir(dir)) };
+    }
+    if (typeof (globalThis as { FileReaderSync?: unknown }).FileReaderSync !== "function") {
+      return { value: new Uint8Array(await doc.data.arrayBuffer()), release: () => undefined };
+    }
     fs.mkdirTree(dir);
-    fs.mount(fs.filesystems.WORKERFS, { blobs: [{ name: "doc", data }] }, dir);
-    return {
-      value: `${dir}/doc`,
-      release: () => {
-        fs.unmount(dir);
-        fs.rmdir(dir);
-      },
-    };
+    fs.mount(fs.filesystems.WORKERFS, { blobs: [{ name: "doc", data: doc.data }] }, dir);
+    return { value: `${dir}/doc`, release: () => (fs.unmount(dir), fs.rmdir(dir)) };
   }
 
   /** Sub-calls travel on one MessagePort with a two-message protocol (see SubcallMessage). */
@@ -217,35 +238,18 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   return {
     async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
       const started = performance.now();
-      hooks.onPhase?.("loading-pyodide");
-      const loaded = await loadPyodide({
-        ...(options.indexURL ? { indexURL: options.indexURL } : {}),
-        fullStdLib: false,
-      });
-      py = loaded;
-      hooks.onPhase?.("installing-runtime");
-      let mode: SyncMode;
-      if (options.syncMode === "auto") {
-        mode = runtimeHasJspi() ? "jspi" : "sab";
-      } else {
-        mode = options.syncMode;
-      }
-      if (mode === "jspi" && !runtimeHasJspi()) {
-        throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
-      }
-      if (mode === "sab" && !options.sabBuffer) {
-        throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
-      }
+      const mode = chooseSyncMode(options);
       const { call, callBlocking } = hostChannel(options.hostPort, options.sabBuffer);
       // A private SharedArrayBuffer gives Atomics.wait something to wait on; without one
       // (a page that is not cross-origin isolated) a short busy wait does the same job.
       const napCell = typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;
-      loaded.registerJsModule("_rlm_host", {
+      // Built before Python starts: a snapshot stores it by name and a restore plugs this one in.
+      const hostModule = {
         mode,
         sleep_slice: (ms: number) => {
           if (napCell) Atomics.wait(napCell, 0, 0, ms);
           else for (const end = performance.now() + ms; performance.now() < end; );
-          loaded.checkInterrupt();
+          need().checkInterrupt();
         },
         call: (requestJson: string) => call(String(requestJson)),
         // Python calls these as the first and last steps of a cell: if work left behind by an
@@ -257,18 +261,27 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
           if (!callBlocking) throw new Error("no blocking channel");
           return callBlocking(String(requestJson));
         },
+      };
+      const store = hooks.snapshotStore?.(options.snapshot) ?? { off: "this runtime keeps no snapshots" };
+      const { py: loaded, report } = await bootPython({
+        ...(options.indexURL ? { indexURL: options.indexURL } : {}),
+        runtimeSource: hooks.pythonSource,
+        hostModule,
+        ...("off" in store ? { store: null, offNote: store.off } : { store }),
+        ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
+        ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}),
+        ...(hooks.onPhase ? { onPhase: hooks.onPhase } : {}),
       });
+      py = loaded;
       if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
       if (options.pingPort) pulse = privatePulse(options.pingPort);
-      loaded.runPython(hooks.pythonSource, { filename: "rlm_runtime.py" });
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
       hooks.afterBoot?.();
-      hooks.onPhase?.("ready");
-      return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started };
+      return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started, snapshot: report };
     },
 
     async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string> {
-      const sources = await Promise.all(docs.map((d) => documentSource(d.data)));
+      const sources = await Promise.all(docs.map((d) => documentSource(d)));
       const pyNames = need().toPy(docs.map((d) => d.name));
       const pySources = need().toPy(sources.map((s) => s.value), { depth: 1 });
       try {
@@ -280,10 +293,10 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       }
     },
 
-    async addDocument(name: string, data: Blob): Promise<string> {
-      const source = await documentSource(data);
+    async addDocument(doc: ContextDocumentInput): Promise<string> {
+      const source = await documentSource(doc);
       try {
-        return String(fn("add_document")(name, source.value));
+        return String(fn("add_document")(doc.name, source.value));
       } finally {
         source.release();
       }

@@ -7,6 +7,7 @@
 import * as Comlink from "comlink";
 import pythonSource from "./python/rlm_runtime.py?raw";
 import { createReplWorker } from "./repl-runtime.ts";
+import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 
 /** Globals that reach the network, other origins' data, storage or other contexts. */
 const NETWORK_GLOBALS = [
@@ -153,4 +154,17 @@ function lockDown(): void {
   guardTimers();
 }
 
-Comlink.expose(createReplWorker({ pythonSource, afterBoot: lockDown, afterCell: cancelCellTimers }));
+Comlink.expose(
+  createReplWorker({
+    pythonSource,
+    // Python snapshots live in Cache Storage: read, and written (the put may finish later), before
+    // lockDown() takes `caches` away from everything that runs after it.
+    snapshotStore: (setting) => {
+      if (setting?.kind === "off") return { off: "snapshots are off for this REPL" };
+      if (setting?.kind === "directory") return { off: "a browser worker cannot keep snapshots in a directory" };
+      return cacheStorageSnapshotStore(setting?.kind === "cache-storage" ? setting.cacheName : DEFAULT_SNAPSHOT_CACHE);
+    },
+    afterBoot: lockDown,
+    afterCell: cancelCellTimers,
+  }),
+);

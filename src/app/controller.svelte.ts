@@ -267,7 +267,8 @@ export class AppController {
     exchange.compare = { status: "running", answer: "" };
     const view = exchange.compare;
     const { run } = this.settings;
-    const stored: StoredDocument[] = session.documents.map((d) => ({ sessionId: "", path: d.path, blob: d.data }));
+    // The page's documents are always Blobs (only the CLI gives files by path).
+    const stored: StoredDocument[] = session.documents.flatMap((d) => ("data" in d ? [{ sessionId: "", path: d.path, blob: d.data }] : []));
     try {
       const direct = await answerDirectly({
         engine: (await this.engines.forRun()).root,

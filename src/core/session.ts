@@ -4,7 +4,7 @@
 // and results. Questions share the REPL, so variables survive from one question to the next and
 // the model sees what was asked and answered before.
 import type { ChatEngine } from "../engines/types.ts";
-import type { ContextInfo } from "../repl/protocol.ts";
+import type { ContextDocumentInput, ContextInfo, ReplBootInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { runRlm, type ChildRepl } from "./loop.ts";
 import { runMetadata, toJsonl } from "./trajectory.ts";
@@ -35,10 +35,14 @@ export interface AskOptions {
   onEvent?: RlmEventListener;
 }
 
-/** A document as the session holds it: its path (a key of `context`) and its bytes. */
-export interface SessionDocument {
-  path: string;
-  data: Blob;
+/**
+ * A document as the session holds it: its path (its key in `context`) and its bytes, or (the
+ * CLI) the host file Python reads them from.
+ */
+export type SessionDocument = { path: string; data: Blob } | { path: string; file: string };
+
+function replInput(doc: SessionDocument): ContextDocumentInput {
+  return "file" in doc ? { name: doc.path, path: doc.file } : { name: doc.path, data: doc.data };
 }
 
 export class SessionBusyError extends Error {
@@ -108,7 +112,7 @@ export class RlmSession {
   }
 
   /** Starts Python now rather than at the first document or question. */
-  start(): Promise<unknown> {
+  start(): Promise<ReplBootInfo> {
     return this.repl.start();
   }
 
@@ -119,7 +123,7 @@ export class RlmSession {
     return this.queueDocumentWork(async () => {
       for (const doc of docs) {
         try {
-          await this.repl.addDocument(doc.path, doc.data);
+          await this.repl.addDocument(replInput(doc));
           this.docs = [...this.docs.filter((d) => d.path !== doc.path), doc];
           this.failedDocuments.delete(doc.path);
         } catch (err) {

@@ -47,7 +47,7 @@ export class ReplStartError extends Error {
  * (no copies); a removed document leaves this map, so nothing here keeps it alive.
  */
 type LoadedContext =
-  | { kind: "documents"; docs: Map<string, Blob>; shape: ContextShape }
+  | { kind: "documents"; docs: Map<string, ContextDocumentInput>; shape: ContextShape }
   | { kind: "text"; text: string };
 
 const DEFAULT_OUTPUT_CAP = 200_000;
@@ -151,6 +151,7 @@ export class ReplClient implements SessionRepl {
       outputCap: this.outputCap,
       ...(this.options.indexURL ? { indexURL: this.options.indexURL } : {}),
       ...(interruptBuffer ? { interruptBuffer } : {}),
+      ...transport.bootOptions,
     };
     // Sub-calls come back on a port of their own, with two message shapes and nothing else.
     const channel = new MessageChannel();
@@ -195,18 +196,18 @@ export class ReplClient implements SessionRepl {
   /** Replace `context` with exactly these documents. */
   async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape = "auto"): Promise<ContextInfo> {
     const t = await this.ready();
-    this.loaded = { kind: "documents", docs: new Map(docs.map((d) => [d.name, d.data])), shape };
+    this.loaded = { kind: "documents", docs: new Map(docs.map((d) => [d.name, d])), shape };
     this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, shape));
     return this.contextInfo;
   }
 
   /** Decode one more document into `context`; the others are not touched. */
-  async addDocument(name: string, data: Blob): Promise<ContextInfo> {
+  async addDocument(doc: ContextDocumentInput): Promise<ContextInfo> {
     const t = await this.ready();
-    const docs = this.loaded.kind === "documents" ? this.loaded.docs : new Map<string, Blob>();
-    docs.set(name, data);
+    const docs = this.loaded.kind === "documents" ? this.loaded.docs : new Map<string, ContextDocumentInput>();
+    docs.set(doc.name, doc);
     this.loaded = { kind: "documents", docs, shape: "auto" };
-    this.contextInfo = parseContextInfo(await t.api.addDocument(name, data));
+    this.contextInfo = parseContextInfo(await t.api.addDocument(doc));
     return this.contextInfo;
   }
 
@@ -234,7 +235,7 @@ export class ReplClient implements SessionRepl {
     if (this.loaded.kind === "text") {
       this.contextInfo = parseContextInfo(await t.api.setContextText(this.loaded.text));
     } else if (this.loaded.docs.size) {
-      const docs = [...this.loaded.docs].map(([name, data]) => ({ name, data }));
+      const docs = [...this.loaded.docs.values()];
       this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, this.loaded.shape));
     }
   }

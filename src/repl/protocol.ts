@@ -24,6 +24,50 @@ export interface ReplBootOptions {
    * intercept it; a worker that is busy with work a cell left behind, or gone, stays silent.
    */
   pingPort?: MessagePort;
+  /**
+   * Where a memory snapshot of "Pyodide + the Python runtime" is kept, so later starts restore it
+   * instead of booting Python (about 5 s → well under 1 s). Absent: the runtime's default (the
+   * browser's Cache Storage; none in Node, where the CLI names a directory).
+   */
+  snapshot?: SnapshotSetting;
+  /** pyodide.asm.wasm already compiled by the page: saves each extra worker compiling it again. */
+  wasmModule?: WebAssembly.Module;
+}
+
+/** `rebuild`: make and store a new snapshot even if a good one is stored (`rlm warmup --rebuild`). */
+export type SnapshotSetting =
+  | { kind: "off" }
+  /** Browser: a dedicated cache in Cache Storage, read and written by the worker before lockDown. */
+  | { kind: "cache-storage"; cacheName: string; rebuild?: boolean }
+  /** Node: a file in this directory (the CLI uses the user's cache directory). */
+  | { kind: "directory"; path: string; rebuild?: boolean };
+
+/** The named steps of a start, in the order they can happen. */
+export type BootPhase =
+  | "reading-snapshot"
+  | "restoring-snapshot"
+  | "loading-pyodide"
+  | "installing-runtime"
+  | "making-snapshot"
+  | "ready";
+
+/**
+ * How Python was started: "restored" from a stored snapshot; "made-snapshot" booted from scratch,
+ * snapshotted, and restored from those fresh bytes (and stored them); "plain" booted from scratch
+ * without snapshots (they are off, or making one failed).
+ */
+export type BootPath = "restored" | "made-snapshot" | "plain";
+
+export interface SnapshotBootReport {
+  path: BootPath;
+  /** Why this start did not restore a snapshot, or what went wrong with one: for the log and --verbose. */
+  note?: string;
+  /** Where snapshots are kept ("Cache Storage 'rlm-python-snapshot'", a file path), if anywhere. */
+  where?: string;
+  /** For a snapshot made by this start: kept, failed to be kept (see note), or still being written (browser). */
+  stored?: "yes" | "failed" | "pending";
+  /** Milliseconds per phase, in the order they ran. */
+  phases: Array<{ phase: BootPhase; ms: number }>;
 }
 
 /**
@@ -43,13 +87,16 @@ export interface ReplBootInfo {
   syncMode: SyncMode;
   pythonVersion: string;
   bootMs: number;
+  /** Which start-up path was taken and where its time went (always sent by the real workers). */
+  snapshot?: SnapshotBootReport;
 }
 
-/** A document on its way into Python. Blobs travel as handles, not as copies. */
-export interface ContextDocumentInput {
-  name: string;
-  data: Blob;
-}
+/**
+ * A document on its way into Python. Blobs travel as handles, not as copies. A `path` is a file
+ * the worker reads itself (Node only: a file-backed Blob cannot be posted to a worker thread, and
+ * reading it on the host first would hold a second copy of a 500 MB document).
+ */
+export type ContextDocumentInput = { name: string; data: Blob } | { name: string; path: string };
 
 export type ContextShape = "auto" | "str" | "list" | "dict";
 
@@ -101,7 +148,7 @@ export interface ReplWorkerApi {
   /** Replace `context` with exactly these documents. */
   loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string>;
   /** Decode one document into `context` (one document: a str; several: a dict path -> text). */
-  addDocument(name: string, data: Blob): Promise<string>;
+  addDocument(doc: ContextDocumentInput): Promise<string>;
   removeDocument(name: string): Promise<string>;
   /** Replace `context` with a string (a child RLM's context is its parent's prompt). */
   setContextText(text: string): Promise<string>;

@@ -1,5 +1,5 @@
 import type { Remote } from "comlink";
-import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
+import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
 
 /** Answers Python's sub-calls. Resolves to one reply per prompt, in order. */
 export type SubcallHandler = (request: SubcallRequest) => Promise<string[]>;
@@ -36,9 +36,9 @@ export type RebuiltListener = (fresh: RebuiltRepl) => Promise<void> | void;
 
 /** What a session needs from its REPL over its whole life: documents come and go one at a time. */
 export interface SessionRepl extends Repl {
-  start(): Promise<unknown>;
+  start(): Promise<ReplBootInfo>;
   close(): void;
-  addDocument(name: string, data: Blob): Promise<ContextInfo>;
+  addDocument(doc: ContextDocumentInput): Promise<ContextInfo>;
   removeDocument(name: string): Promise<ContextInfo>;
   resetNamespace(): Promise<void>;
   /** Checks the worker still answers; rebuilds it if not, and says what happened (else null). */
@@ -58,6 +58,8 @@ export interface ReplTransport {
   terminate(): void;
   /** Called when the worker dies on its own (crash, out of memory). */
   onExit(listener: (reason: string) => void): void;
+  /** Boot options only this runtime knows: where snapshots live, a compiled pyodide.asm.wasm. */
+  bootOptions?: Pick<ReplBootOptions, "snapshot" | "wasmModule">;
 }
 
 export type ReplTransportFactory = () => ReplTransport;

@@ -13,7 +13,9 @@ let dir: string;
 
 function run(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [bin, ...args], { timeout: 90_000 }, (err, stdout, stderr) => {
+    // The start-up snapshot goes to this test's own directory, not the user's cache.
+    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
+    const child = execFile(process.execPath, [bin, ...args], { timeout: 90_000, env }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
     });
     if (input !== undefined) child.stdin?.end(input);
