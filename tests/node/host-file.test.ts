@@ -35,28 +35,17 @@ describe("a document given by path", () => {
     expect((await repl.runCell("print(context['b/latin1.txt'])")).stdout.trim()).toBe("café");
   });
 
-  it("is the only host file Python can see, and it cannot be written", async () => {
+  it("is read into Python and then unmounted: model code can see no host file at all", async () => {
     await repl.loadDocuments([{ name: "book.txt", path: join(dir, "book.txt") }]);
     const r = await repl.runCell(
       [
         "import os, glob",
-        "mounted = [p for p in glob.glob('/input/**', recursive=True) if os.path.isfile(p)]",
-        "print(sorted(set(os.listdir(os.path.dirname(mounted[-1])))))",
-        "print(any('secret' in open(p, 'rb').read().decode('latin-1') for p in mounted))",
-        "try:",
-        "    open(mounted[-1], 'wb').write(b'overwritten')",
-        "except OSError as e:",
-        "    print('refused', type(e).__name__)",
-        "fd = os.open(mounted[-1], os.O_RDONLY)",
-        "copy = os.dup(fd)",
-        "os.close(fd)",
-        "os.lseek(copy, 3, 0)",
-        "print(os.read(copy, 6))",
-        "os.close(copy)",
+        "print([p for p in glob.glob('/input/**', recursive=True) if os.path.isfile(p)])",
+        "print(context[:9])",
       ].join("\n"),
     );
     expect(r.stderr).toBe("");
-    expect(r.stdout.trim().split("\n")).toEqual(["['doc0']", "False", "refused PermissionError", "b'pter 1'"]);
+    expect(r.stdout.trim().split("\n")).toEqual(["[]", "Chapter 1"]);
   });
 
   it("a file that cannot be read fails the load with the host's reason", async () => {
