@@ -28,6 +28,7 @@ import type {
   ReplTransportFactory,
   RunCellOptions,
   SubcallHandler,
+  SubcallRelay,
 } from "./types.ts";
 
 export class ReplStartError extends Error {
@@ -68,9 +69,10 @@ export class ReplClient implements Repl {
   private handler: SubcallHandler | null = null;
   private interruptView: Uint8Array | null = null;
   private hostPort: MessagePort | null = null;
+  private relay: SubcallRelay | null = null;
   private pendingReplies = new Set<(reply: SubcallReply) => void>();
   private stopRequested = false;
-  private armKill: (() => void) | null = null;
+  private armKill: ((graceMs: number) => void) | null = null;
   private restarts = 0;
   private readonly outputCap: number;
   private readonly killGraceMs: number;
@@ -123,11 +125,20 @@ export class ReplClient implements Repl {
     this.hostPort = channel.port1;
     bootOptions.hostPort = channel.port2;
     if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
+    if (!shared) this.openRelay(transport, bootOptions);
     const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2]));
     this.syncMode = info.syncMode;
     await this.reloadContext();
     this.options.onStatus?.({ state: "ready", syncMode: info.syncMode, bootMs: info.bootMs });
     return info;
+  }
+
+  /** Without shared memory, blocking sub-calls go through the service worker where there is one. */
+  private openRelay(transport: ReplTransport, bootOptions: { subcallUrl?: string }): void {
+    const relay = transport.openSubcallRelay?.((request) => this.handleCall(request));
+    if (!relay) return;
+    this.relay = relay;
+    bootOptions.subcallUrl = relay.url;
   }
 
   /** The live worker, with any Stop left over from an earlier call cleared. */
@@ -197,8 +208,8 @@ export class ReplClient implements Repl {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
     const mustKill = new Promise<"kill">((resolve) => {
-      this.armKill = () => {
-        if (killTimer === undefined) killTimer = setTimeout(() => resolve("kill"), this.killGraceMs);
+      this.armKill = (graceMs) => {
+        if (killTimer === undefined) killTimer = setTimeout(() => resolve("kill"), graceMs);
       };
     });
     if (options.timeoutMs && options.timeoutMs > 0) {
@@ -231,7 +242,9 @@ export class ReplClient implements Repl {
         const why = timedOut
           ? `the cell ran past its ${Math.round((options.timeoutMs ?? 0) / 1000)} s time limit and Python did not stop`
           : "Python did not stop when asked";
-        await this.restart(why);
+        // The run learns at once that it stopped; the fresh worker boots behind it, and the
+        // next call waits for it (a boot takes seconds in some engines, Stop must not).
+        void this.restart(why).catch(() => undefined);
         return this.restartedResult(why);
       }
       if (timedOut) {
@@ -273,11 +286,14 @@ export class ReplClient implements Repl {
     // raised while its stack resumes leaves the cell hanging. The reply makes Python raise
     // KeyboardInterrupt itself.
     const waitingInJspi = this.syncMode === "jspi" && this.pendingReplies.size > 0;
+    // Python can stop by itself when it has an interrupt buffer or waits on a sub-call reply.
+    const canStopItself = !!this.interruptView || this.pendingReplies.size > 0;
     if (this.interruptView && !waitingInJspi) this.interruptView[0] = 2;
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
-    // Without an interrupt buffer Python can only be stopped by killing the worker.
-    this.armKill?.();
+    // Otherwise (no SharedArrayBuffer, so no interrupt buffer) only killing the worker stops it:
+    // do it now rather than after a grace period nothing can use.
+    this.armKill?.(canStopItself ? this.killGraceMs : 0);
   }
 
   /** Kill the worker and start a fresh one with the same documents. */
@@ -302,6 +318,8 @@ export class ReplClient implements Repl {
     this.pendingReplies.clear();
     this.hostPort?.close();
     this.hostPort = null;
+    this.relay?.close();
+    this.relay = null;
     t?.terminate();
   }
 

@@ -35,6 +35,17 @@ export interface ReplTransport {
   terminate(): void;
   /** Called when the worker dies on its own (crash, out of memory). */
   onExit(listener: (reason: string) => void): void;
+  /**
+   * Opens the service-worker route for blocking sub-calls (engines without JSPI or a usable
+   * SharedArrayBuffer), or returns undefined where no service worker controls the page.
+   */
+  openSubcallRelay?(answer: (request: string) => Promise<string>): SubcallRelay | undefined;
+}
+
+/** A live service-worker route: the worker posts to `url`; `close` stops answering. */
+export interface SubcallRelay {
+  url: string;
+  close(): void;
 }
 
 export type ReplTransportFactory = () => ReplTransport;

@@ -1,0 +1,13 @@
+import puppeteer from "puppeteer-core";
+const url = process.argv[2];
+const t0 = Date.now();
+const browser = await puppeteer.launch({ browser: "firefox", executablePath: "/usr/bin/firefox-esr", headless: true, extraPrefsFirefox: {} });
+console.log("launched", Date.now() - t0);
+const page = await browser.newPage();
+page.on("pageerror", (e) => console.log("pageerror", e.message));
+page.on("console", (m) => console.log("console", m.type(), m.text()));
+await page.goto(url);
+await page.waitForFunction(() => [...document.querySelectorAll(".chip")].some(c => /Python (ready|failed)|could not/.test(c.textContent)) , { timeout: 90000 }).catch(e => console.log("wait", e.message));
+console.log(await page.evaluate(() => JSON.stringify({coi: crossOriginIsolated, sab: typeof SharedArrayBuffer, jspi: "Suspending" in WebAssembly, gpu: !!navigator.gpu, sw: !!navigator.serviceWorker, chips: [...document.querySelectorAll(".chip")].map(c=>c.textContent+"|"+c.title)})));
+console.log("total", Date.now() - t0);
+await browser.close();
