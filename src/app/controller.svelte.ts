@@ -227,10 +227,11 @@ export class AppController {
     this.documents = [...this.documents, ...stored];
     const title = this.session.title === "New session" ? metas[0]!.name : this.session.title;
     await this.touchSession({ documents: [...this.session.documents, ...metas], title });
-    await this.guardStorage(async () => {
-      await this.store!.saveDocuments(this.session!.id, stored);
-      await requestPersistentStorage();
-    });
+    await this.guardStorage(() => this.store!.saveDocuments(this.session!.id, stored));
+    // Not awaited: Firefox asks the person before it grants persistence, and the promise waits
+    // for the answer (for ever if they ignore the prompt, or in automation). Awaiting it kept
+    // the documents out of Python: the model was told `context` is empty.
+    void requestPersistentStorage();
     await this.loadIntoRepl(false);
   }
 
