@@ -235,7 +235,14 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
     const offline = await browser.newPage();
     try {
       await openApp(offline, openaiUrl(site.url, server.baseUrl));
-      await waitForText(offline, { css: "body" }, "Ready to work offline", BOOT_MS);
+      // Installed and in control (the "Ready to work offline" toast may be gone by now where
+      // Python took longer to start than the toast stays).
+      await waitForFunction(
+        offline,
+        async () => !!(await navigator.serviceWorker.getRegistration())?.active && !!navigator.serviceWorker.controller,
+        undefined,
+        { timeout: BOOT_MS, what: "the service worker to control the page" },
+      );
       // The site goes away for good (and the network too, where the engine can emulate that):
       // the page, Python and documents still work from the service worker's cache.
       await site.close();

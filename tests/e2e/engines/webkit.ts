@@ -115,17 +115,34 @@ async function waitForDriver(url: string, driver: ChildProcess): Promise<void> {
   throw new Error("WebKitWebDriver did not start within 30 s");
 }
 
-export async function launchWebKit(): Promise<EngineBrowser> {
-  if (!existsSync(WEBKIT_DRIVER)) throw new Error(`${WEBKIT_DRIVER} is missing: apt-get install webkit2gtk-driver`);
+/** One WebKitWebDriver under its own Xvfb: the driver allows a single session at a time. */
+async function startDriver(): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();
-  // Its own process group, so closing takes Xvfb, the driver and every MiniBrowser with it.
+  // Its own process group, so stopping takes Xvfb, the driver and MiniBrowser with it.
   const driver = spawn(XVFB_RUN, ["-a", "-s", "-screen 0 1280x1024x24", WEBKIT_DRIVER, `--port=${port}`], {
     detached: true,
     stdio: "ignore",
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForDriver(url, driver);
-  const sessions = new Set<WebDriverSession>();
+  const stop = () => {
+    try {
+      if (driver.pid) process.kill(-driver.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  };
+  try {
+    await waitForDriver(url, driver);
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  return { url, stop };
+}
+
+export async function launchWebKit(): Promise<EngineBrowser> {
+  if (!existsSync(WEBKIT_DRIVER)) throw new Error(`${WEBKIT_DRIVER} is missing: apt-get install webkit2gtk-driver`);
+  const open = new Set<EnginePage>();
   let version = "WebKitGTK";
   return {
     engine: "webkit",
@@ -133,28 +150,29 @@ export async function launchWebKit(): Promise<EngineBrowser> {
       return version;
     },
     async newPage(options: PageOptions = {}) {
-      const session = await WebDriverSession.create(url, { "webkitgtk:browserOptions": { args: ["--automation"] } });
-      sessions.add(session);
-      version = `WebKitGTK ${String(session.capabilities.browserVersion ?? "")}`.trim();
-      await session.setTimeouts({ script: 300_000, pageLoad: 120_000 });
-      await session.setWindowRect(options.viewport ?? { width: 1280, height: 860 }).catch(() => undefined);
+      const driver = await startDriver();
+      let session: WebDriverSession;
+      try {
+        session = await WebDriverSession.create(driver.url, { "webkitgtk:browserOptions": { args: ["--automation"] } });
+        version = `WebKitGTK ${String(session.capabilities.browserVersion ?? "")}`.trim();
+        await session.setTimeouts({ script: 300_000, pageLoad: 120_000 });
+        await session.setWindowRect(options.viewport ?? { width: 1280, height: 860 }).catch(() => undefined);
+      } catch (err) {
+        driver.stop();
+        throw err;
+      }
       const page = new WebKitPage(session);
       const close = page.close.bind(page);
       page.close = async () => {
-        sessions.delete(session);
+        open.delete(page);
         await close();
+        driver.stop();
       };
+      open.add(page);
       return page;
     },
     async close() {
-      for (const s of sessions) await s.delete().catch(() => undefined);
-      if (driver.pid) {
-        try {
-          process.kill(-driver.pid, "SIGTERM");
-        } catch {
-          // already gone
-        }
-      }
+      for (const page of [...open]) await page.close();
     },
   };
 }
