@@ -36,7 +36,16 @@ class WebKitPage implements EnginePage {
   }
 
   private async afterLoad() {
-    await this.session.executeSync(`${pageExpression(installErrorCollector, null)};`);
+    // Best effort: on a busy machine WebKit's driver can time out a script while the page is
+    // still starting; the next try (or the next load) installs the collector.
+    for (let i = 0; i < 3; i++) {
+      try {
+        await this.session.executeSync(`${pageExpression(installErrorCollector, null)};`);
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   }
 
   private async collect() {
