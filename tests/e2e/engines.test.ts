@@ -126,7 +126,8 @@ function skipReason(engine: EngineName): string | null {
 
 describe.each(selectedEngines())("the main path in %s", (engine) => {
   const missing = skipReason(engine);
-  const test = missing ? it.skip : it;
+  // Room for two Python boots per test: WebKit takes minutes on a loaded 2-core machine.
+  const test = (name: string, fn: () => Promise<void>) => (missing ? it.skip : it)(name, fn, 3 * BOOT_MS);
   if (missing) it.skip(`${engine} is not installed: ${missing}`, () => undefined);
 
   let browser: EngineBrowser;
