@@ -35,17 +35,6 @@ function runtimeHasJspi(): boolean {
   return "Suspending" in WebAssembly || "Suspender" in WebAssembly;
 }
 
-function chooseSyncMode(options: ReplBootOptions): SyncMode {
-  const mode = options.syncMode === "auto" ? (runtimeHasJspi() ? "jspi" : "sab") : options.syncMode;
-  if (mode === "jspi" && !runtimeHasJspi()) {
-    throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
-  }
-  if (mode === "sab" && !options.sabBuffer) {
-    throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
-  }
-  return mode;
-}
-
 export interface ReplWorkerHooks {
   /** Source of workers/python/rlm_runtime.py (each entry loads it its own way). */
   pythonSource: string;
@@ -235,11 +224,51 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     return { call, callBlocking };
   }
 
+  /**
+   * Blocking sub-calls for engines with neither JSPI nor a usable SharedArrayBuffer: a
+   * synchronous POST that the service worker relays to the page and answers when the page does.
+   */
+  function relayedCall(url: string): (request: string) => string {
+    // Taken now: lockDown() removes the global after boot, and Python reaches only this closure,
+    // which can post to this one same-origin URL and nowhere else.
+    const Request = XMLHttpRequest;
+    return (request: string): string => {
+      const xhr = new Request();
+      xhr.open("POST", url, false);
+      xhr.setRequestHeader("Content-Type", "text/plain;charset=UTF-8");
+      xhr.send(request);
+      if (xhr.status !== 200) {
+        throw new Error(`the service worker did not relay the sub-call (HTTP ${xhr.status}); reload the page`);
+      }
+      return xhr.responseText;
+    };
+  }
+
+  /** JSPI where the engine can suspend WebAssembly, else the first blocking channel the host gave. */
+  function chooseSyncMode(options: ReplBootOptions): SyncMode {
+    const mode: SyncMode = options.syncMode !== "auto" ? options.syncMode : runtimeHasJspi() ? "jspi" : options.sabBuffer ? "sab" : "service-worker";
+    if (mode === "jspi" && !runtimeHasJspi()) {
+      throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
+    }
+    if (mode === "sab" && !options.sabBuffer) {
+      throw new Error("The SharedArrayBuffer sub-call channel is missing; the page must be cross-origin isolated.");
+    }
+    if (mode === "service-worker" && !options.subcallUrl) {
+      throw new Error(
+        "This browser has neither JSPI nor SharedArrayBuffer, and no service worker controls the page to relay sub-calls " +
+          "(serve the app over http://localhost or https, and reload once it is installed)",
+      );
+    }
+    return mode;
+  }
+
   return {
     async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
       const started = performance.now();
       const mode = chooseSyncMode(options);
-      const { call, callBlocking } = hostChannel(options.hostPort, options.sabBuffer);
+      const channel = hostChannel(options.hostPort, options.sabBuffer);
+      const { call } = channel;
+      const callBlocking = mode === "service-worker" && options.subcallUrl ? relayedCall(options.subcallUrl) : channel.callBlocking;
       // A private SharedArrayBuffer gives Atomics.wait something to wait on; without one
       // (a page that is not cross-origin isolated) a short busy wait does the same job.
       const napCell = typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;

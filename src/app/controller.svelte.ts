@@ -6,7 +6,7 @@
 import { answerDirectly } from "../core/direct.ts";
 import { RlmSession } from "../core/session.ts";
 import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
-import type { SessionRecord, SessionStorage, StoredDocument } from "../store/index.ts";
+import { requestPersistentStorage, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
 import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
@@ -193,6 +193,9 @@ export class AppController {
     if (record.title === UNTITLED) record.title = result.documents[0]!.meta.name;
     await this.library.update($state.snapshot(record) as SessionRecord);
     await this.library.saveDocuments(record.id, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+    // Not awaited: Firefox asks the person before it grants persistence, and the promise waits
+    // for the answer (for ever if they ignore the prompt, or in automation).
+    void requestPersistentStorage();
     const session = await this.openLiveSession();
     await session?.addDocuments(result.documents.map((d) => ({ path: d.meta.path, data: d.blob }))).catch((err: unknown) => this.reportError(err));
   }

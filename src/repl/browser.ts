@@ -1,8 +1,8 @@
 // REPL workers as browser module workers.
 import * as Comlink from "comlink";
 import { ReplClient } from "./client.ts";
-import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
-import type { ReplClientOptions, ReplTransport, ReplTransportFactory } from "./types.ts";
+import { SUBCALL_RELAY_PATH, isSubcallRelayMessage, type ReplWorkerApi, type SnapshotSetting, type SubcallRelayAnswer } from "./protocol.ts";
+import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 
 export interface BrowserReplOptions extends ReplClientOptions {
   /** Where the worker keeps its Python snapshot; default: Cache Storage (see the worker). */
@@ -26,6 +26,7 @@ function startWorker(): ReplTransport {
   const api = Comlink.wrap<ReplWorkerApi>(worker);
   return {
     api,
+    openSubcallRelay,
     transfer: (value, transferables) => Comlink.transfer(value, transferables),
     terminate() {
       api[Comlink.releaseProxy]();
@@ -91,6 +92,32 @@ function pageWasmModule(): WebAssembly.Module | undefined {
   if (typeof WebAssembly.compileStreaming !== "function") return undefined;
   if (++workersStarted >= 2) void sharedWasmModule();
   return compiled?.module ?? undefined;
+}
+
+/**
+ * The page's half of the service-worker route (src/sw.ts has the other): the service worker
+ * asks every page it controls, and only the page holding the token answers. Feature-detected:
+ * without service workers (an insecure context) there is no route. On a first visit the
+ * service worker takes control while Python boots (clients.claim), so the route is offered
+ * before it works; a sub-call made before then returns an error that says to reload.
+ */
+function openSubcallRelay(answer: (request: string) => Promise<string>): SubcallRelay | undefined {
+  const container = typeof navigator === "object" ? navigator.serviceWorker : undefined;
+  if (!container) return undefined;
+  const token = crypto.randomUUID();
+  const onMessage = (event: MessageEvent) => {
+    const port = event.ports[0];
+    if (!port || !isSubcallRelayMessage(event.data)) return;
+    if (event.data.token !== token) return port.postMessage({ owned: false } satisfies SubcallRelayAnswer);
+    void answer(event.data.request).then((reply) => port.postMessage({ owned: true, reply } satisfies SubcallRelayAnswer));
+  };
+  container.addEventListener("message", onMessage);
+  // Messages from the service worker wait in a queue until the page says it listens.
+  container.startMessages();
+  return {
+    url: new URL(`${import.meta.env.BASE_URL}${SUBCALL_RELAY_PATH}${token}`, self.location.href).href,
+    close: () => container.removeEventListener("message", onMessage),
+  };
 }
 
 export function pyodideIndexUrl(): string {

@@ -30,6 +30,7 @@ import type {
   ReplTransportFactory,
   RunCellOptions,
   SubcallHandler,
+  SubcallRelay,
 } from "./types.ts";
 
 export class ReplStartError extends Error {
@@ -94,9 +95,10 @@ export class ReplClient implements SessionRepl {
   private handler: SubcallHandler | null = null;
   private interruptView: Uint8Array | null = null;
   private hostPort: MessagePort | null = null;
+  private relay: SubcallRelay | null = null;
   private pendingReplies = new Set<(reply: SubcallReply) => void>();
   private stopRequested = false;
-  private armKill: (() => void) | null = null;
+  private armKill: ((graceMs: number) => void) | null = null;
   private cellLost: ((reason: string) => void) | null = null;
   private restarts = 0;
   private pulse: WorkerPulse | null = null;
@@ -163,6 +165,7 @@ export class ReplClient implements SessionRepl {
     this.pulse = new WorkerPulse(ping.port1, this.heartbeatMs);
     bootOptions.pingPort = ping.port2;
     if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
+    if (!shared) this.openRelay(transport, bootOptions);
     const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2, ping.port2]));
     this.syncMode = info.syncMode;
     await this.reloadContext();
@@ -173,6 +176,14 @@ export class ReplClient implements SessionRepl {
     this.booted = true;
     this.options.onStatus?.({ state: "ready", syncMode: info.syncMode, bootMs: info.bootMs });
     return info;
+  }
+
+  /** Without shared memory, blocking sub-calls go through the service worker where there is one. */
+  private openRelay(transport: ReplTransport, bootOptions: { subcallUrl?: string }): void {
+    const relay = transport.openSubcallRelay?.((request) => this.handleCall(request));
+    if (!relay) return;
+    this.relay = relay;
+    bootOptions.subcallUrl = relay.url;
   }
 
   /** The live worker, with any Stop left over from an earlier call cleared. */
@@ -294,8 +305,8 @@ export class ReplClient implements SessionRepl {
     let timedOut = false;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
     const mustKill = new Promise<"kill">((resolve) => {
-      this.armKill = () => {
-        if (killTimer === undefined) killTimer = setTimeout(() => resolve("kill"), this.killGraceMs);
+      this.armKill = (graceMs) => {
+        if (killTimer === undefined) killTimer = setTimeout(() => resolve("kill"), graceMs);
       };
     });
     // The worker died under the cell (it exited, or its thread crashed): no reply will come.
@@ -396,11 +407,14 @@ export class ReplClient implements SessionRepl {
     // raised while its stack resumes leaves the cell hanging. The reply makes Python raise
     // KeyboardInterrupt itself.
     const waitingInJspi = this.syncMode === "jspi" && this.pendingReplies.size > 0;
+    // Python can stop by itself when it has an interrupt buffer or waits on a sub-call reply.
+    const canStopItself = !!this.interruptView || this.pendingReplies.size > 0;
     if (this.interruptView && !waitingInJspi) this.interruptView[0] = 2;
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
-    // Without an interrupt buffer Python can only be stopped by killing the worker.
-    this.armKill?.();
+    // Otherwise (no SharedArrayBuffer, so no interrupt buffer) only killing the worker stops it:
+    // do it now rather than after a grace period nothing can use.
+    this.armKill?.(canStopItself ? this.killGraceMs : 0);
   }
 
   /** Kill the worker and start a fresh one with the same documents. */
@@ -428,6 +442,8 @@ export class ReplClient implements SessionRepl {
     this.hostPort = null;
     this.pulse?.close();
     this.pulse = null;
+    this.relay?.close();
+    this.relay = null;
     t?.terminate();
   }
 

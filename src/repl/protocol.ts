@@ -2,8 +2,32 @@
 // runs on everything that comes back. The worker runs model-written code over documents that
 // may carry prompt injections, so nothing it sends is trusted until it passes these guards.
 
-/** How Python's blocking `llm_query` waits for the host. */
-export type SyncMode = "jspi" | "sab";
+/**
+ * How Python's blocking `llm_query` waits for the host: suspending WebAssembly (JSPI), blocking
+ * on a SharedArrayBuffer (needs cross-origin isolation and an engine that exposes it), or, where
+ * neither exists (WebKitGTK 2.50 hides SharedArrayBuffer even when isolated and has no JSPI), a
+ * synchronous request that the page's service worker relays to the page.
+ */
+export type SyncMode = "jspi" | "sab" | "service-worker";
+
+/** Where the REPL worker posts blocking sub-calls in "service-worker" mode (a token follows). */
+export const SUBCALL_RELAY_PATH = "__rlm/subcall/";
+
+/** The service worker's message to the pages it controls; the page answers on the transferred port. */
+export interface SubcallRelayMessage {
+  type: "rlm-subcall";
+  token: string;
+  request: string;
+}
+
+/** A page's answer: the reply when the token is its own, else `owned: false`. */
+export type SubcallRelayAnswer = { owned: true; reply: string } | { owned: false };
+
+export function isSubcallRelayMessage(v: unknown): v is SubcallRelayMessage {
+  if (typeof v !== "object" || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return m.type === "rlm-subcall" && typeof m.token === "string" && typeof m.request === "string";
+}
 
 export interface ReplBootOptions {
   /** Where pyodide.asm.wasm and python_stdlib.zip live (browser only; Node finds them). */
@@ -16,6 +40,8 @@ export interface ReplBootOptions {
   hostPort: MessagePort;
   /** Where replies are written while Python blocks, in "sab" mode. */
   sabBuffer?: SharedArrayBuffer;
+  /** Where Python's blocking sub-calls are posted in "service-worker" mode (see SUBCALL_RELAY_PATH). */
+  subcallUrl?: string;
   /** Characters of stdout (and of stderr) a cell may keep. */
   outputCap: number;
   /**

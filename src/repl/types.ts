@@ -60,6 +60,17 @@ export interface ReplTransport {
   onExit(listener: (reason: string) => void): void;
   /** Boot options only this runtime knows: where snapshots live, a compiled pyodide.asm.wasm. */
   bootOptions?: Pick<ReplBootOptions, "snapshot" | "wasmModule">;
+  /**
+   * Opens the service-worker route for blocking sub-calls (engines without JSPI or a usable
+   * SharedArrayBuffer), or returns undefined where no service worker controls the page.
+   */
+  openSubcallRelay?(answer: (request: string) => Promise<string>): SubcallRelay | undefined;
+}
+
+/** A live service-worker route: the worker posts to `url`; `close` stops answering. */
+export interface SubcallRelay {
+  url: string;
+  close(): void;
 }
 
 export type ReplTransportFactory = () => ReplTransport;
