@@ -1,0 +1,176 @@
+// Any text a model or a document can produce renders, completely and without freezing the page.
+// Hostile markdown arrives the way it would in real use: Python builds it from the document
+// (here, from an expression) and submits it with FINAL_VAR, and the model's own prose carries
+// more of it into the steps view. Inside the page a PerformanceObserver records every task over
+// 50 ms ("longtask"); none may happen while an answer is rendered, nor when the session is
+// reopened after a reload. Each answer ends with a marker that must be on the page, so nothing
+// may swallow the rest of an answer.
+//
+// Run: npm run build && npx vitest run --project e2e tests/e2e/render-fuzz.test.ts
+import { mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repl } from "../fixtures/scripted-server.ts";
+import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { QuestionScripts } from "./sandbox/drive.ts";
+
+const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+
+const MB = 1_000_000;
+/** Python expressions of about 1 MB each (the hostile answers). */
+const CASES: Array<{ name: string; python: string }> = [
+  { name: "prototype-named fence languages", python: `"".join(f"\`\`\`{n}\\ncode in {n}\\n\`\`\`\\n" for n in ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "isPrototypeOf", "__defineGetter__", "prototype"])` },
+  { name: "5,000 nested quotes", python: `"> " * 5000 + "deep inside"` },
+  { name: "1,000 nested list levels", python: `"\\n".join("  " * i + "- level " + str(i) for i in range(1000))` },
+  { name: "quadratic emphasis _a", python: `"_a" * ${MB / 2}` },
+  { name: "quadratic emphasis *a", python: `"*a" * ${MB / 2}` },
+  { name: "unbalanced strong", python: `"**" * ${MB / 4} + "a" + "*" * ${MB / 4}` },
+  { name: "quadratic links", python: `"[a](" * ${MB / 4}` },
+  { name: "open brackets", python: `"[" * ${MB}` },
+  { name: "image brackets", python: `"![" * ${MB / 2}` },
+  { name: "unclosed HTML in MathML", python: `"<math><mtext><table><mglyph><style><!--" * ${MB / 40}` },
+  { name: "unclosed HTML in SVG", python: `"<svg><foreignObject><style><!--</style><img src=x onerror=alert(1)>" * ${Math.floor(MB / 70)}` },
+  { name: "a 1 MB table", python: `"| a | b |\\n|:--|--:|\\n" + "| x *y* | [z](https://example.org) |\\n" * ${MB / 40}` },
+  { name: "a 1 MB ordinary answer", python: `("## Part\\n\\nSome *text* with \`code\`, **bold** and [a link](https://example.org).\\n\\n- one\\n- two\\n\\n\`\`\`python\\nprint('hi')\\n\`\`\`\\n\\n" * ${Math.floor(MB / 120)})` },
+  { name: "random markdown characters", python: `__import__("random").seed(7) or "".join(__import__("random").choice("*_[]()!\`<>#-|\\\\ \\na&;:/") for _ in range(${MB}))` },
+];
+
+/** Turn text (the model's prose, shown in the steps) with the same kinds of trouble. */
+const HOSTILE_PROSE = [
+  "```constructor\nprose fence\n```",
+  "```__proto__\nprose fence\n```",
+  "> ".repeat(3000) + "deep prose",
+  "_a".repeat(2_000),
+  "<math><mtext><table><mglyph><style><!--",
+  "prose continues after all that",
+].join("\n\n");
+
+const LONGTASK_OBSERVER = `
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({ start: Math.round(e.startTime), ms: Math.round(e.duration) });
+  }).observe({ type: "longtask", buffered: true });
+`;
+
+type LongTask = { start: number; ms: number };
+const longTasksSince = (page: Page, since: number) =>
+  page.evaluate((t) => ((window as unknown as { __longTasks: LongTask[] }).__longTasks ?? []).filter((e) => e.start >= t), since);
+const now = (page: Page) => page.evaluate(() => performance.now());
+
+/** Waits until every markdown view on the page has finished (formatted, or shown plain for good). */
+async function allRendered(page: Page, timeoutMs: number): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const views = Array.from(document.querySelectorAll<HTMLElement>(".markdown"));
+      return views.length > 0 && views.every((v) => v.dataset.render === "done" || v.dataset.render === "fallback");
+    },
+    undefined,
+    { timeout: timeoutMs, polling: 250 },
+  );
+}
+
+let stack: Stack;
+const scripts = new QuestionScripts();
+
+beforeAll(async () => {
+  // 64 characters per streamed piece: the prose is streamed like a fast model's, not one
+  // 16-character event at a time in a single burst (that measures the stream reader, not rendering).
+  stack = await startStack({ root: scripts.root, sub: "sub reply", contextWindow: 131072, chunkChars: 64 });
+}, 120_000);
+afterAll(async () => stack?.close());
+
+describe("rendering is total and bounded", () => {
+  it("hostile answers and turn text render in full, with no task over 50 ms, also after a reload", async () => {
+    const { context, page, errors } = await newPage(stack.browser);
+    await context.addInitScript({ content: LONGTASK_OBSERVER });
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { contextWindow: "131072" }));
+    await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
+    await page.getByLabel("Document").setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("a small document") });
+    await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor({ timeout: 60_000 });
+
+    // A first, ordinary question: what the page does once (loading the run's code, the first
+    // connection to the model server) is not what this test measures.
+    scripts.set("[warm-up]", [repl('FINAL("warm")')]);
+    await page.getByRole("textbox", { name: "Question" }).fill("[warm-up] hello");
+    await page.getByRole("button", { name: "Ask" }).click();
+    await page.locator("article.exchange .status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(1000);
+
+    const report: string[] = [];
+    const only = process.env.RENDER_FUZZ_ONLY?.split(",").map(Number);
+    for (const [i, c] of CASES.entries()) {
+      if (only && !only.includes(i)) continue;
+      const tag = `[fuzz-${i}]`;
+      const marker = `END-OF-ANSWER-${i}`;
+      scripts.set(tag, [repl(`x = ${c.python}\nx = x + "\\n\\n${marker}"\nFINAL_VAR("x")`, i === 0 ? HOSTILE_PROSE : c.name)]);
+      const before = await page.locator("article.exchange").count();
+      const started = await now(page);
+      await page.getByRole("textbox", { name: "Question" }).fill(`${tag} ${c.name}`);
+      await page.getByRole("button", { name: "Ask" }).click();
+      const article = page.locator("article.exchange").nth(before);
+      await article.locator(".status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 120_000 }).catch(async (err: unknown) => {
+        await page.screenshot({ path: `${SHOTS}render-fuzz-failed.png` });
+        throw err;
+      });
+      const answer = article.getByRole("region", { name: "Answer" });
+      await answer.locator(".markdown[data-render=done], .markdown[data-render=fallback]").waitFor({ timeout: 60_000 });
+      // A huge answer shows in part at first; the person asks for the rest.
+      const showAll = answer.getByRole("button", { name: "Show all" });
+      if (await showAll.count()) {
+        await showAll.click();
+        await answer.locator(".md-more").waitFor({ state: "detached", timeout: 120_000 });
+      }
+      const shown = await answer.locator(".markdown").evaluate((el: HTMLElement) => ({ state: el.dataset.render, chars: el.textContent?.length ?? 0, text: el.textContent ?? "" }));
+      expect(shown.text, `${c.name}: the end of the answer is on the page`).toContain(marker);
+      await page.waitForTimeout(300);
+      const long = await longTasksSince(page, started);
+      report.push(`${c.name}: ${shown.state}, ${shown.chars.toLocaleString("en-US")} characters shown, long tasks ${JSON.stringify(long.map((t) => t.ms))}`);
+      if (process.env.RENDER_FUZZ_REPORT) console.log(report.at(-1));
+      else expect(long, `${c.name}: tasks over 50 ms while answering and rendering`).toEqual([]);
+    }
+
+    // The model's prose of the first case, shown in the steps view, renders too.
+    if (!only || only.includes(0)) {
+      const first = page.locator("article.exchange").nth(1);
+      await first.getByRole("button", { name: /Show steps/ }).click();
+      const steps = first.getByRole("region", { name: "Trajectory" });
+      await steps.getByText("prose continues after all that").waitFor({ timeout: 30_000 });
+      await expect.poll(() => steps.locator(".code-lang").allInnerTexts()).toEqual(expect.arrayContaining(["constructor", "__proto__"]));
+    }
+    await page.screenshot({ path: `${SHOTS}huge-answer-1280.png` });
+
+    // Reopening the session renders every answer again: still no long task.
+    if (process.env.RENDER_FUZZ_TRACE) await stack.browser.startTracing(page, { path: process.env.RENDER_FUZZ_TRACE, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "disabled-by-default-v8.cpu_profiler", "blink.user_timing"] });
+    await page.reload();
+    const reloaded = await now(page);
+    await page.locator("article.exchange").nth(only ? only.length : CASES.length).waitFor({ timeout: 60_000 });
+    await allRendered(page, 240_000);
+    await page.waitForTimeout(500);
+    const afterReload = await longTasksSince(page, reloaded);
+      if (process.env.RENDER_FUZZ_TRACE) {
+        await stack.browser.stopTracing();
+        const { explainLongTasks } = await import("../../bench/lib/trace.ts");
+        console.log(JSON.stringify(explainLongTasks(process.env.RENDER_FUZZ_TRACE, new URL("../../dist/", import.meta.url).pathname, 40).tasks.slice(0, 6).map((t) => ({ d: t.durationMs, ev: t.events.slice(0, 6).map((e) => `${e.name} ${e.selfMs.toFixed(0)} ${e.detail.slice(0, 60)}`), fn: t.functions.slice(0, 8).map((f) => `${f.where} ${f.ms.toFixed(0)}`), pf: t.projectFrames.slice(0, 6).map((f) => `${f.where} ${f.ms.toFixed(0)}`) })), null, 1));
+      }
+    // Start-up itself (the app's script, Svelte's first render) is not rendering: count the
+    // tasks from the moment the first exchange is on screen.
+    report.push(`after reload: long tasks ${JSON.stringify(afterReload)}`);
+    console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n${report.join("\n")}`);
+    // Each answer shows in full, or in part with a way to see the rest.
+    for (const [i] of CASES.entries()) {
+      if (only && !only.includes(i)) continue;
+      const region = page.locator("article.exchange").nth((only ? only.indexOf(i) : i) + 1).getByRole("region", { name: "Answer" });
+      const text = await region.evaluate((el) => el.textContent ?? "");
+      if (!text.includes(`END-OF-ANSWER-${i}`)) await region.getByRole("button", { name: "Show all" }).waitFor();
+    }
+    expect(afterReload.filter((t) => t.start > 0)).toEqual([]);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator("article.exchange").nth(12).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}huge-answer-390.png` });
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 900_000);
+});
