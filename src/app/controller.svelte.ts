@@ -21,7 +21,7 @@ import { answerMarkdown, download, fineTuneJsonl, safeFileName, trajectoryJsonl 
 import type { IngestInput } from "../ingest/index.ts";
 import { documentSource, ingestForSession, type IngestProgressView, type IngestProblemView } from "./documents.ts";
 import { applyEvent, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
-import { applyUrlParams, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
+import { loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 
 export interface Notice {
   id: number;
@@ -84,9 +84,9 @@ export class AppController {
   private readonly syncMode: "auto" | "sab" | "jspi";
 
   constructor() {
-    const { settings, applied } = applyUrlParams(loadSettings(), globalThis.location?.search ?? "");
-    this.settings = $state(settings);
-    if (applied.length) this.notify("info", `Settings taken from the page link: ${applied.join(", ")}.`);
+    // Settings in the page link are only a proposal, shown by App.svelte (LinkSettingsDialog);
+    // applying them here sent the saved API key to whatever host a link named.
+    this.settings = $state(loadSettings());
     this.engines = new EngineManager(() => this.settings);
     // ?replSync=sab|jspi forces how Python waits for sub-calls (for testing both transports).
     const forced = new URLSearchParams(globalThis.location?.search ?? "").get("replSync");
