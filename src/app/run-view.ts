@@ -61,6 +61,8 @@ export interface Exchange {
   iterations: IterationRecord[];
   compare?: CompareView;
   notices: string[];
+  /** Where this question was sent: the endpoint's origin (or "this browser") and the model. */
+  endpoint?: { origin: string; model: string };
 }
 
 export function newExchange(id: string, question: string): Exchange {
