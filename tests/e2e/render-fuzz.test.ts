@@ -99,36 +99,39 @@ describe("rendering is total and bounded", () => {
     await page.waitForTimeout(1000);
 
     const report: string[] = [];
+    const failures: string[] = [];
     const only = process.env.RENDER_FUZZ_ONLY?.split(",").map(Number);
-    for (const [i, c] of CASES.entries()) {
-      if (only && !only.includes(i)) continue;
-      const tag = `[fuzz-${i}]`;
-      const marker = `END-OF-ANSWER-${i}`;
-      scripts.set(tag, [repl(`x = ${c.python}\nx = x + "\\n\\n${marker}"\nFINAL_VAR("x")`, i === 0 ? HOSTILE_PROSE : c.name)]);
+    const cases = CASES.map((c, i) => ({ ...c, i })).filter((c) => !only || only.includes(c.i));
+    for (const c of cases) {
+      const tag = `[fuzz-${c.i}]`;
+      const marker = `END-OF-ANSWER-${c.i}`;
+      scripts.set(tag, [repl(`x = ${c.python}\nx = x + "\\n\\n${marker}"\nFINAL_VAR("x")`, c.i === 0 ? HOSTILE_PROSE : c.name)]);
       const before = await page.locator("article.exchange").count();
-      const started = await now(page);
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} ${c.name}`);
       await page.getByRole("button", { name: "Ask" }).click();
       const article = page.locator("article.exchange").nth(before);
-      await article.locator(".status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 120_000 }).catch(async (err: unknown) => {
-        await page.screenshot({ path: `${SHOTS}render-fuzz-failed.png` });
-        throw err;
-      });
+      await article.locator(".status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 120_000 });
+      // From here on the page is rendering the answer (the run that produced it is not measured).
+      const started = await now(page);
       const answer = article.getByRole("region", { name: "Answer" });
       await answer.locator(".markdown[data-render=done], .markdown[data-render=fallback]").waitFor({ timeout: 60_000 });
+      await page.waitForTimeout(300);
+      const shownFirst = await longTasksSince(page, started);
       // A huge answer shows in part at first; the person asks for the rest.
       const showAll = answer.getByRole("button", { name: "Show all" });
+      let afterShowAll: LongTask[] = [];
       if (await showAll.count()) {
+        const clicked = await now(page);
         await showAll.click();
-        await answer.locator(".md-more").waitFor({ state: "detached", timeout: 120_000 });
+        await answer.locator(".markdown[data-render=done], .markdown[data-render=fallback]").waitFor({ timeout: 400_000 });
+        expect(await answer.locator(".md-more").count()).toBe(0);
+        await page.waitForTimeout(300);
+        afterShowAll = await longTasksSince(page, clicked);
       }
-      const shown = await answer.locator(".markdown").evaluate((el: HTMLElement) => ({ state: el.dataset.render, chars: el.textContent?.length ?? 0, text: el.textContent ?? "" }));
+      const shown = await answer.locator(".markdown").evaluate((el: HTMLElement) => ({ state: el.dataset.render, text: el.textContent ?? "" }));
       expect(shown.text, `${c.name}: the end of the answer is on the page`).toContain(marker);
-      await page.waitForTimeout(300);
-      const long = await longTasksSince(page, started);
-      report.push(`${c.name}: ${shown.state}, ${shown.chars.toLocaleString("en-US")} characters shown, long tasks ${JSON.stringify(long.map((t) => t.ms))}`);
-      if (process.env.RENDER_FUZZ_REPORT) console.log(report.at(-1));
-      else expect(long, `${c.name}: tasks over 50 ms while answering and rendering`).toEqual([]);
+      report.push(`${c.name}: ${shown.state}, ${shown.text.length.toLocaleString("en-US")} characters; tasks over 50 ms: shown ${JSON.stringify(shownFirst.map((t) => t.ms))}, show all ${JSON.stringify(afterShowAll.map((t) => t.ms))}`);
+      if (shownFirst.length || afterShowAll.length) failures.push(report.at(-1)!);
     }
 
     // The model's prose of the first case, shown in the steps view, renders too.
@@ -139,37 +142,31 @@ describe("rendering is total and bounded", () => {
       await steps.getByText("prose continues after all that").waitFor({ timeout: 30_000 });
       await expect.poll(() => steps.locator(".code-lang").allInnerTexts()).toEqual(expect.arrayContaining(["constructor", "__proto__"]));
     }
+    await page.locator("article.exchange").last().scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}huge-answer-1280.png` });
 
-    // Reopening the session renders every answer again: still no long task.
-    if (process.env.RENDER_FUZZ_TRACE) await stack.browser.startTracing(page, { path: process.env.RENDER_FUZZ_TRACE, categories: ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8.execute", "disabled-by-default-v8.cpu_profiler", "blink.user_timing"] });
+    // Reopening the session renders every answer again. Measured from the moment the first
+    // exchange is on screen: loading the app itself is not rendering.
     await page.reload();
-    const reloaded = await now(page);
-    await page.locator("article.exchange").nth(only ? only.length : CASES.length).waitFor({ timeout: 60_000 });
+    await page.locator("article.exchange").first().waitFor({ timeout: 60_000 });
+    const reopened = await now(page);
+    await page.locator("article.exchange").nth(cases.length).waitFor({ timeout: 60_000 });
     await allRendered(page, 240_000);
     await page.waitForTimeout(500);
-    const afterReload = await longTasksSince(page, reloaded);
-      if (process.env.RENDER_FUZZ_TRACE) {
-        await stack.browser.stopTracing();
-        const { explainLongTasks } = await import("../../bench/lib/trace.ts");
-        console.log(JSON.stringify(explainLongTasks(process.env.RENDER_FUZZ_TRACE, new URL("../../dist/", import.meta.url).pathname, 40).tasks.slice(0, 6).map((t) => ({ d: t.durationMs, ev: t.events.slice(0, 6).map((e) => `${e.name} ${e.selfMs.toFixed(0)} ${e.detail.slice(0, 60)}`), fn: t.functions.slice(0, 8).map((f) => `${f.where} ${f.ms.toFixed(0)}`), pf: t.projectFrames.slice(0, 6).map((f) => `${f.where} ${f.ms.toFixed(0)}`) })), null, 1));
-      }
-    // Start-up itself (the app's script, Svelte's first render) is not rendering: count the
-    // tasks from the moment the first exchange is on screen.
-    report.push(`after reload: long tasks ${JSON.stringify(afterReload)}`);
-    console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n${report.join("\n")}`);
+    const afterReload = await longTasksSince(page, reopened);
+    report.push(`after reload: tasks over 50 ms ${JSON.stringify(afterReload.map((t) => t.ms))}`);
+    if (afterReload.length) failures.push(report.at(-1)!);
     // Each answer shows in full, or in part with a way to see the rest.
-    for (const [i] of CASES.entries()) {
-      if (only && !only.includes(i)) continue;
-      const region = page.locator("article.exchange").nth((only ? only.indexOf(i) : i) + 1).getByRole("region", { name: "Answer" });
+    for (const [n, c] of cases.entries()) {
+      const region = page.locator("article.exchange").nth(n + 1).getByRole("region", { name: "Answer" });
       const text = await region.evaluate((el) => el.textContent ?? "");
-      if (!text.includes(`END-OF-ANSWER-${i}`)) await region.getByRole("button", { name: "Show all" }).waitFor();
+      if (!text.includes(`END-OF-ANSWER-${c.i}`)) await region.getByRole("button", { name: "Show all" }).waitFor();
     }
-    expect(afterReload.filter((t) => t.start > 0)).toEqual([]);
-
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.locator("article.exchange").nth(12).scrollIntoViewIfNeeded();
+    await page.locator("article.exchange").last().scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}huge-answer-390.png` });
+    console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n${report.join("\n")}`);
+    expect(failures, "main-thread tasks over 50 ms while rendering").toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   }, 900_000);

@@ -34,10 +34,10 @@ export const MAX_NESTING = 50;
 /**
  * How big a chunk of HTML grows before the next one starts. What costs the page is mostly the
  * number of elements: DOMPurify took about 30 µs per element in Chromium on the loaded 2-core
- * machine (27 ms for a 24 KB chunk of 826 elements), so a chunk holds about 120 elements
- * (~4 ms) and a single block at most about 300 (~10 ms) before it is split or shown plain.
+ * machine (27 ms for a 24 KB chunk of 826 elements), so a chunk holds about 80 elements
+ * (~3 ms) and a single block at most about 300 (~10 ms) before it is split or shown plain.
  */
-const CHUNK = { bytes: 8 * 1024, tags: 240 };
+const CHUNK = { bytes: 8 * 1024, tags: 160 };
 const MAX_BLOCK = { bytes: 48 * 1024, tags: 600 };
 
 const LINK = /^(?:https?:\/\/|mailto:)/i;

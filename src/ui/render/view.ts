@@ -20,14 +20,15 @@ function note(text: string): RenderChunk {
 
 /**
  * Where a view is, in `data-render` on its element: "formatting" (waiting for the worker),
- * "plain" (the text shown as it is while waiting), "done", or "fallback" (formatting failed or
- * ran out of time; the text is shown plain for good). Screen readers get `aria-busy`.
+ * "plain" (the text shown as it is while waiting), "painting" (adding what "Show more" asked
+ * for), "done", or "fallback" (formatting failed or ran out of time; the text is shown plain for
+ * good). Screen readers get `aria-busy`.
  */
-type RenderState = "formatting" | "plain" | "done" | "fallback";
+type RenderState = "formatting" | "plain" | "painting" | "done" | "fallback";
 
 function mark(host: HTMLElement, state: RenderState): void {
   host.dataset.render = state;
-  host.setAttribute("aria-busy", String(state === "formatting" || state === "plain"));
+  host.setAttribute("aria-busy", String(state !== "done" && state !== "fallback"));
 }
 
 const count = (n: number) => n.toLocaleString("en-US");
@@ -48,8 +49,12 @@ async function paintSome(host: HTMLElement, chunks: RenderChunk[], signal: Abort
     b.className = "btn small";
     b.textContent = text;
     b.addEventListener("click", () => {
+      const state = (host.dataset.render as RenderState | undefined) ?? "done";
       bar.remove();
-      void paintSome(host, chunks, signal, next, nextBudget).catch(() => undefined);
+      mark(host, "painting");
+      void paintSome(host, chunks, signal, next, nextBudget)
+        .catch(() => undefined)
+        .then(() => signal.aborted || mark(host, state));
     });
     return b;
   };
