@@ -85,7 +85,7 @@ describe("markdown to chunks", () => {
           expect(tags(c.html)).toBeLessThanOrEqual(700);
           expect(c.html.length).toBeLessThanOrEqual(64 * 1024);
           expect(c.tags).toBe(tags(c.html));
-        } else expect(c.text.length).toBeLessThanOrEqual(16 * 1024);
+        } else expect(c.text.length).toBeLessThanOrEqual(8 * 1024);
       }
     }
   }, 60_000);
