@@ -31,7 +31,8 @@ function markedMs(name: string, size: number): string {
     catch (e) { console.log("throws (" + String(e.message).slice(0, 40) + ")"); }`;
   const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { timeout: MARKED_LIMIT_MS, encoding: "utf8", cwd: new URL("..", import.meta.url).pathname });
   if (run.error || run.signal) return `over ${MARKED_LIMIT_MS / 1000} s`;
-  return run.stdout.trim().includes("throws") ? run.stdout.trim() : `${run.stdout.trim()} ms`;
+  const out = run.stdout.replace(/\s+/g, " ").trim();
+  return out.includes("throws") ? out : `${out} ms`;
 }
 
 function oursMs(name: string, size: number): number {

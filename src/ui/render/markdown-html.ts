@@ -273,7 +273,7 @@ export class MarkdownRenderer {
 
   /** A huge list or table as several consecutive ones, each a chunk of its own. */
   private renderSplit(pieces: Splittable, env: Env, lines: SourceLines, out: ChunkBuilder): void {
-    let group: Token[] = [];
+    let group: string[] = [];
     let groupStart = 0;
     let groupBytes = 0;
     let groupTags = 0;
@@ -281,7 +281,10 @@ export class MarkdownRenderer {
     const emit = () => {
       if (!group.length) return;
       out.flush();
-      out.addHtml(this.md.renderer.render([...pieces.head(groupStart), ...group, ...pieces.tail], this.md.options, env), groupChars);
+      // The parts were rendered one by one to measure them; their HTML is reused, not redone.
+      const head = this.md.renderer.render(pieces.head(groupStart), this.md.options, env);
+      const tail = this.md.renderer.render(pieces.tail, this.md.options, env);
+      out.addHtml(head + group.join("") + tail, groupChars);
       out.flush();
       group = [];
       groupBytes = groupTags = groupChars = 0;
@@ -297,7 +300,7 @@ export class MarkdownRenderer {
       }
       if (group.length && (groupBytes + html.length > CHUNK.bytes || groupTags + tags > CHUNK.tags)) emit();
       if (!group.length) groupStart = index;
-      group.push(...part);
+      group.push(html);
       groupBytes += html.length;
       groupTags += tags;
       groupChars += partSource.length;
