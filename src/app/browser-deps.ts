@@ -18,7 +18,6 @@ export function browserAppDeps(): AppDeps {
     ingest: ingestForSession,
     engines: (settings) => new EngineManager(settings),
     settingsStorage: globalThis.localStorage ?? null,
-    search,
     download,
   };
 }

@@ -16,7 +16,7 @@ import { SessionLibrary, UNTITLED } from "./library.svelte.ts";
 import { LiveSessions } from "./live-sessions.ts";
 import { Notices } from "./notices.svelte.ts";
 import { applyEvent, applyResult, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
-import { applyUrlParams, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
+import { describeEndpoint, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 
 export type { Notice } from "./notices.svelte.ts";
 
@@ -29,8 +29,6 @@ export interface AppDeps {
   engines(settings: () => Settings): EngineManager;
   /** Where settings persist (localStorage in the browser). */
   settingsStorage: Pick<Storage, "getItem" | "setItem"> | null;
-  /** The page's query string (settings shared by link). */
-  search: string;
   download(name: string, content: string, type: string): void;
 }
 
@@ -65,9 +63,9 @@ export class AppController {
   private abort: AbortController | null = null;
 
   constructor(private readonly deps: AppDeps) {
-    const { settings, applied } = applyUrlParams(loadSettings(deps.settingsStorage), deps.search);
-    this.settings = $state(settings);
-    if (applied.length) this.notices.notify("info", `Settings taken from the page link: ${applied.join(", ")}.`);
+    // Settings in the page link are only a proposal, shown by App.svelte (LinkSettingsDialog);
+    // applying them here sent the saved API key to whatever host a link named.
+    this.settings = $state(loadSettings(deps.settingsStorage));
     this.engines = deps.engines(() => this.settings);
     this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
   }
@@ -232,7 +230,8 @@ export class AppController {
     }
     const session = await this.openLiveSession();
     if (!session) return;
-    this.view.exchanges.push(newExchange(newId(), q));
+    // Where the question goes is recorded with it, so every answer shows which endpoint saw it.
+    this.view.exchanges.push({ ...newExchange(newId(), q), endpoint: describeEndpoint(this.settings) });
     const exchange = this.view.exchanges[this.view.exchanges.length - 1]!;
     const saver = this.library.exchangeSaver(record.id, () => $state.snapshot(exchange) as Exchange);
     this.abort = new AbortController();

@@ -2,19 +2,28 @@
 // visualizer opens, and successful runs as a chat-format dataset for fine-tuning.
 import { toJsonl } from "../core/trajectory.ts";
 import type { RunMetadataRecord } from "../core/types.ts";
+import { inertMarkdown } from "./inert-markdown.ts";
 import type { Exchange } from "./run-view.ts";
+import { visibleName } from "./visible-text.ts";
 
+/**
+ * The answer as a Markdown file. It loads nothing when opened anywhere (remote images become
+ * their alt text and URL as text, raw HTML shows as text: see inert-markdown.ts), and names are
+ * shown as they are (see visible-text.ts).
+ */
 export function answerMarkdown(exchange: Exchange, documents: string[]): string {
-  const lines = [`# ${exchange.question.trim()}`, "", exchange.answer.trim() || "_No answer._", ""];
+  const title = inertMarkdown(visibleName(exchange.question.trim().replace(/\s+/g, " ")));
+  const lines = [`# ${title}`, "", inertMarkdown(exchange.answer.trim()) || "_No answer._", ""];
   const meta = [
     `- Status: ${exchange.status}`,
     `- Asked: ${new Date(exchange.startedAt).toISOString()}`,
-    documents.length ? `- Documents: ${documents.join(", ")}` : "",
+    documents.length ? `- Documents: ${documents.map((d) => inertMarkdown(visibleName(d))).join(", ")}` : "",
+    exchange.endpoint ? `- Sent to: ${inertMarkdown(visibleName(`${exchange.endpoint.model} @ ${exchange.endpoint.origin}`))}` : "",
     exchange.usage ? `- Sub-calls: ${exchange.usage.subcalls}; root turns: ${exchange.usage.rootCalls}` : "",
   ].filter(Boolean);
   lines.push("---", "", ...meta, "");
   if (exchange.compare?.status === "done") {
-    lines.push("## Direct answer (no RLM, document cut to the window)", "", exchange.compare.answer.trim(), "");
+    lines.push("## Direct answer (no RLM, document cut to the window)", "", inertMarkdown(exchange.compare.answer.trim()), "");
   }
   return lines.join("\n");
 }
@@ -42,6 +51,7 @@ export function fineTuneJsonl(exchanges: Exchange[]): string {
   return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
+/** A download's file name: letters and digits only, so no control or bidi character survives. */
 export function safeFileName(text: string, ext: string): string {
   const base = text.replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 60).toLowerCase() || "rlm";
   return `${base}.${ext}`;

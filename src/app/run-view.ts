@@ -63,6 +63,8 @@ export interface Exchange {
   notices: string[];
   /** Before the first turn: what the question is waiting for. */
   waitingFor?: "python" | "documents" | "model";
+  /** Where this question was sent: the endpoint's origin (or "this browser") and the model. */
+  endpoint?: { origin: string; model: string };
 }
 
 export function newExchange(id: string, question: string): Exchange {
