@@ -326,13 +326,13 @@ def decode_bytes(data):
 # The session's documents, in the order they were added: name -> decoded text. `context` is
 # built from them (one document: its str; several: a dict path -> text). Adding or removing one
 # document decodes only that one; rebuilding `context` copies no text, only references.
-_documents = {}
+_loaded_documents = {}
 _encodings = {}
 
 
 def set_context(value):
     """Replace `context` with a value (a child RLM's task text, tests); forgets the documents."""
-    _documents.clear()
+    _loaded_documents.clear()
     _encodings.clear()
     _set_context_value(value)
 
@@ -356,7 +356,7 @@ def _read_source(src):
 
 
 def _rebuild_context(shape="auto"):
-    texts = list(_documents.values())
+    texts = list(_loaded_documents.values())
     if shape == "auto":
         shape = "str" if len(texts) <= 1 else "dict"
     if shape == "str":
@@ -364,20 +364,20 @@ def _rebuild_context(shape="auto"):
     elif shape == "list":
         value = texts
     else:
-        value = dict(_documents)
+        value = dict(_loaded_documents)
     _set_context_value(value)
 
 
 def _documents_json():
-    return json.dumps(describe_context([_encodings[n] for n in _documents]))
+    return json.dumps(describe_context([_encodings[n] for n in _loaded_documents]))
 
 
 def add_document(name, src):
     """Decode one document and add it to `context` (a document of the same name is replaced)."""
     text, enc = _read_source(src)
     name = str(name)
-    _documents.pop(name, None)
-    _documents[name] = text
+    _loaded_documents.pop(name, None)
+    _loaded_documents[name] = text
     _encodings[name] = enc
     _rebuild_context()
     return _documents_json()
@@ -386,7 +386,7 @@ def add_document(name, src):
 def remove_document(name):
     """Drop one document from `context`; its text is freed once no variable holds it."""
     name = str(name)
-    _documents.pop(name, None)
+    _loaded_documents.pop(name, None)
     _encodings.pop(name, None)
     _rebuild_context()
     return _documents_json()
@@ -397,11 +397,11 @@ def load_documents(names, sources, shape):
 
     shape: "auto" (one document -> str, several -> dict path -> text), "str", "list", "dict".
     Returns a JSON description of what was loaded."""
-    _documents.clear()
+    _loaded_documents.clear()
     _encodings.clear()
     for name, src in zip(list(names), sources):
         text, enc = _read_source(src)
-        _documents[str(name)] = text
+        _loaded_documents[str(name)] = text
         _encodings[str(name)] = enc
         del text
     _rebuild_context(shape)
