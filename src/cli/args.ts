@@ -1,6 +1,7 @@
 // Command-line options, in the spirit of mlx_lm.rlm. Parsing is pure so it can be tested.
 import { parseArgs } from "node:util";
 import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
+import { RUN_MODE_CHOICES, type RunModeRequest } from "../core/run-mode.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -32,6 +33,10 @@ export interface CliOptions {
   outputTrajectory?: string;
   /** Prompt profile: auto (from the model name), guided (≤ 4B), standard, canonical (RLM-trained). */
   prompt?: PromptChoice;
+  /** auto (direct when the document fits the window), rlm, or direct. */
+  mode?: RunModeRequest;
+  /** Let a Qwen3-style root reason before it writes (off by default). */
+  thinking: boolean;
   help: boolean;
   version: boolean;
 }
@@ -70,9 +75,13 @@ Budgets and sampling:
   --concurrency N           sub-calls in flight at once (default 4)
   --temperature T  --top-p P  --seed N
 
-Prompt:
+Prompt and method:
   --prompt NAME             auto (default: from the model's name), guided (short, for ≤ 4B roots),
                             standard, or canonical (the answer-dict protocol of RLM-trained models)
+  --mode MODE               auto (default: one direct call when the whole document and question fit
+                            the window, else the RLM), rlm (always the RLM), direct (always one call)
+  --thinking                let a Qwen3-style root reason before it writes (off by default;
+                            sub-calls never think)
 
   -h, --help                this help
   --version                 the version
@@ -118,6 +127,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         json: { type: "boolean", default: false },
         "output-trajectory": { type: "string" },
         prompt: { type: "string" },
+        mode: { type: "string" },
+        thinking: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -146,6 +157,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     stream: v["no-stream"] !== true,
     verbose: v.verbose === true,
     json: v.json === true,
+    thinking: v.thinking === true,
     help,
     version,
   };
@@ -158,6 +170,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
       throw new UsageError(`--prompt must be one of ${PROMPT_CHOICES.join(", ")}, got "${v.prompt}"`);
     }
     opts.prompt = v.prompt as PromptChoice;
+  }
+  if (v.mode !== undefined) {
+    if (!(RUN_MODE_CHOICES as readonly string[]).includes(v.mode)) {
+      throw new UsageError(`--mode must be one of ${RUN_MODE_CHOICES.join(", ")}, got "${v.mode}"`);
+    }
+    opts.mode = v.mode as RunModeRequest;
   }
   const numbers: Array<[keyof CliOptions, string, boolean]> = [
     ["contextWindow", "context-window", true],
