@@ -80,6 +80,8 @@ export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance 
 
 // --- code --------------------------------------------------------------------------------------
 
+const SUBMITS = /\bFINAL(?:_VAR)?\s*\(|\banswer\s*\[\s*["']ready["']\s*\]\s*=/;
+
 /** Runs the reply's blocks unless they repeat an earlier turn. True when a cell submitted a final. */
 async function runBlocks(blocks: CodeBlock[], host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<boolean> {
   const codes: string[] = [];
@@ -93,7 +95,8 @@ async function runBlocks(blocks: CodeBlock[], host: TurnHost, out: TurnOutcome, 
   }
   if (!codes.length) return false;
   const all = codes.join("\n");
-  const verdict = host.guards.repeat.check(all);
+  // Code that submits is never "the same again": the last lookup plus FINAL(...) ends the run.
+  const verdict = SUBMITS.test(all) ? ({ repeated: false } as const) : host.guards.repeat.check(all);
   if (verdict.repeated) {
     out.notes.unshift(say.repeatedActionMessage(quiet(host), verdict.cachedOutput));
     out.acted = true;
@@ -187,7 +190,7 @@ async function submitVariable(name: string, literal: string | null, host: TurnHo
   out.notes.push(say.missingVariableMessage(quiet(host), name));
 }
 
-/** A submitted answer: refused if it is not one (M03g) or has no evidence yet (M02), else tidied. */
+/** A submitted answer, tidied (M15), then refused if it is not one (M03g) or has no evidence yet (M02). */
 function acceptCandidate(
   value: string,
   from: { source: "text" | "code"; code?: string },
@@ -195,17 +198,19 @@ function acceptCandidate(
   out: TurnOutcome,
   lastChance: boolean,
 ): void {
-  const refused = refuseFinal(value);
+  // Checked as it will be given: "Answer: 42" is looked for in the outputs as "42".
+  const answer = normaliseAnswer(value, host.question);
+  const refused = refuseFinal(answer);
   if (refused) {
     out.notes.push(say.refusedFinalMessage(quiet(host), refused));
     return;
   }
-  const verdict = host.guards.evidence.check({ answer: value, ...from }, { lastChance });
+  const verdict = host.guards.evidence.check({ answer, ...from }, { lastChance });
   if (!verdict.accept) {
     out.notes.push(say.evidenceRefusedMessage(quiet(host), verdict.reason));
     return;
   }
-  out.answer = normaliseAnswer(value, host.question);
+  out.answer = answer;
   out.acted = true;
 }
 
