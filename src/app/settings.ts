@@ -1,5 +1,7 @@
 // User settings: kept in localStorage, overridable from the page URL so a setup can be shared
 // as a link (?backend=openai&baseUrl=...&model=...&maxIterations=...). API keys never go into links.
+import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
+import { RUN_MODE_CHOICES, type RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
 import type { CustomModelInput } from "../engines/webllm/custom-model.ts";
 
@@ -39,6 +41,10 @@ export interface Settings {
     cellTimeoutS: number;
     maxSubcalls: number;
     maxTimeS: number;
+    /** Prompt profile; "auto" picks one from the model's name and window. */
+    prompt: PromptChoice;
+    /** "auto": one direct call when the document fits the window, else the RLM. */
+    mode: RunModeRequest;
   };
   compare: boolean;
   theme: Theme;
@@ -58,6 +64,8 @@ export const DEFAULT_SETTINGS: Settings = {
     cellTimeoutS: DEFAULT_CONFIG.cellTimeoutMs / 1000,
     maxSubcalls: DEFAULT_CONFIG.maxSubcalls,
     maxTimeS: DEFAULT_CONFIG.maxWallTimeMs / 1000,
+    prompt: "auto",
+    mode: "auto",
   },
   compare: false,
   theme: "system",
@@ -108,7 +116,13 @@ const URL_FIELDS: Array<[string, (s: Settings, v: string) => void, (s: Settings)
   ["seed", (s, v) => (s.run.seed = float(v)), (s) => (s.run.seed === null ? null : String(s.run.seed))],
   ["cellTimeout", (s, v) => (s.run.cellTimeoutS = int(v, s.run.cellTimeoutS, 1)), (s) => String(s.run.cellTimeoutS)],
   ["compare", (s, v) => (s.compare = v === "1" || v === "true"), (s) => (s.compare ? "1" : null)],
+  ["prompt", (s, v) => (s.run.prompt = oneOf(v, PROMPT_CHOICES, s.run.prompt)), (s) => (s.run.prompt !== "auto" ? s.run.prompt : null)],
+  ["mode", (s, v) => (s.run.mode = oneOf(v, RUN_MODE_CHOICES, s.run.mode)), (s) => (s.run.mode !== "auto" ? s.run.mode : null)],
 ];
+
+function oneOf<T extends string>(v: string, choices: readonly T[], fallback: T): T {
+  return (choices as readonly string[]).includes(v) ? (v as T) : fallback;
+}
 
 function int(v: string, fallback: number, min = 0): number {
   const n = Number(v);
@@ -159,5 +173,10 @@ export function toRlmConfig(s: Settings): RlmConfig {
     ...(s.run.temperature !== null ? { temperature: s.run.temperature } : {}),
     ...(s.run.topP !== null ? { topP: s.run.topP } : {}),
     ...(s.run.seed !== null ? { seed: s.run.seed } : {}),
+    prompt: s.run.prompt,
+    // Compare mode sets the RLM beside a direct answer: auto must not make both direct.
+    runMode: s.compare ? "rlm" : s.run.mode,
+    // WebLLM's "let Qwen3 think" switch; the loop keeps thinking off otherwise.
+    ...(s.backend === "webllm" && s.webllm.thinking ? { thinking: true } : {}),
   };
 }

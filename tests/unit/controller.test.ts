@@ -45,7 +45,8 @@ interface Harness {
 
 function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayMs?: number } = {}): Harness {
   const repls: ScriptedRepl[] = [];
-  const params = new URLSearchParams({ backend: "openai", baseUrl: extra.baseUrl ?? server.baseUrl, model: "root-model" });
+  // mode=rlm: these runs script the RLM loop; auto mode would answer their tiny documents directly.
+  const params = new URLSearchParams({ backend: "openai", baseUrl: extra.baseUrl ?? server.baseUrl, model: "root-model", mode: "rlm" });
   const deps: AppDeps = {
     openStore: async () => store,
     createRepl: (onStatus) => {
