@@ -184,10 +184,14 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
 export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback">): string | null {
   const f = exchange.fallback;
   if (exchange.producedBy === "fallback" && f) {
-    const read = f.partial ? `the ${f.chunksRead} most relevant of ${f.chunksTotal} parts` : `all ${f.chunksRead} parts`;
-    return `Answered by the fallback: ${f.reason.replace(/\.$/, "")}, so the harness read ${read} of the document itself and combined what they said.`;
+    const read = f.partial
+      ? `the ${f.chunksRead} most relevant of the document's ${f.chunksTotal} parts`
+      : f.chunksRead === 1
+        ? "the whole document"
+        : `all ${f.chunksRead} parts of the document`;
+    return `Answered by the fallback: ${f.reason.replace(/\.$/, "")}, so the harness read ${read} itself with the helper model.`;
   }
-  if (exchange.mode?.used === "direct") return `Answered directly in one call: ${exchange.mode.reason}.`;
+  if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
   return null;
 }
 

@@ -39,13 +39,13 @@ export interface FallbackStepResult {
 /** What the trajectory shows as this step's code: what the harness did, in Python's words. */
 function describe(why: string): string {
   return [
-    `# The harness took over: ${why}.`,
+    `# The harness took over. ${why}`,
     "# For each part of `context`: llm_query(part + question); then one call combines the answers.",
   ].join("\n");
 }
 
 const response = (why: string) =>
-  `The harness took over (${why}): it reads the document itself, one part at a time, and combines what the helper model finds.`;
+  `The harness took over. ${why} It reads the document itself, one part at a time, and combines what the helper model finds.`;
 
 /** The REPL probes one at a time: the map runs its sub-calls in parallel, never two cells at once. */
 function oneCellAtATime(repl: ProbeRepl): ProbeRepl {
@@ -64,8 +64,13 @@ function cellOf(result: FallbackResult | null, error: string | null, ms: number)
 function announce(i: FallbackStepInput): (event: FallbackEvent) => void {
   return (event) => {
     if (event.type !== "fallback-started") return;
-    const which = event.chunks < event.totalChunks ? `the ${event.chunks} most relevant of ${event.totalChunks}` : `all ${event.chunks}`;
-    i.emit({ type: "notice", message: `The harness is reading ${which} parts of the document with the helper model, then combining what they say.` });
+    const which =
+      event.chunks < event.totalChunks
+        ? `the ${event.chunks} most relevant of the document's ${event.totalChunks} parts`
+        : event.chunks === 1
+          ? "the whole document"
+          : `all ${event.chunks} parts of the document`;
+    i.emit({ type: "notice", message: `${i.why} The harness is reading ${which} with the helper model.` });
   };
 }
 

@@ -406,7 +406,6 @@ class QuestionRun {
 
   /** The harness's own bounded map-reduce over `context` (fallback.ts), as one more step. */
   private async takeOver(why: string, status: RunStatus): Promise<Outcome> {
-    this.emit({ type: "notice", message: `${why} The harness reads the document itself.` });
     const { config } = this.o;
     const step = await fallbackStep({
       turn: this.iterations.length,

@@ -41,14 +41,15 @@ describe("how an answer came about", () => {
       fallback: { reason: "The model could not drive the run: it wrote nothing that could run in 2 turns in a row.", chunksRead: 3, chunksTotal: 9, partial: true },
     });
     expect(line).toBe(
-      "Answered by the fallback: The model could not drive the run: it wrote nothing that could run in 2 turns in a row, so the harness read the 3 most relevant of 9 parts of the document itself and combined what they said.",
+      "Answered by the fallback: The model could not drive the run: it wrote nothing that could run in 2 turns in a row, so the harness read the 3 most relevant of the document's 9 parts itself with the helper model.",
     );
+    const whole = howAnswered({ producedBy: "fallback", fallback: { reason: "All 4 turns were used.", chunksRead: 1, chunksTotal: 1, partial: false } });
+    expect(whole).toBe("Answered by the fallback: All 4 turns were used, so the harness read the whole document itself with the helper model.");
   });
 
   it("names a direct answer and why; says nothing for an ordinary RLM run", () => {
-    expect(howAnswered({ mode: { used: "direct", reason: "the whole document and question fit the window" }, producedBy: "model" })).toBe(
-      "Answered directly in one call: the whole document and question fit the window.",
-    );
+    const reason = "the whole document and question fit the window (about 900 of the model's 8,192 tokens), so it was answered in one call";
+    expect(howAnswered({ mode: { used: "direct", reason }, producedBy: "model" })).toBe(`Answered directly: ${reason}.`);
     expect(howAnswered({ mode: { used: "rlm", reason: "RLM was asked for" }, producedBy: "model" })).toBeNull();
   });
 });
