@@ -370,7 +370,7 @@ class QuestionRun {
       ending.kind === "limit"
         ? await this.bestAnswer(ending.status, ending.why)
         : ending.kind === "fallback"
-          ? await this.takeOver(ending.why, "failed")
+          ? await this.takeOver(ending.why, "too-many-errors")
           : outcomeOf(ending);
     return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot() };
   }
@@ -404,7 +404,11 @@ class QuestionRun {
     return this.takeOver(`${why} The model's last reply gave no usable answer.`, status);
   }
 
-  /** The harness's own bounded map-reduce over `context` (fallback.ts), as one more step. */
+  /**
+   * The harness's own bounded map-reduce over `context` (fallback.ts), as one more step.
+   * `status`: how the run ended if the fallback finds nothing — never "failed", which means the
+   * harness itself broke (a benchmark retries those).
+   */
   private async takeOver(why: string, status: RunStatus): Promise<Outcome> {
     const { config } = this.o;
     const step = await fallbackStep({
