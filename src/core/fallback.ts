@@ -142,8 +142,11 @@ async function combine(o: FallbackOptions, sources: FallbackSource[]): Promise<{
 export async function runFallback(o: FallbackOptions): Promise<FallbackResult> {
   checkAbort(o.signal);
   const layout = await contextLayout(o.repl);
-  const chunksTotal = layout.reduce((n, d) => n + Math.max(1, Math.ceil(d.length / o.budgets.chunkChars)), 0);
   const refs = await rankChunks(o.repl, o.question, o.budgets.chunkChars, Math.max(1, o.maxChunks));
+  // Pieces end at a line break near the limit, so a document can have a piece or two more than
+  // this estimate; when every piece was read, their count is the total.
+  const estimate = layout.reduce((n, d) => n + Math.max(1, Math.ceil(d.length / o.budgets.chunkChars)), 0);
+  const chunksTotal = Math.max(estimate, refs.length);
   o.onEvent?.({ type: "fallback-started", chunks: refs.length, totalChunks: chunksTotal });
   const sources = await mapPieces(o, refs);
   const base = { producedBy: "fallback" as const, chunksRead: refs.length, chunksTotal, partial: refs.length < chunksTotal };

@@ -144,6 +144,21 @@ describe("when the root cannot drive", () => {
     expect(visualizerProblems(toJsonl(runMetadata(root, sub, config()), result.iterations))).toEqual([]);
   });
 
+  it("the fallback's pieces end at a line break, so a sentence on a piece boundary is read whole", async () => {
+    // 4K windows make 8,000-character pieces; the needle's line straddles character 8,000.
+    const line = "Minutes of the meeting, nothing of note was decided today.\n";
+    const before = line.repeat(Math.floor(7990 / line.length));
+    const padded = before + "x".repeat(7990 - before.length) + "\n";
+    await repl.setContextText(`${padded}One of the special magic numbers for odd-stew is: ${NEEDLE}.\n${line.repeat(200)}`);
+    server.scripts.root = "Let me think.";
+    server.scripts.sub = (req: ScriptedRequest) =>
+      req.lastUser.includes("Answers found") ? NEEDLE : (/magic numbers for odd-stew is: (\d+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    const result = await ask();
+    expect(result).toMatchObject({ answer: NEEDLE, producedBy: "fallback" });
+    const ranges = result.iterations.at(-1)!.code_blocks[0]!.result.rlm_calls.flatMap((c) => c.source_ranges ?? []);
+    expect(ranges[0]).toEqual({ doc: null, start: 0, end: padded.length });
+  });
+
   it("prose at the turn limit is never the answer: the fallback reads the document", async () => {
     server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "Let me think." : competentStep);
     server.scripts.sub = (req: ScriptedRequest) =>
