@@ -41,7 +41,13 @@ export async function completeRoot(
   request: ChatRequest,
   options: { signal: AbortSignal; onToken?: (text: string) => void },
 ): Promise<RootReply> {
-  const cut = new AbortController();
+  // One controller per request, following the run's signal; the listener is removed after the
+  // request, so a long run does not pile up listeners on its signal (AbortSignal.any would).
+  const perRequest = new AbortController();
+  const follow = () => perRequest.abort();
+  if (options.signal.aborted) follow();
+  else options.signal.addEventListener("abort", follow, { once: true });
+  let runaway = false;
   let text = "";
   let checkedAt = 0;
   const onToken = (delta: string) => {
@@ -49,13 +55,16 @@ export async function completeRoot(
     text += delta;
     if (text.length - checkedAt < CHECK_EVERY_CHARS) return;
     checkedAt = text.length;
-    if (endsInRunawayRepetition(text)) cut.abort();
+    if (!runaway && endsInRunawayRepetition(text)) {
+      runaway = true;
+      perRequest.abort();
+    }
   };
   try {
-    const result = await engine.complete(request, { signal: AbortSignal.any([options.signal, cut.signal]), onToken });
+    const result = await engine.complete(request, { signal: perRequest.signal, onToken });
     return { ...result, runaway: false };
   } catch (err) {
-    if (!cut.signal.aborted || options.signal.aborted || !(err instanceof EngineAbortedError)) throw err;
+    if (!runaway || options.signal.aborted || !(err instanceof EngineAbortedError)) throw err;
     return {
       text,
       usage: { promptTokens: estimateMessagesTokens(request.messages), completionTokens: estimateTokens(text) },
@@ -64,5 +73,7 @@ export async function completeRoot(
       model: engine.model,
       runaway: true,
     };
+  } finally {
+    options.signal.removeEventListener("abort", follow);
   }
 }

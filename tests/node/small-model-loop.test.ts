@@ -12,6 +12,7 @@ import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedS
 import { FAILURE_MODES, failedTurn, planFor, type FailureMode } from "../fixtures/weak-model.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
+import type { RlmEvent } from "../../src/core/types.ts";
 import { config, engines, startRepl } from "./helpers.ts";
 
 const WINDOW = 4096;
@@ -188,6 +189,22 @@ describe("when the root cannot drive", () => {
     expect(result.fallback?.reason).toMatch(/same code 3 times/);
     // Only the first try ran: the repeats were answered from the cache.
     expect(result.iterations.filter((i) => i.code_blocks.some((b) => b.code.includes("undefined_thing")))).toHaveLength(1);
+  });
+});
+
+describe("a reply that runs away", () => {
+  it("is cut where it starts repeating itself; what came before runs, and the model is told", async () => {
+    const loop = "I will check the context again. ".repeat(150);
+    server.scripts.root = [{ text: `${code(stepCode)}\n${loop}`, delayMs: 3000 }, correctTurn];
+    const events: RlmEvent[] = [];
+    const { root, sub } = engines(server, WINDOW);
+    const result = await runRlm({ question: QUESTION, repl, rootEngine: root, subEngine: sub, config: config(), onEvent: (e) => events.push(e) });
+    expect(result.answer).toBe(NEEDLE);
+    const first = result.iterations[0]!;
+    expect(first.response.length).toBeLessThan(loop.length / 2);
+    expect(first.code_blocks[0]?.result.stdout).toContain(`[s0] ${NEEDLE}`);
+    expect(rootRequests()[1]!.lastUser).toContain("Your reply kept repeating the same text, so it was cut off there.");
+    expect(events.some((e) => e.type === "notice" && /began repeating itself/.test(e.message))).toBe(true);
   });
 });
 
