@@ -170,6 +170,16 @@ describe("when the root cannot drive", () => {
     expect(result.fallback?.reason).toMatch(/All 2 turns were used/);
   });
 
+  it("a guess at the final request is refused even after the gate's two refusals, and the fallback answers", async () => {
+    server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? `FINAL(${plan.guess})` : req.turn === 0 ? "FINAL(1111)" : "FINAL(2222)");
+    server.scripts.sub = (req: ScriptedRequest) =>
+      req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    const result = await ask({ maxIterations: 2 });
+    expect(result.answer).toBe(NEEDLE);
+    expect(result.producedBy).toBe("fallback");
+    expect(rootRequests()).toHaveLength(3);
+  });
+
   it("with no answer anywhere, the run ends without one and says why (exit non-zero in the CLI)", async () => {
     server.scripts.root = "Let me think.";
     server.scripts.sub = "NOT FOUND";
