@@ -515,6 +515,7 @@ function newGuards(contextChars: number, rootWindowTokens: number): RunGuards {
     noAction: new NoActionCounter(),
     stuck: new StuckDetector(),
     evidence: new EvidenceGate({ contextChars, rootWindowTokens }),
+    warned: new Set(),
   };
 }
 

@@ -24,6 +24,8 @@ export interface RunGuards {
   noAction: NoActionCounter;
   stuck: StuckDetector;
   evidence: EvidenceGate;
+  /** Warnings that are said once per run (a nudge repeated every turn is noise). */
+  warned: Set<StuckReason>;
 }
 
 /** What a turn needs from its run. */
@@ -140,15 +142,17 @@ const STUCK_WHY: Record<Exclude<StuckReason, "no-context">, string> = {
 
 /**
  * The stuck detector after code ran. Not reading `context` for a few turns is only ever a
- * warning: a model that works on chunks it already made is not stuck, and giving up on it
- * would throw away a good run.
+ * warning, given once: a model that works on chunks it already made is not stuck, and giving
+ * up on it would throw away a good run.
  */
 function observeStuck(code: string, host: TurnHost, out: TurnOutcome): void {
   const failing = out.outputs.find((r) => r.error && r.error !== "KeyboardInterrupt");
   const verdict = host.guards.stuck.observe({ code, errorType: failing?.error ?? null, errorText: failing?.stderr ?? "" });
   if (verdict.stuck && verdict.stuck !== "no-context") out.fallback = STUCK_WHY[verdict.stuck];
-  else if (verdict.stuck === "no-context") out.notes.push(say.stuckWarning(quiet(host), "no-context"));
-  else if (verdict.warn && verdict.warn !== "no-context") out.notes.push(say.stuckWarning(quiet(host), verdict.warn));
+  else if (verdict.stuck === "no-context" && !host.guards.warned.has("no-context")) {
+    host.guards.warned.add("no-context");
+    out.notes.push(say.stuckWarning(quiet(host), "no-context"));
+  } else if (verdict.warn && verdict.warn !== "no-context") out.notes.push(say.stuckWarning(quiet(host), verdict.warn));
 }
 
 // --- finals ------------------------------------------------------------------------------------

@@ -202,6 +202,16 @@ describe("when the root cannot drive", () => {
   });
 });
 
+describe("nudges", () => {
+  it("turns that never read `context` get one reminder, not one every turn", async () => {
+    server.scripts.root = (req) => (req.turn < 5 ? code(`x${req.turn} = ${req.turn}\nprint(x${req.turn})`) : correctTurn);
+    const result = await ask({ maxIterations: 8 });
+    expect(result.answer).toBe(NEEDLE);
+    const told = rootRequests().map((r) => (r.lastUser.includes("did not read `context`") ? 1 : 0));
+    expect(told).toEqual([0, 0, 0, 1, 0, 0]);
+  });
+});
+
 describe("a reply that runs away", () => {
   it("is cut where it starts repeating itself; what came before runs, and the model is told", async () => {
     const loop = "I will check the context again. ".repeat(150);
