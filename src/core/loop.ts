@@ -15,6 +15,7 @@ import { deriveBudgets, type Budgets } from "./budgets.ts";
 import { RootConversation } from "./conversation.ts";
 import { fallbackStep, fallbackSummary } from "./fallback-step.ts";
 import { runawayNote, type TaskFacts } from "./feedback.ts";
+import { normaliseAnswer } from "./finals.ts";
 import { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector } from "./guards/index.ts";
 import { chooseProfile, PROMPT_PROFILES, type PromptProfile } from "./profiles/index.ts";
 import { describeContext } from "./prompts.ts";
@@ -25,7 +26,6 @@ import { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
 import { StopSignal } from "./stop.ts";
 import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
 import { runMetadata } from "./trajectory.ts";
-import { normaliseAnswer } from "./finals.ts";
 import { noteAssignments, observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
 import type { FallbackSummary, IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunStatus, SubcallRecord } from "./types.ts";
 
