@@ -8,11 +8,13 @@
 //      [--rates 0.3,0.5] [--seed 1] [--sizes 28K,112K] [--repeats 4] [--label "before"]
 // --write also replaces this run's row block in bench/RESULTS.md (section "Weak-model simulator").
 import { execSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { trajectoryFileName } from "../src/bench/node.ts";
 import { parseResultsJsonl } from "../src/bench/results.ts";
+import { parseJsonl } from "../src/core/trajectory.ts";
 import type { BenchResult } from "../src/bench/types.ts";
 import { main } from "../src/cli/main.ts";
 import { startScriptedServer } from "../tests/fixtures/scripted-server.ts";
@@ -43,6 +45,8 @@ interface Condition {
 interface Outcome {
   condition: Condition;
   results: BenchResult[];
+  /** Tasks whose answer the harness's fallback produced (from their trajectories). */
+  byFallback: Set<string>;
   failures: Map<FailureMode, number>;
   rootTurns: number;
   seconds: number;
@@ -81,11 +85,23 @@ async function runCondition(condition: Condition): Promise<Outcome> {
     if (code !== 0) throw new Error(`rlm bench exited with ${code}: ${errors.join("")}`);
     const results = parseResultsJsonl(readFileSync(join(out, "results.jsonl"), "utf8"));
     const rootTurns = server.requests.filter((r) => r.isRoot).length;
-    return { condition, results, failures, rootTurns, seconds: (Date.now() - started) / 1000 };
+    return { condition, results, byFallback: answeredByFallback(out, results), failures, rootTurns, seconds: (Date.now() - started) / 1000 };
   } finally {
     await server.close();
     rmSync(out, { recursive: true, force: true });
   }
+}
+
+/** The tasks whose trajectory ends in a fallback step that gave the answer. */
+function answeredByFallback(out: string, results: BenchResult[]): Set<string> {
+  const ids = new Set<string>();
+  for (const r of results) {
+    const path = join(out, "trajectories", trajectoryFileName(r.taskId));
+    if (!existsSync(path)) continue;
+    const last = parseJsonl(readFileSync(path, "utf8")).iterations.at(-1);
+    if (last?.fallback && last.final_answer) ids.add(r.taskId);
+  }
+  return ids;
 }
 
 const correct = (r: BenchResult) => r.score >= 0.999;
@@ -98,7 +114,9 @@ function row(label: string, o: Outcome, suite?: string): string {
   const statuses = new Map<string, number>();
   for (const r of rs) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
   const ends = [...statuses].map(([s, n]) => `${s} ${n}`).join(", ");
-  return `| ${label} | ${o.condition.name} | ${suite ?? "all"} | ${rs.length} | ${pct(share)} | ${mean.toFixed(2)} | ${ends} |`;
+  const fallback = rs.filter((r) => o.byFallback.has(r.taskId));
+  const viaFallback = `${fallback.length} (${fallback.filter(correct).length} correct)`;
+  return `| ${label} | ${o.condition.name} | ${suite ?? "all"} | ${rs.length} | ${pct(share)} | ${mean.toFixed(2)} | ${ends} | ${viaFallback} |`;
 }
 
 const commit = execSync("git rev-parse --short HEAD", { cwd: new URL("..", import.meta.url).pathname }).toString().trim();
@@ -115,8 +133,8 @@ lines.push(
     `Window ${window} tokens (root and sub), sizes ${v.sizes}, ${v.repeats} repeat(s), seed ${v.seed}.`,
 );
 lines.push("");
-lines.push("| run | root | suite | tasks | answered correctly | mean score | how runs ended |");
-lines.push("|---|---|---|---|---|---|---|");
+lines.push("| run | root | suite | tasks | answered correctly | mean score | how runs ended | answered by the fallback |");
+lines.push("|---|---|---|---|---|---|---|---|");
 for (const o of outcomes) {
   lines.push(row(label, o));
   for (const suite of SUITES.split(",")) lines.push(row(label, o, suite));

@@ -4,6 +4,8 @@
 // could carry that link. Now the page shows what would change, applies it only when the person
 // confirms, never lets a link bring a saved key to another origin (see apiKeyFor), and takes
 // the parameters out of the address bar either way, so a reload never undoes what was saved.
+import { PROMPT_CHOICES } from "../core/profiles/types.ts";
+import { RUN_MODE_CHOICES } from "../core/run-mode.ts";
 import { findCatalogEntry } from "../engines/webllm/catalog.ts";
 import { apiKeyFor, describeEndpoint, originOf, type Settings } from "./settings.ts";
 
@@ -147,7 +149,26 @@ const FIELDS: LinkField[] = [
       return { why: 'must be "1" or "0"' };
     },
   },
+  {
+    key: "prompt",
+    label: "Prompt profile",
+    read: (s) => s.run.prompt,
+    shared: (s) => s.run.prompt !== "auto",
+    parse: oneOf(PROMPT_CHOICES, (s, v) => (s.run.prompt = v)),
+  },
+  {
+    key: "mode",
+    label: "Method",
+    read: (s) => s.run.mode,
+    shared: (s) => s.run.mode !== "auto",
+    parse: oneOf(RUN_MODE_CHOICES, (s, v) => (s.run.mode = v)),
+  },
 ];
+
+function oneOf<T extends string>(choices: readonly T[], set: (s: Settings, v: T) => void): LinkField["parse"] {
+  return (raw) =>
+    (choices as readonly string[]).includes(raw) ? { apply: (s) => set(s, raw as T) } : { why: `must be one of ${choices.join(", ")}` };
+}
 
 /** Secrets a link might try to carry; refused by name, never read. */
 const SECRET_PARAMS = ["apiKey", "api_key", "key", "token"];

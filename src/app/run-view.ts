@@ -2,7 +2,7 @@
 // can be tested without a browser and stored in IndexedDB as it grows.
 import type { ChatUsage } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
-import type { IterationRecord, RlmEvent, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
+import type { FallbackSummary, IterationRecord, RlmEvent, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
 
 export interface SubcallView {
   id: string;
@@ -65,6 +65,10 @@ export interface Exchange {
   waitingFor?: "python" | "documents" | "model";
   /** Where this question was sent: the endpoint's origin (or "this browser") and the model. */
   endpoint?: { origin: string; model: string };
+  /** How it was answered: one direct call or the RLM (auto mode), and who wrote the answer. */
+  mode?: RlmResult["mode"];
+  producedBy?: RlmResult["producedBy"];
+  fallback?: FallbackSummary;
 }
 
 export function newExchange(id: string, question: string): Exchange {
@@ -173,6 +177,24 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   exchange.usage = result.usage;
   exchange.endedAt = Date.now();
   delete exchange.waitingFor;
+  if (result.mode) exchange.mode = result.mode;
+  if (result.producedBy) exchange.producedBy = result.producedBy;
+  if (result.fallback) exchange.fallback = result.fallback;
+}
+
+/** One line on how the answer came about, when it was not the usual RLM run (else null). */
+export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback">): string | null {
+  const f = exchange.fallback;
+  if (exchange.producedBy === "fallback" && f) {
+    const read = f.partial
+      ? `the ${f.chunksRead} most relevant of the document's ${f.chunksTotal} parts`
+      : f.chunksRead === 1
+        ? "the whole document"
+        : `all ${f.chunksRead} parts of the document`;
+    return `Answered by the fallback: ${f.reason.replace(/\.$/, "")}, so the harness read ${read} itself with the helper model.`;
+  }
+  if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
+  return null;
 }
 
 /** Runs that were going when the page went away are marked, never lost. */

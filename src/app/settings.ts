@@ -1,6 +1,8 @@
 // User settings, kept in localStorage. A setup can be shared as a link; what a link proposes is
 // read in link-settings.ts and applied only when the person confirms. An API key belongs to the
 // origin of the endpoint it was entered for and is only ever handed to that origin.
+import type { PromptChoice } from "../core/profiles/types.ts";
+import type { RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
 import type { CustomModelInput } from "../engines/webllm/custom-model.ts";
 
@@ -45,6 +47,10 @@ export interface Settings {
     cellTimeoutS: number;
     maxSubcalls: number;
     maxTimeS: number;
+    /** Prompt profile; "auto" picks one from the model's name and window. */
+    prompt: PromptChoice;
+    /** "auto": one direct call when the document fits the window, else the RLM. */
+    mode: RunModeRequest;
   };
   compare: boolean;
   theme: Theme;
@@ -64,6 +70,8 @@ export const DEFAULT_SETTINGS: Settings = {
     cellTimeoutS: DEFAULT_CONFIG.cellTimeoutMs / 1000,
     maxSubcalls: DEFAULT_CONFIG.maxSubcalls,
     maxTimeS: DEFAULT_CONFIG.maxWallTimeMs / 1000,
+    prompt: "auto",
+    mode: "auto",
   },
   compare: false,
   theme: "system",
@@ -142,5 +150,10 @@ export function toRlmConfig(s: Settings): RlmConfig {
     ...(s.run.temperature !== null ? { temperature: s.run.temperature } : {}),
     ...(s.run.topP !== null ? { topP: s.run.topP } : {}),
     ...(s.run.seed !== null ? { seed: s.run.seed } : {}),
+    prompt: s.run.prompt,
+    // Compare mode sets the RLM beside a direct answer: auto must not make both direct.
+    runMode: s.compare ? "rlm" : s.run.mode,
+    // WebLLM's "let Qwen3 think" switch; the loop keeps thinking off otherwise.
+    ...(s.backend === "webllm" && s.webllm.thinking ? { thinking: true } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // Command-line options, in the spirit of mlx_lm.rlm. Parsing is pure so it can be tested.
 import { parseArgs } from "node:util";
 import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
+import { RUN_MODE_CHOICES, type RunModeRequest } from "../core/run-mode.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -36,6 +37,10 @@ export interface CliOptions {
   cacheDir?: string;
   /** --no-cache: neither read nor write the snapshot. */
   noCache: boolean;
+  /** auto (direct when the document fits the window), rlm, or direct. */
+  mode?: RunModeRequest;
+  /** Let a Qwen3-style root reason before it writes (off by default). */
+  thinking: boolean;
   help: boolean;
   version: boolean;
 }
@@ -85,6 +90,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         prompt: { type: "string" },
         "cache-dir": { type: "string" },
         "no-cache": { type: "boolean", default: false },
+        mode: { type: "string" },
+        thinking: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -114,6 +121,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     verbose: v.verbose === true,
     json: v.json === true,
     noCache: v["no-cache"] === true,
+    thinking: v.thinking === true,
     help,
     version,
   };
@@ -130,6 +138,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (v["cache-dir"] !== undefined) {
     if (!v["cache-dir"].trim()) throw new UsageError("--cache-dir needs a directory (use --no-cache to turn the cache off)");
     opts.cacheDir = v["cache-dir"];
+  }
+  if (v.mode !== undefined) {
+    if (!(RUN_MODE_CHOICES as readonly string[]).includes(v.mode)) {
+      throw new UsageError(`--mode must be one of ${RUN_MODE_CHOICES.join(", ")}, got "${v.mode}"`);
+    }
+    opts.mode = v.mode as RunModeRequest;
   }
   const numbers: Array<[keyof CliOptions, string, boolean]> = [
     ["contextWindow", "context-window", true],

@@ -41,9 +41,13 @@ Budgets and sampling:
   --concurrency N           sub-calls in flight at once (default 4)
   --temperature T  --top-p P  --seed N
 
-Prompt:
+Prompt and method:
   --prompt NAME             auto (default: from the model's name), guided (short, for ≤ 4B roots),
                             standard, or canonical (the answer-dict protocol of RLM-trained models)
+  --mode MODE               auto (default: one direct call when the whole document and question fit
+                            the window, else the RLM), rlm (always the RLM), direct (always one call)
+  --thinking                let a Qwen3-style root reason before it writes (off by default;
+                            sub-calls never think)
 
   -h, --help                this help
   --version                 the version

@@ -1,7 +1,7 @@
 // `rlm`: ask a question about files from the terminal, through any OpenAI-compatible server.
 import { writeFile } from "node:fs/promises";
 import { RlmSession, type SessionDocument } from "../core/session.ts";
-import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
+import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
 import { createNodeRepl } from "../repl/node.ts";
@@ -46,12 +46,41 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.temperature !== undefined) c.temperature = o.temperature;
   if (o.topP !== undefined) c.topP = o.topP;
   if (o.seed !== undefined) c.seed = o.seed;
+  if (o.prompt !== undefined) c.prompt = o.prompt;
+  if (o.mode !== undefined) c.runMode = o.mode;
+  if (o.thinking) c.thinking = true;
   return c;
 }
 
 /** A CLI document as the session holds it: a host file by path, or bytes (stdin). */
 function sessionDocument(doc: ContextDocumentInput): SessionDocument {
   return "path" in doc ? { path: doc.name, file: doc.path } : { path: doc.name, data: doc.data };
+}
+
+/** --json: the keys scripts already read, unchanged, then what issue 13 added (how it was answered). */
+function jsonResult(result: RlmResult): string {
+  const tokens = totalTokens(result.usage);
+  const out = {
+    answer: result.answer,
+    status: result.status,
+    ...(result.message ? { message: result.message } : {}),
+    iterations: result.iterations.length,
+    usage: { ...result.usage, promptTokens: tokens.prompt, completionTokens: tokens.completion },
+    ...(result.mode ? { mode: result.mode } : {}),
+    ...(result.producedBy ? { producedBy: result.producedBy } : {}),
+    ...(result.fallback ? { fallback: result.fallback } : {}),
+  };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** --verbose: one closing line on how the answer was produced. */
+function howAnswered(result: RlmResult): string {
+  if (result.producedBy === "fallback" && result.fallback) {
+    const f = result.fallback;
+    return `rlm: answered by the fallback (${f.reason}); the harness read ${f.chunksRead} of ${f.chunksTotal} parts itself.\n`;
+  }
+  if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
+  return "";
 }
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
@@ -127,21 +156,9 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       ...(options.verbose ? { onEvent: verbosePrinter(io.stderr) } : {}),
     });
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
+    if (options.verbose) io.stderr(howAnswered(result));
     if (options.json) {
-      const tokens = totalTokens(result.usage);
-      io.stdout(
-        `${JSON.stringify(
-          {
-            answer: result.answer,
-            status: result.status,
-            ...(result.message ? { message: result.message } : {}),
-            iterations: result.iterations.length,
-            usage: { ...result.usage, promptTokens: tokens.prompt, completionTokens: tokens.completion },
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      io.stdout(jsonResult(result));
     } else if (result.answer) {
       io.stdout(`${result.answer}\n`);
     }

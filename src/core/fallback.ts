@@ -17,9 +17,10 @@ export interface FallbackOptions {
   /**
    * The loop's sub-call path: one prompt in, the reply out — counted against the sub-call
    * budget, recorded in the trajectory, memoised — exactly like llm_query. Failures come back
-   * as "Error: …" strings, as they do for Python.
+   * as "Error: …" strings, as they do for Python. `sources`: the pieces of `context` the prompt
+   * carries (one for a map call, those merged for a combining call), for citations.
    */
-  subcall: (prompt: string) => Promise<string>;
+  subcall: (prompt: string, sources?: readonly ChunkRef[]) => Promise<string>;
   budgets: Pick<Budgets, "chunkChars" | "subPromptChars">;
   /** Most pieces to read (each is a sub-call); the rest of a huge document is ranked out. */
   maxChunks: number;
@@ -91,7 +92,7 @@ async function mapPieces(o: FallbackOptions, refs: ChunkRef[]): Promise<Fallback
       limiter.run(async () => {
         checkAbort(o.signal);
         const text = await readContext(o.repl, ref);
-        const answer = (await o.subcall(mapPrompt(o.question, i + 1, refs.length, ref, text))).trim();
+        const answer = (await o.subcall(mapPrompt(o.question, i + 1, refs.length, ref, text), [ref])).trim();
         o.onEvent?.({ type: "fallback-chunk", index: i, ref, answer, found: isUseful(answer) });
         return { ...ref, partialAnswer: answer };
       }),
@@ -100,9 +101,16 @@ async function mapPieces(o: FallbackOptions, refs: ChunkRef[]): Promise<Fallback
   return answers.filter((a) => isUseful(a.partialAnswer));
 }
 
+/** A partial answer on its way to the combining call, with the pieces it came from. */
+interface PartialAnswer {
+  label: string;
+  answer: string;
+  refs: ChunkRef[];
+}
+
 /** Groups that each fit one combining prompt. */
-function groupsThatFit(question: string, items: Array<{ label: string; answer: string }>, maxChars: number) {
-  const groups: Array<Array<{ label: string; answer: string }>> = [[]];
+function groupsThatFit(question: string, items: PartialAnswer[], maxChars: number): PartialAnswer[][] {
+  const groups: PartialAnswer[][] = [[]];
   for (const item of items) {
     const current = groups[groups.length - 1]!;
     if (current.length && combinePrompt(question, [...current, item], true).length > maxChars) groups.push([item]);
@@ -113,7 +121,8 @@ function groupsThatFit(question: string, items: Array<{ label: string; answer: s
 
 /** Reduce: one combining call, or a few rounds of merging when the partials do not fit one. */
 async function combine(o: FallbackOptions, sources: FallbackSource[]): Promise<{ answer: string; calls: number }> {
-  let items = sources.map((s) => ({ label: label(s), answer: s.partialAnswer }));
+  let items: PartialAnswer[] = sources.map((s) => ({ label: label(s), answer: s.partialAnswer, refs: [{ doc: s.doc, start: s.start, end: s.end }] }));
+  const refsOf = (group: PartialAnswer[]) => group.flatMap((p) => p.refs);
   let calls = 0;
   for (let round = 1; round <= 3; round++) {
     checkAbort(o.signal);
@@ -121,11 +130,11 @@ async function combine(o: FallbackOptions, sources: FallbackSource[]): Promise<{
     o.onEvent?.({ type: "fallback-combine", partials: items.length, round });
     if (groups.length === 1) {
       calls += 1;
-      return { answer: (await o.subcall(combinePrompt(o.question, groups[0]!, true))).trim(), calls };
+      return { answer: (await o.subcall(combinePrompt(o.question, groups[0]!, true), refsOf(groups[0]!))).trim(), calls };
     }
-    const merged = await Promise.all(groups.map((g) => o.subcall(combinePrompt(o.question, g, false))));
+    const merged = await Promise.all(groups.map((g) => o.subcall(combinePrompt(o.question, g, false), refsOf(g))));
     calls += groups.length;
-    items = merged.map((answer, i) => ({ label: `merged group ${i + 1}`, answer }));
+    items = merged.map((answer, i) => ({ label: `merged group ${i + 1}`, answer, refs: refsOf(groups[i]!) }));
   }
   return { answer: items.map((i) => i.answer).join("\n"), calls };
 }
@@ -133,8 +142,11 @@ async function combine(o: FallbackOptions, sources: FallbackSource[]): Promise<{
 export async function runFallback(o: FallbackOptions): Promise<FallbackResult> {
   checkAbort(o.signal);
   const layout = await contextLayout(o.repl);
-  const chunksTotal = layout.reduce((n, d) => n + Math.max(1, Math.ceil(d.length / o.budgets.chunkChars)), 0);
   const refs = await rankChunks(o.repl, o.question, o.budgets.chunkChars, Math.max(1, o.maxChunks));
+  // Pieces end at a line break near the limit, so a document can have a piece or two more than
+  // this estimate; when every piece was read, their count is the total.
+  const estimate = layout.reduce((n, d) => n + Math.max(1, Math.ceil(d.length / o.budgets.chunkChars)), 0);
+  const chunksTotal = Math.max(estimate, refs.length);
   o.onEvent?.({ type: "fallback-started", chunks: refs.length, totalChunks: chunksTotal });
   const sources = await mapPieces(o, refs);
   const base = { producedBy: "fallback" as const, chunksRead: refs.length, chunksTotal, partial: refs.length < chunksTotal };

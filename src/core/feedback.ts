@@ -89,6 +89,11 @@ export function fabricatedOutputNote(finalIgnored: boolean): string {
   );
 }
 
+/** M09 inside one turn: the reply was cut where it began repeating itself. */
+export function runawayNote(): string {
+  return "Your reply kept repeating the same text, so it was cut off there. Write one short ```repl block.";
+}
+
 /** M06: an unclosed fence ran without its cut-off last line (or as far as it went). */
 export function unclosedFenceNote(droppedLine: string | null): string {
   return droppedLine
@@ -139,7 +144,7 @@ export function evidenceRefusedMessage(facts: TaskFacts, reason: "no-code-yet" |
 export function finalWithCodeMessage(why: "code-failed" | "not-in-output"): string {
   return why === "code-failed"
     ? "Your FINAL(...) was not accepted: the code in the same reply failed. Fix it, then submit."
-    : "Your FINAL(...) was written before this output existed, and the output does not show it. Check the output, then submit.";
+    : "Your FINAL(...) was not accepted: it was written before this output existed, and the output does not show it. Check the output, then submit.";
 }
 
 /** M09/M10/M12: early warnings before the loop gives up on the model. */

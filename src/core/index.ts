@@ -85,4 +85,9 @@ export {
 } from "./repl-probes.ts";
 export { SubcallPolicy, SubcallTooLongError, type SubcallOutcome, type SubcallPolicyOptions } from "./subcall-policy.ts";
 export { runFallback, fallbackChunkBudget, type FallbackEvent, type FallbackOptions, type FallbackResult, type FallbackSource } from "./fallback.ts";
-export { chooseRunMode, type RunModeChoice, type RunModeRequest } from "./run-mode.ts";
+export { chooseRunMode, RUN_MODE_CHOICES, type RunModeChoice, type RunModeRequest } from "./run-mode.ts";
+export { directQuestion, runDirect, type DirectRunInput } from "./direct-run.ts";
+export { replDocumentSource } from "./context-source.ts";
+export { playTurn, observationMessage, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
+export { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
+export { fallbackStep, type FallbackStepInput, type FallbackStepResult } from "./fallback-step.ts";

@@ -87,12 +87,6 @@ export function turnFooter(turn: number, maxIterations: number): string {
   return `Turn ${turn + 1} of ${maxIterations}. Continue, or call FINAL(...) when you have the answer.`;
 }
 
-export const NO_CODE_MESSAGE =
-  "Nothing ran: your reply had no ```repl block. Write one to continue, or call FINAL(your answer) when you have it.";
-
-export const PREMATURE_FINAL_NOTE =
-  "Your FINAL(...) in the text was not accepted: it was written before you saw this output. Check the output, then call FINAL(...) again.";
-
 export const FINAL_REQUEST =
   "You are out of turns. Do not write code. Reply with FINAL(your best answer to the question) based on what you found so far.";
 

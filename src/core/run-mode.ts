@@ -7,6 +7,7 @@ import { deriveBudgets } from "./budgets.ts";
 import { vanillaMessages } from "./direct.ts";
 
 export type RunModeRequest = "auto" | "rlm" | "direct";
+export const RUN_MODE_CHOICES: readonly RunModeRequest[] = ["auto", "rlm", "direct"];
 
 export interface RunModeChoice {
   mode: "direct" | "rlm";

@@ -6,7 +6,11 @@
 import type { ChatEngine } from "../engines/types.ts";
 import type { ContextDocumentInput, ContextInfo, ReplBootInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
+import { replDocumentSource } from "./context-source.ts";
+import type { DocumentSource } from "./direct.ts";
+import { directQuestion, runDirect } from "./direct-run.ts";
 import { runRlm, type ChildRepl } from "./loop.ts";
+import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import { runMetadata, toJsonl } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
@@ -171,18 +175,7 @@ export class RlmSession {
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     try {
       const engines = await this.prepare(signal, options.onEvent);
-      const result = await runRlm({
-        question,
-        repl: this.repl,
-        rootEngine: engines.root,
-        subEngine: engines.sub,
-        config: this.deps.config(),
-        previous: this.history,
-        previousVariablesKept: this.variablesKept,
-        signal,
-        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-        createChildRepl: this.lendChildRepl,
-      });
+      const result = await this.answer(question, engines, this.deps.config(), signal, options.onEvent);
       this.remember(question, result);
       return result;
     } catch (err) {
@@ -190,6 +183,45 @@ export class RlmSession {
     } finally {
       this.running = null;
     }
+  }
+
+  /**
+   * Auto mode: one direct call when the whole document and the question fit the root's window
+   * with room to answer, the RLM otherwise (or whichever the person asked for). Owned here so
+   * the page and the CLI make the same choice; the result says which was used and why.
+   */
+  private async answer(question: string, engines: SessionEngines, config: RlmConfig, signal: AbortSignal, onEvent?: RlmEventListener): Promise<RlmResult> {
+    const choice = await this.chooseMode(question, engines.root, config);
+    onEvent?.({ type: "run-mode", mode: choice.mode, reason: choice.reason, depth: 0 });
+    if (choice.document) {
+      const previous = this.history;
+      return runDirect({ question, previous, engine: engines.root, document: choice.document, config, reason: choice.reason, signal, ...(onEvent ? { onEvent } : {}) });
+    }
+    const result = await runRlm({
+      question,
+      repl: this.repl,
+      rootEngine: engines.root,
+      subEngine: engines.sub,
+      config,
+      previous: this.history,
+      previousVariablesKept: this.variablesKept,
+      signal,
+      ...(onEvent ? { onEvent } : {}),
+      createChildRepl: this.lendChildRepl,
+    });
+    return { ...result, mode: { used: "rlm", reason: choice.reason } };
+  }
+
+  /** The run mode; for "direct", the document to read. Most documents are decided by size alone. */
+  private async chooseMode(question: string, root: ChatEngine, config: RlmConfig): Promise<RunModeChoice & { document?: DocumentSource }> {
+    const requested = config.runMode ?? "auto";
+    const asked = directQuestion(question, this.history).length;
+    const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested);
+    if (bySize.mode === "rlm") return bySize;
+    // Close enough to fit: measure the text the direct prompt would hold (paths included).
+    const document = await replDocumentSource(this.repl);
+    const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested);
+    return exact.mode === "direct" ? { ...exact, document } : exact;
   }
 
   /** Stops the running question (Python is interrupted, model calls are aborted). */

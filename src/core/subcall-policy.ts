@@ -66,6 +66,11 @@ export class SubcallPolicy {
     };
   }
 
+  /** Whether `prompt` was asked in this run already (so it costs no model call and no budget). */
+  remembers(prompt: string, engine: Pick<ChatEngine, "model">, model?: string): boolean {
+    return this.options.memoize !== false && this.memo.has(memoKey(prompt, engine, model));
+  }
+
   /**
    * Runs one sub-call through `send` (the loop's counted, recorded path to the engine). A prompt
    * already asked in this run returns the same answer without a request; a failed call is not
@@ -78,7 +83,7 @@ export class SubcallPolicy {
     model?: string,
   ): Promise<SubcallOutcome> {
     const request = this.request(prompt, engine, model);
-    const key = `${model ?? engine.model}\u0000${prompt}`;
+    const key = memoKey(prompt, engine, model);
     const remembered = this.options.memoize === false ? undefined : this.memo.get(key);
     if (remembered) return { ...(await remembered), cached: true };
     const pending = send(request).then((result) => ({ text: stripThinking(result.text).trim(), result }));
@@ -89,3 +94,5 @@ export class SubcallPolicy {
     return { ...(await pending), cached: false };
   }
 }
+
+const memoKey = (prompt: string, engine: Pick<ChatEngine, "model">, model?: string) => `${model ?? engine.model}\u0000${prompt}`;

@@ -1,5 +1,7 @@
 import type { ChatMessage, ChatUsage } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
+import type { PromptChoice } from "./profiles/types.ts";
+import type { RunModeRequest } from "./run-mode.ts";
 
 export interface RlmConfig {
   /** Root model turns before the loop asks for its best answer. */
@@ -22,6 +24,14 @@ export interface RlmConfig {
   temperature?: number;
   topP?: number;
   seed?: number;
+  /** Prompt profile: "auto" (default) picks one from the root model's name and window. */
+  prompt?: PromptChoice;
+  /** "auto" (default): answer in one direct call when the document fits the window; else RLM. */
+  runMode?: RunModeRequest;
+  /** Reasoning for a Qwen3-style root (default off: it would spend a small window thinking). */
+  thinking?: boolean;
+  /** Reasoning for sub-calls (default off). */
+  subThinking?: boolean;
 }
 
 export const DEFAULT_CONFIG: RlmConfig = {
@@ -75,6 +85,17 @@ export interface SubcallRecord {
   error?: string;
   /** A child RLM's own trajectory. */
   metadata?: { run_metadata: RunMetadataRecord; iterations: IterationRecord[] };
+  /** Ours: answered from an identical earlier prompt of the run; no model call was made. */
+  cached?: boolean;
+  /** Ours: the parts of `context` this prompt carried (the fallback's pieces), for citations. */
+  source_ranges?: SourceRange[];
+}
+
+/** A range of one document of `context` (`doc` null for a plain-string context). */
+export interface SourceRange {
+  doc: string | null;
+  start: number;
+  end: number;
 }
 
 export interface CodeBlockRecord {
@@ -102,6 +123,10 @@ export interface IterationRecord {
   question_index?: number;
   /** Ours: messages from the REPL worker that failed validation and were dropped. */
   dropped_messages?: string[];
+  /** Ours: this step was the harness's own map-reduce, not a model turn. */
+  fallback?: { reason: string; chunks_read: number; chunks_total: number; partial: boolean };
+  /** Ours: this step was a direct answer (auto mode), the whole document in one prompt. */
+  direct?: { shown_chars: number; total_chars: number };
 }
 
 export interface RunMetadataRecord {
@@ -124,6 +149,20 @@ export interface RlmResult {
   message?: string;
   iterations: IterationRecord[];
   usage: UsageSummary;
+  /** Who wrote the answer: the root model, or the harness's fallback map-reduce. */
+  producedBy?: "model" | "fallback";
+  /** How the question was answered (auto mode) and why. */
+  mode?: { used: "rlm" | "direct"; reason: string };
+  /** When the fallback ran: why, and how much of the document it read. */
+  fallback?: FallbackSummary;
+}
+
+export interface FallbackSummary {
+  reason: string;
+  chunksRead: number;
+  chunksTotal: number;
+  /** True when the document had more pieces than the bound (the most relevant were read). */
+  partial: boolean;
 }
 
 // --- live events -----------------------------------------------------------------------
@@ -137,7 +176,9 @@ interface EventBase {
 
 export type RlmEvent = EventBase &
   (
-    | { type: "run-started"; question: string; contextChars: number }
+    | { type: "run-started"; question: string; contextChars: number; profile?: { name: string; reason: string } }
+    /** The session's choice between one direct call and the RLM (auto mode). */
+    | { type: "run-mode"; mode: "rlm" | "direct"; reason: string }
     | { type: "turn-started"; turn: number }
     | { type: "token"; turn: number; text: string }
     | { type: "turn-finished"; turn: number; response: string; usage: ChatUsage; durationMs: number }

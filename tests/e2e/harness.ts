@@ -64,9 +64,13 @@ export async function newPage(
   return { context, page, errors: watchErrors(page) };
 }
 
-/** The page URL that points the app at the scripted model server. */
+/**
+ * The page URL that points the app at the scripted model server. mode=rlm: the tests script the
+ * RLM loop over small documents, which auto mode would answer in one direct call (pass
+ * `mode: "auto"` to test that).
+ */
 export function openaiUrl(appUrl: string, baseUrl: string, extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams({ backend: "openai", baseUrl, model: "root-model", subModel: "sub-model", ...extra });
+  const params = new URLSearchParams({ backend: "openai", baseUrl, model: "root-model", subModel: "sub-model", mode: "rlm", ...extra });
   return `${appUrl}?${params}`;
 }
 

@@ -51,6 +51,7 @@ describe("rlm CLI", () => {
       "--sub-model", "sub-model",
       "--output-trajectory", trajectory,
       "--json",
+      "--mode", "rlm", // the loop is under test: auto mode would answer these two lines directly
     ]);
     expect(out.code).toBe(0);
     const json = JSON.parse(out.stdout) as { answer: string; status: string; usage: { subcalls: number } };
@@ -66,14 +67,14 @@ describe("rlm CLI", () => {
 
   it("reads the document from stdin and prints just the answer", async () => {
     server.scripts.root = [code("FINAL(context.strip().upper())")];
-    const out = await run(["--task", "shout", "--model", "root-model", "--base-url", server.baseUrl, "--max-iterations", "3"], "quiet words\n");
+    const out = await run(["--task", "shout", "--model", "root-model", "--base-url", server.baseUrl, "--max-iterations", "3", "--mode", "rlm"], "quiet words\n");
     expect(out.code).toBe(0);
     expect(out.stdout).toBe("QUIET WORDS\n");
   });
 
   it("shows live steps with --verbose", async () => {
     server.scripts.root = [code("print('step one')"), code("FINAL('done')")];
-    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose"], "doc");
+    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose", "--mode", "rlm"], "doc");
     expect(out.code).toBe(0);
     expect(out.stderr).toContain("turn 1");
     expect(out.stderr).toContain("step one");

@@ -79,7 +79,8 @@ describe("map_query()", () => {
     expect(prompts[0]!.length).toBe(Math.ceil((2000 * 7 + 80) / 5000));
     expect(prompts[0]![0]).toContain("Question: What is the vault code?");
     expect(prompts[0]![0]).toContain("NOT FOUND");
-    expect(r.stdout).toMatch(/part 1 \(chars 0-5000\): 7319-ALPHA/);
+    // Part 1 ends after the last space before 5,000 characters: no word is cut in two.
+    expect(r.stdout).toMatch(/part 1 \(chars 0-4995\): 7319-ALPHA/);
     expect(r.stdout).toMatch(/1 of \d parts found something/);
   });
 

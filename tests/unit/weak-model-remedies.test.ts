@@ -1,6 +1,6 @@
 // Every failure the weak-model simulator injects, run through the modules that remedy it: none
 // may end a run with a wrong answer, and each must lead to a run, a re-prompt or a refusal.
-// (The loop tests against the scripted server come with the loop wiring, phase 2.)
+// The same failures against the real loop and the scripted server: tests/node/small-model-loop.test.ts.
 import { describe, expect, it } from "vitest";
 import { judgeFinalWithCode, decideBareName } from "../../src/core/finals.ts";
 import { EvidenceGate, RepeatGuard } from "../../src/core/guards/index.ts";

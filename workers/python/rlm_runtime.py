@@ -677,12 +677,32 @@ def search(pattern, window=200, max_hits=None, ignore_case=True):
     return hits
 
 
+def _piece_end(body, start, chunk_chars):
+    """Where the piece from `start` ends: at most chunk_chars on, after the last line break in
+    its last fifth (else the last space in its last tenth). A hard cut split records, sentences
+    and needles between two pieces, and neither piece's answer then had them whole."""
+    end = start + chunk_chars
+    if end >= len(body):
+        return len(body)
+    newline = body.rfind("\n", start + chunk_chars * 4 // 5, end)
+    if newline >= 0:
+        return newline + 1
+    space = body.rfind(" ", start + chunk_chars * 9 // 10, end)
+    return space + 1 if space >= 0 else end
+
+
 def _pieces(chunk_chars, text=None):
-    """(doc, start, end, text) pieces of `context` (or of `text`) of at most chunk_chars each."""
+    """(doc, start, end, text) pieces of `context` (or of `text`) of at most chunk_chars each,
+    cut at a line break or a space near the limit when there is one."""
     docs = [(None, text)] if text is not None else _documents()
     for doc, body in docs:
-        for start in range(0, max(len(body), 1), chunk_chars):
-            yield doc, start, min(len(body), start + chunk_chars), body[start:start + chunk_chars]
+        start = 0
+        while True:
+            end = _piece_end(body, start, chunk_chars)
+            yield doc, start, end, body[start:end]
+            if end >= len(body):
+                break
+            start = end
 
 
 class _Answers(list):

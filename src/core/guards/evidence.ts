@@ -46,11 +46,16 @@ export class EvidenceGate {
     if (this.seen.length > 50) this.seen.shift();
   }
 
-  check(final: FinalToCheck): EvidenceVerdict {
-    if (!this.active || this.refusals >= this.maxRefusals) return { accept: true };
+  /**
+   * `lastChance`: the model cannot try again (its turns are over), so a refusal does not cost
+   * it a retry and the allowance of refusals does not apply: an unsupported guess is refused
+   * and the harness reads the document itself instead.
+   */
+  check(final: FinalToCheck, options: { lastChance?: boolean } = {}): EvidenceVerdict {
+    if (!this.active || (this.refusals >= this.maxRefusals && !options.lastChance)) return { accept: true };
     const refuse = (reason: "no-code-yet" | "not-in-output"): EvidenceVerdict => {
       this.refusals += 1;
-      return { accept: false, reason, refusalsLeft: this.maxRefusals - this.refusals };
+      return { accept: false, reason, refusalsLeft: Math.max(0, this.maxRefusals - this.refusals) };
     };
     const answer = final.answer.trim();
     const checkable = answer.length > 0 && answer.length <= this.maxChecked;

@@ -58,6 +58,8 @@ export type RepeatVerdict =
       repeated: true;
       /** The earlier run's output, shown again instead of running the code. */
       cachedOutput: string;
+      /** The earlier run raised: the repeat counts as the same error again. */
+      failed: boolean;
       /** Repeats in a row, this one included. */
       repeats: number;
       fallback: boolean;
@@ -94,7 +96,7 @@ export class RepeatGuard {
       return { repeated: false };
     }
     this.streak += 1;
-    return { repeated: true, cachedOutput: match.output, repeats: this.streak, fallback: this.streak >= this.fallbackAfter };
+    return { repeated: true, cachedOutput: match.output, failed: match.failed, repeats: this.streak, fallback: this.streak >= this.fallbackAfter };
   }
 
   /** Call after a turn's code ran, with what the model was shown. */
