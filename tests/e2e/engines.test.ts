@@ -67,8 +67,18 @@ afterAll(async () => {
   await server?.close();
 });
 
+/**
+ * Opens the app through a settings link. The page only proposes a link's settings, so this
+ * applies them as a person would (the dialog is modal: nothing else is clickable until then).
+ */
 async function openApp(page: EnginePage, url: string) {
   await page.goto(url);
+  if (new URL(url).search) {
+    const apply: Target = { css: "dialog.link-settings button", text: "Apply these settings", exact: true };
+    await waitFor(page, apply, 60_000);
+    await page.click(apply);
+    await waitForFunction(page, () => !document.querySelector("dialog.link-settings[open]"), undefined, { what: "the link's settings to be applied" });
+  }
   await waitFor(page, at.ready, BOOT_MS);
 }
 
