@@ -88,7 +88,9 @@ const PLACEHOLDERS = new Set([
 
 const PLAN_START =
   /^(?:i will|i'll|i am going to|i'm going to|let me|let's|i need to|i should|i must|we need to|we should|we will|first,|first i|next,|next i|now i|then i|to (?:answer|find|solve|do) this|my plan|plan:|step 1)/i;
-const PLAN_MENTION = /\bllm_query\b|\bFINAL_VAR\b|```|\bcontext\[|\brepl block\b/i;
+// The harness's own vocabulary: a reply that names these is talking about the work, not giving
+// its result. A code fence alone is not a plan: answers about code quote it.
+const PLAN_MENTION = /\bllm_query\b|\bFINAL_VAR\b|```repl\b|\bcontext\[|\brepl block\b/i;
 
 /** Why a submitted text is not an answer, or null when it is one. */
 export function refuseFinal(value: string): RefusedFinal | null {

@@ -85,7 +85,24 @@ describe("M03: which markers count", () => {
     expect(refuseFinal(value)).toBe(why);
   });
 
-  it.each([["42"], ["Paris"], ["The vault code is 7319-ALPHA"], ["Answer: 12"], ["I think it is Lisbon"], ["(12345, 67890)\n(12345, 99999)"]])(
+  it.each([
+    ["```repl\nchunks = context.split()\n```"],
+    ["I'll do it like this:\n```python\nprint(llm_query(context[:1000]))\n```"],
+  ])("refuses a plan written as REPL code: %j", (value) => {
+    expect(refuseFinal(value)).toBe("plan");
+  });
+
+  it.each([
+    ["42"],
+    ["Paris"],
+    ["The vault code is 7319-ALPHA"],
+    ["Answer: 12"],
+    ["I think it is Lisbon"],
+    ["(12345, 67890)\n(12345, 99999)"],
+    // Answers about code quote it: a fence is not a plan by itself.
+    ["The retry loop is in `net.py`:\n\n```python\nfor attempt in range(3):\n    send()\n```"],
+    ["```constructor\ncode in constructor\n```\n\nEND-OF-ANSWER-0"],
+  ])(
     "accepts %j",
     (value) => {
       expect(refuseFinal(value)).toBeNull();
