@@ -31,6 +31,8 @@ function runtimeHasJspi(): boolean {
 export interface ReplWorkerHooks {
   /** Source of workers/python/rlm_runtime.py (each entry loads it its own way). */
   pythonSource: string;
+  /** Sections run after it in the same namespace: workers/python/rlm_evidence.py. */
+  pythonSections?: Array<{ filename: string; source: string }>;
   /** Runs once Pyodide is up: the browser entry removes network globals here. */
   afterBoot?: () => void;
   onPhase?: (phase: BootPhase) => void;
@@ -174,6 +176,8 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       });
       if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
       loaded.runPython(hooks.pythonSource, { filename: "rlm_runtime.py" });
+      for (const section of hooks.pythonSections ?? []) loaded.runPython(section.source, { filename: section.filename });
+      if (options.recordSources === false) loaded.runPython("_evidence.enabled = False");
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
       hooks.afterBoot?.();
       hooks.onPhase?.("ready");
@@ -230,6 +234,10 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
 
     async variableNames(): Promise<string> {
       return String(fn("variable_names")());
+    },
+
+    async sourcePassages(rangesJson: string): Promise<string> {
+      return String(fn("source_passages")(rangesJson));
     },
 
     async stats() {

@@ -7,4 +7,5 @@ import { createReplWorker } from "./repl-runtime.ts";
 
 if (!parentPort) throw new Error("repl.node-entry.ts must run as a worker thread");
 const pythonSource = readFileSync(new URL("./python/rlm_runtime.py", import.meta.url), "utf8");
-Comlink.expose(createReplWorker({ pythonSource }), nodeEndpoint(parentPort));
+const evidence = { filename: "rlm_evidence.py", source: readFileSync(new URL("./python/rlm_evidence.py", import.meta.url), "utf8") };
+Comlink.expose(createReplWorker({ pythonSource, pythonSections: [evidence] }), nodeEndpoint(parentPort));

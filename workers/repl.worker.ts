@@ -6,6 +6,7 @@
 // sandbox e2e test runs the attacks against each wall alone).
 import * as Comlink from "comlink";
 import pythonSource from "./python/rlm_runtime.py?raw";
+import evidenceSource from "./python/rlm_evidence.py?raw";
 import { createReplWorker } from "./repl-runtime.ts";
 
 /** Globals that reach the network, other origins' data, storage or other contexts. */
@@ -108,4 +109,5 @@ function lockDown(): void {
   removeStringCompilation();
 }
 
-Comlink.expose(createReplWorker({ pythonSource, afterBoot: lockDown }));
+const evidence = { filename: "rlm_evidence.py", source: evidenceSource };
+Comlink.expose(createReplWorker({ pythonSource, pythonSections: [evidence], afterBoot: lockDown }));

@@ -18,6 +18,8 @@ export interface ReplBootOptions {
   sabBuffer?: SharedArrayBuffer;
   /** Characters of stdout (and of stderr) a cell may keep. */
   outputCap: number;
+  /** Record which passages of the documents each cell read (default true; off for benchmarks). */
+  recordSources?: boolean;
 }
 
 /**
@@ -67,6 +69,37 @@ export interface CellResult {
   /** Exception type name, or null. */
   error: string | null;
   interrupted: boolean;
+  /** What the cell read of the documents (absent from REPLs that do not record it). */
+  sources?: SourceRange[];
+}
+
+/**
+ * How a passage was read: printed by a cell, quoted in a sub-call prompt, matched by a regex,
+ * cited by the model with cite(), or (in the cell that submitted the answer) where the answer
+ * appears in what the question read.
+ */
+export type SourceKind = "print" | "prompt" | "match" | "cite" | "answer";
+
+/**
+ * A passage of a document. Offsets count characters of the document's Python str (code points,
+ * end exclusive); lines, pages and paragraphs are 1-based. Snake case, like the trajectory
+ * records it is stored in.
+ */
+export interface SourceRange {
+  /** The document's key in `context` (its path), or the single document's name. */
+  doc: string;
+  start: number;
+  end: number;
+  line: number;
+  end_line: number;
+  /** PDF documents: the page of `start` and of the last character. */
+  page?: number;
+  end_page?: number;
+  /** DOCX documents: the paragraph of `start`. */
+  paragraph?: number;
+  kind: SourceKind;
+  /** "answer" ranges: how much of the answer was found there, 0..1. */
+  score?: number;
 }
 
 /** A sub-call request from Python: `llm` is a plain model call, `rlm` a child RLM. */
@@ -74,6 +107,15 @@ export interface SubcallRequest {
   kind: "llm" | "rlm";
   prompts: string[];
   model: string | null;
+  /** For each prompt, the passages of the documents it quotes. */
+  sources?: SourceRange[][];
+}
+
+/** A passage's text as quoted under an answer: the range, and the rest of its lines around it. */
+export interface Passage {
+  before: string;
+  text: string;
+  after: string;
 }
 
 export type SubcallReply = { results: string[] } | { interrupted: true };
@@ -92,6 +134,8 @@ export interface ReplWorkerApi {
   beginQuestion(historyJson: string): Promise<void>;
   resetNamespace(): Promise<void>;
   variableNames(): Promise<string>;
+  /** JSON [{doc, start, end}] in, JSON [Passage | null] out: the text of ranges to quote. */
+  sourcePassages(rangesJson: string): Promise<string>;
   /** Memory the Python runtime holds (for benchmarks and diagnostics). */
   stats(): Promise<ReplStats>;
 }
@@ -132,11 +176,12 @@ export function parseCellResult(text: unknown): CellResult {
     !isRecord(v.locals) ||
     typeof v.execution_time !== "number" ||
     !(v.error === null || typeof v.error === "string") ||
-    typeof v.interrupted !== "boolean"
+    typeof v.interrupted !== "boolean" ||
+    !(v.sources === undefined || Array.isArray(v.sources))
   ) {
     throw new ReplProtocolError("cell result");
   }
-  return {
+  const result: CellResult = {
     stdout: v.stdout,
     stderr: v.stderr,
     final_answer: v.final_answer,
@@ -145,6 +190,53 @@ export function parseCellResult(text: unknown): CellResult {
     error: v.error,
     interrupted: v.interrupted,
   };
+  const sources = validSources(v.sources, MAX_CELL_SOURCES);
+  if (sources.length) result.sources = sources;
+  return result;
+}
+
+/** Caps on what the worker may claim it read: beyond them the rest is dropped. */
+export const MAX_CELL_SOURCES = 512;
+export const MAX_PROMPT_SOURCES = 64;
+const MAX_DOC_NAME = 4096;
+const SOURCE_KINDS: readonly SourceKind[] = ["print", "prompt", "match", "cite", "answer"];
+
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+/** One range as the worker sent it, or null when any field is off (the range is dropped). */
+export function parseSourceRange(v: unknown): SourceRange | null {
+  if (!isRecord(v)) return null;
+  const { doc, start, end, line, end_line, kind } = v;
+  if (typeof doc !== "string" || !doc || doc.length > MAX_DOC_NAME) return null;
+  if (!isCount(start) || !isCount(end) || end <= start || !isCount(line) || !isCount(end_line) || end_line < line) return null;
+  if (!SOURCE_KINDS.includes(kind as SourceKind)) return null;
+  const range: SourceRange = { doc, start, end, line, end_line, kind: kind as SourceKind };
+  if (v.page !== undefined) {
+    if (!isCount(v.page) || !isCount(v.end_page) || v.end_page < v.page) return null;
+    range.page = v.page;
+    range.end_page = v.end_page;
+  }
+  if (v.paragraph !== undefined) {
+    if (!isCount(v.paragraph)) return null;
+    range.paragraph = v.paragraph;
+  }
+  if (kind === "answer") {
+    if (typeof v.score !== "number" || !(v.score >= 0 && v.score <= 1)) return null;
+    range.score = v.score;
+  }
+  return range;
+}
+
+/** The well-formed ranges of a list, at most `max` of them. */
+export function validSources(list: unknown, max: number): SourceRange[] {
+  if (!Array.isArray(list)) return [];
+  const out: SourceRange[] = [];
+  for (const item of list) {
+    if (out.length >= max) break;
+    const range = parseSourceRange(item);
+    if (range) out.push(range);
+  }
+  return out;
 }
 
 export function parseContextInfo(text: unknown): ContextInfo {
@@ -165,11 +257,25 @@ export function parseSubcallRequest(text: unknown): SubcallRequest {
     (v.kind !== "llm" && v.kind !== "rlm") ||
     !Array.isArray(v.prompts) ||
     !v.prompts.every((p) => typeof p === "string") ||
-    !(v.model === null || v.model === undefined || typeof v.model === "string")
+    !(v.model === null || v.model === undefined || typeof v.model === "string") ||
+    !(v.sources === undefined || v.sources === null || (Array.isArray(v.sources) && v.sources.length === v.prompts.length))
   ) {
     throw new ReplProtocolError("sub-call request");
   }
-  return { kind: v.kind, prompts: v.prompts as string[], model: (v.model as string | null | undefined) ?? null };
+  const request: SubcallRequest = { kind: v.kind, prompts: v.prompts as string[], model: (v.model as string | null | undefined) ?? null };
+  if (Array.isArray(v.sources)) request.sources = v.sources.map((list) => validSources(list, MAX_PROMPT_SOURCES));
+  return request;
+}
+
+/** The worker's answer to sourcePassages: one passage (or null) per range asked about. */
+export function parsePassages(text: unknown, count: number): Array<Passage | null> {
+  const v = parseJson(text, "list of passages");
+  if (!Array.isArray(v) || v.length !== count) throw new ReplProtocolError("list of passages");
+  return v.map((p) =>
+    isRecord(p) && typeof p.before === "string" && typeof p.text === "string" && typeof p.after === "string"
+      ? { before: p.before.slice(0, 2000), text: p.text.slice(0, 2000), after: p.after.slice(0, 2000) }
+      : null,
+  );
 }
 
 export function parseStringList(text: unknown, what: string): string[] {
