@@ -8,6 +8,7 @@ import type { ChatEngine, ChatMessage, ChatResult } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
 import type { HistoryEntry, Repl } from "../repl/types.ts";
 import { deriveBudgets, type Budgets } from "./budgets.ts";
+import { collectReads, rankSources, withPassages, type RankedSource } from "./evidence.ts";
 import { RootConversation } from "./conversation.ts";
 import { formatTurnOutput } from "./format.ts";
 import { findCodeBlocks, findTextAnswer, stripThinking } from "./parse.ts";
@@ -335,7 +336,15 @@ class QuestionRun {
   /** The one exit: every ending becomes the run's result here. */
   private async finish(ending: Ending): Promise<RlmResult> {
     const outcome = ending.kind === "limit" ? await this.bestAnswer(ending.status, ending.why) : outcomeOf(ending);
-    return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot() };
+    const sources = await this.sourcesFor(outcome.answer);
+    return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot(), ...(sources.length ? { sources } : {}) };
+  }
+
+  /** The passages the answer came from; only a root run reads documents (a child reads its prompt). */
+  private async sourcesFor(answer: string): Promise<RankedSource[]> {
+    if (this.depth > 0) return [];
+    const { repl } = this.o;
+    return withPassages(rankSources(collectReads(this.iterations), answer), repl.sourcePassages?.bind(repl));
   }
 
   /** One last request for the best answer, when turns, time or patience ran out. */

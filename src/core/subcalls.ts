@@ -6,7 +6,7 @@ import { EngineAbortedError } from "../engines/errors.ts";
 import { Limiter } from "../engines/limiter.ts";
 import { estimateTokens } from "../engines/tokens.ts";
 import type { ChatEngine, ChatUsage } from "../engines/types.ts";
-import type { SubcallRequest } from "../repl/protocol.ts";
+import type { SourceRange, SubcallRequest } from "../repl/protocol.ts";
 import type { Budgets } from "./budgets.ts";
 import { stripThinking } from "./parse.ts";
 import { subcallRecord } from "./records.ts";
@@ -80,16 +80,17 @@ export class SubcallRouter {
 
   /** The REPL's sub-call handler: one reply per prompt, in order. */
   readonly handle = (request: SubcallRequest): Promise<string[]> =>
-    Promise.all(request.prompts.map((p) => this.one(request.kind, p, request.model)));
+    Promise.all(request.prompts.map((p, i) => this.one(request.kind, p, request.model, request.sources?.[i] ?? [])));
 
-  private async one(kind: "llm" | "rlm", prompt: string, model: string | null): Promise<string> {
+  private async one(kind: "llm" | "rlm", prompt: string, model: string | null, sources: SourceRange[]): Promise<string> {
     const cell = this.current;
     const refusal = this.admit();
     if (refusal) return refusal;
     const id = this.o.shared.nextId();
     const useChild = kind === "rlm" && this.o.childRun !== undefined;
     const label = useChild ? `rlm(${this.o.rootEngine.model})` : this.labelFor(model);
-    this.o.emit({ type: "subcall-started", id, turn: cell?.turn ?? -1, cell: cell?.cell ?? -1, kind, prompt, model: label });
+    const quoted = sources.length ? { sources } : {};
+    this.o.emit({ type: "subcall-started", id, turn: cell?.turn ?? -1, cell: cell?.cell ?? -1, kind, prompt, model: label, ...quoted });
     const started = Date.now();
     let reply: Reply;
     let error: string | undefined;
@@ -102,7 +103,7 @@ export class SubcallRouter {
     }
     const ms = Date.now() - started;
     this.o.shared.usage.addTime("subcallMs", ms);
-    cell?.records.push(subcallRecord(label, prompt, reply.text, reply.usage, ms, { ...(error ? { error } : {}), ...reply.record }));
+    cell?.records.push(subcallRecord(label, prompt, reply.text, reply.usage, ms, { ...(error ? { error } : {}), ...quoted, ...reply.record }));
     this.o.emit({ type: "subcall-finished", id, response: reply.text, ...(error ? { error } : {}), usage: reply.usage, durationMs: ms });
     return reply.text;
   }

@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatUsage } from "../engines/types.ts";
-import type { CellResult } from "../repl/protocol.ts";
+import type { CellResult, SourceRange } from "../repl/protocol.ts";
+import type { RankedSource } from "./evidence.ts";
 
 export interface RlmConfig {
   /** Root model turns before the loop asks for its best answer. */
@@ -73,6 +74,8 @@ export interface SubcallRecord {
   prompt_tokens: number;
   completion_tokens: number;
   error?: string;
+  /** Ours, ignored by the visualizer: the passages of the documents the prompt quoted. */
+  sources?: SourceRange[];
   /** A child RLM's own trajectory. */
   metadata?: { run_metadata: RunMetadataRecord; iterations: IterationRecord[] };
 }
@@ -86,6 +89,8 @@ export interface CodeBlockRecord {
     execution_time: number;
     rlm_calls: SubcallRecord[];
     final_answer: string | null;
+    /** Ours, ignored by the visualizer: what the cell read of the documents. */
+    sources?: SourceRange[];
   };
 }
 
@@ -124,6 +129,8 @@ export interface RlmResult {
   message?: string;
   iterations: IterationRecord[];
   usage: UsageSummary;
+  /** The passages the answer came from, best first (root runs that read documents). */
+  sources?: RankedSource[];
 }
 
 // --- live events -----------------------------------------------------------------------
@@ -151,6 +158,8 @@ export type RlmEvent = EventBase &
         kind: "llm" | "rlm";
         prompt: string;
         model: string;
+        /** The passages of the documents the prompt quotes. */
+        sources?: SourceRange[];
       }
     | {
         type: "subcall-finished";
