@@ -129,6 +129,7 @@ describe("a dict context", () => {
     "src/a.js": "function alpha() {\n  return 1;\n}\n",
     "src/b.js": "// helpers\n\nfunction bravoHelper(x) {\n  return x * 2;\n}\nmodule.exports = { bravoHelper };\n",
     "README.md": "# Demo\n\nThis repository has two files with one function each, used in tests of evidence.\n",
+    "package.json": '{\n  "name": "demo",\n  "dependencies": {\n    "left-pad": "^1.3.0"\n  }\n}\n',
   };
 
   beforeEach(async () => {
@@ -159,6 +160,20 @@ describe("a dict context", () => {
     expect(printed).toContainEqual(expect.objectContaining({ doc: "README.md", start: 0, end: readme.length, line: 1, end_line: 3 }));
     const b = files["src/b.js"]!;
     expect(printed).toContainEqual(expect.objectContaining({ doc: "src/b.js", start: b.indexOf("module.exports"), line: 6 }));
+  });
+
+  it("finds the answer in the documents the code named when nothing read shows it", async () => {
+    // json.loads and `in` leave no trace; the code's strings and the answer still point there.
+    await repl.runCell("import json\nv = json.loads(context['package.json'])['dependencies']['left-pad']\nprint(v)");
+    const version = await repl.runCell("FINAL(v)");
+    const pkg = files["package.json"]!;
+    expect(only(version.sources, "answer")).toEqual([expect.objectContaining({ doc: "package.json", start: pkg.indexOf("^1.3.0"), line: 4 })]);
+    await repl.runCell('hits = [p for p, t in context.items() if "function bravoHelper(" in t]');
+    const file = await repl.runCell("FINAL(hits[0])");
+    const b = files["src/b.js"]!;
+    expect(only(file.sources, "answer")).toEqual([
+      expect.objectContaining({ doc: "src/b.js", start: b.indexOf("function bravoHelper("), line: 3, score: 0.5 }),
+    ]);
   });
 
   it("cite() needs the document when there are several", async () => {

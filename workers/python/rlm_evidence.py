@@ -38,6 +38,8 @@ _EV_QUESTION_RANGES = 2048
 _EV_MISSES_KEPT = 512
 _EV_ANSWER_SCAN_CHARS = 2_000_000
 _EV_ANSWER_HITS = 8
+_EV_LITERALS = 64               # string literals of a question's code kept (see _hits_in_named_documents)
+_EV_NAMED_SCAN_CHARS = 4_000_000
 _PAGE_MARK = "--- page "        # src/ingest/pdf.ts starts every page with "--- page N ---"
 _ANSWER_STOPWORDS = frozenset(
     "the a an and or of to in on at for is was are were be been by with from as that this these "
@@ -267,8 +269,10 @@ class _Evidence:
         self.cursor = None         # (name, offset) where the last located fragment ended
         self.misses = set()        # probes no document contains
         self.question_ranges = []  # everything recorded, for finding the answer afterwards
+        self.literals = []         # string literals in the question's code, longest first
 
-    def begin_cell(self):
+    def begin_cell(self, code=""):
+        self._keep_literals(code)
         self.cell = []
         self.probes_left = _EV_PROBES_PER_CELL
         self.scan_left = _EV_FULL_SCAN_CHARS
@@ -465,10 +469,54 @@ class _Evidence:
             out.extend(self.describe(h) for h in self.answer_hits(final))
         return out
 
+    def _keep_literals(self, code):
+        if not code or not self.enabled:
+            return
+        found = set(self.literals)
+        for m in _RE["finditer"](r"'([^'\\\n]{4,200})'|\"([^\"\\\n]{4,200})\"", code):
+            found.add(m.group(1) or m.group(2))
+        self.literals = sorted(found, key=lambda s: (-len(s), s))[:_EV_LITERALS]
+
     def answer_hits(self, answer):
         whole, terms = _answer_terms(answer)
         if whole is None and not terms:
             return []
+        hits = self._hits_in_ranges(whole, terms)
+        return hits if hits else self._hits_in_named_documents(str(answer), whole, terms)
+
+    def _hits_in_named_documents(self, answer, whole, terms):
+        """When nothing read shows the answer (code like `json.loads(context['package.json'])` or
+        `"function f(" in text` leaves no trace): the documents the question's code or the answer
+        name. There the answer's own words are looked for, or else, in a document the answer
+        names ("which file defines f?"), the strings the code looked for."""
+        hits = []
+        scanned = 0
+        for name, doc in _documents.items():
+            named_by_answer = name in answer
+            if not isinstance(doc, str) or not (named_by_answer or name in self.literals):
+                continue
+            stop = min(len(doc), _EV_NAMED_SCAN_CHARS - scanned)
+            if stop <= 0:
+                break
+            scanned += stop
+            span = _answer_span(doc, 0, stop, whole, terms)
+            if span is None and named_by_answer:
+                span = self._first_literal(doc, stop, name)
+            if span is not None:
+                hits.append((name, span[0], span[1], "answer", span[2]))
+            if len(hits) >= _EV_ANSWER_HITS:
+                break
+        return hits
+
+    def _first_literal(self, doc, stop, name):
+        for literal in self.literals:
+            if literal != name:
+                i = doc.find(literal, 0, stop)
+                if i >= 0:
+                    return i, i + len(literal), 0.5
+        return None
+
+    def _hits_in_ranges(self, whole, terms):
         hits = []
         seen = set()
         scanned = 0

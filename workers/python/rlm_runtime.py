@@ -238,7 +238,7 @@ class _NoEvidence:
     def begin_question(self):
         pass
 
-    def begin_cell(self):
+    def begin_cell(self, code=""):
         pass
 
     def documents_changed(self):
@@ -554,7 +554,7 @@ async def run_cell(code, output_cap):
     started = time.perf_counter()
     error = None
     interrupted = False
-    _evidence.begin_cell()
+    _evidence.begin_cell(code)
     try:
         body, tail = _compile_cell(code)
         await _run(body)
