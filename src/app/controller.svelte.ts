@@ -4,6 +4,7 @@
 // itself. Everything it needs from the browser comes in as `AppDeps`, so a unit test can build
 // it with an in-memory store, a scripted engine and a stand-in REPL.
 import { answerDirectly } from "../core/direct.ts";
+import { sourceLabel, type RankedSource } from "../core/evidence.ts";
 import { RlmSession } from "../core/session.ts";
 import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
 import type { SessionRecord, SessionStorage, StoredDocument } from "../store/index.ts";
@@ -17,6 +18,7 @@ import { LiveSessions } from "./live-sessions.ts";
 import { Notices } from "./notices.svelte.ts";
 import { applyEvent, applyResult, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
 import { applyUrlParams, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
+import { ViewerState, sourceRequest } from "./viewer.svelte.ts";
 
 export type { Notice } from "./notices.svelte.ts";
 
@@ -58,6 +60,7 @@ export class AppController {
   readonly view = new SessionView();
   readonly engines: EngineManager;
   readonly exports: Exporter;
+  readonly viewer = new ViewerState();
   library = $state<SessionLibrary | null>(null);
 
   private readonly live = new LiveSessions(LIVE_SESSIONS);
@@ -215,6 +218,27 @@ export class AppController {
     await this.library.update($state.snapshot(record) as SessionRecord);
     await this.library.deleteDocument(record.id, path);
     await this.live.get(record.id)?.removeDocument(path).catch((err: unknown) => this.reportError(err));
+  }
+
+  /** Opens a document of the open session in the viewer, at a source's passage when given. */
+  async openDocument(path: string, source?: RankedSource): Promise<void> {
+    const meta = this.view.record?.documents.find((d) => d.path === path);
+    const blob = meta ? await this.documentBlob(path) : null;
+    if (!meta || !blob) {
+      this.notices.notify("warning", `${path} is no longer in this session, so it cannot be shown. Add it again to read it.`);
+      return;
+    }
+    this.viewer.show(source ? sourceRequest(meta, blob, source, sourceLabel(source)) : { meta, blob });
+  }
+
+  /** A document's bytes: from the live session if it has them, else from storage. */
+  private async documentBlob(path: string): Promise<Blob | null> {
+    const id = this.view.record?.id;
+    if (!id || !this.library) return null;
+    const live = this.live.get(id)?.documents.find((d) => d.path === path);
+    if (live) return live.data;
+    const loaded = await this.library.load(id);
+    return loaded?.documents.find((d) => d.path === path)?.blob ?? null;
   }
 
   // --- asking ------------------------------------------------------------------------------

@@ -168,6 +168,9 @@ function clusters(scored: Scored[]): Scored[][] {
 
 const contains = (outer: SourceRange, inner: SourceRange) => outer.start <= inner.start && inner.end <= outer.end;
 const length = (r: SourceRange) => r.end - r.start;
+/** Between reads of equal score: where the answer was found, else the smaller. */
+const preferred = (a: SourceRange, b: SourceRange) =>
+  a.kind === "answer" ? b.kind !== "answer" || length(a) < length(b) : b.kind !== "answer" && length(a) < length(b);
 
 /**
  * The read a merged source points at: the best-scoring one, where a read inside a better one
@@ -187,9 +190,9 @@ function focusOf(members: Scored[]): { focus: Scored; score: number; reasons: So
         for (const r of s.reasons) reasons.add(r);
       }
     }
-    const better =
-      !best || score > best.score || (score === best.score && length(m.read.range) < length(best.focus.read.range));
-    if (better) best = { focus: m, score, reasons: [...reasons] };
+    if (!best || score > best.score || (score === best.score && preferred(m.read.range, best.focus.read.range))) {
+      best = { focus: m, score, reasons: [...reasons] };
+    }
   }
   return best!;
 }

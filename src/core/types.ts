@@ -107,6 +107,8 @@ export interface IterationRecord {
   question_index?: number;
   /** Ours: messages from the REPL worker that failed validation and were dropped. */
   dropped_messages?: string[];
+  /** Ours, on a question's last iteration: the answer's ranked sources. */
+  answer_sources?: RankedSource[];
 }
 
 export interface RunMetadataRecord {

@@ -150,3 +150,17 @@ describe("withPassages", () => {
     expect(kept).toEqual(sources);
   });
 });
+
+describe("the read a source points at", () => {
+  it("is where the answer was found rather than a smaller match inside it", () => {
+    const [first] = rankSources(
+      [
+        read(range("r.txt", 500, 1300, "prompt"), { reply: "The launch code is ZEBRA-4471." }),
+        read(range("r.txt", 900, 914, "match")),
+        read(range("r.txt", 900, 925, "answer", { score: 1 }), { turn: 1, finalCell: true }),
+      ],
+      "The launch code is ZEBRA-4471.",
+    );
+    expect(first).toMatchObject({ start: 900, end: 925 });
+  });
+});
