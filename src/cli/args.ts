@@ -53,8 +53,8 @@ Input and output:
   --context-file PATH       a document; repeat for several (context becomes a dict path -> text)
   --task TEXT               the question
   --output-trajectory P     write the run as JSONL for the official rlm visualizer (.jsonl)
-  --json                    print {answer, status, usage, ...} as JSON instead of the answer
-  --verbose                 show each step live on stderr
+  --json                    print {answer, status, usage, sources, ...} as JSON instead of the answer
+  --verbose                 show each step live on stderr, then the answer's sources
 
 Budgets and sampling:
   --max-iterations N        root turns (default 20)

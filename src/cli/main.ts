@@ -8,7 +8,7 @@ import { OpenAIEngine } from "../engines/openai.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
-import { verbosePrinter } from "./verbose.ts";
+import { printSources, verbosePrinter } from "./verbose.ts";
 
 const VERSION = "0.1.0";
 
@@ -121,6 +121,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       ...(options.verbose ? { onEvent: verbosePrinter(io.stderr) } : {}),
     });
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
+    if (options.verbose && result.answer) printSources(io.stderr, result.sources ?? []);
     if (options.json) {
       const tokens = totalTokens(result.usage);
       io.stdout(
@@ -131,6 +132,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
             ...(result.message ? { message: result.message } : {}),
             iterations: result.iterations.length,
             usage: { ...result.usage, promptTokens: tokens.prompt, completionTokens: tokens.completion },
+            sources: result.sources ?? [],
           },
           null,
           2,
