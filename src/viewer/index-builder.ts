@@ -55,7 +55,30 @@ interface Scan {
   high: boolean;
 }
 
+/** No byte above 0x7F: one byte is one character (tested four bytes at a time). */
+function isAscii(bytes: Uint8Array): boolean {
+  const aligned = bytes.byteOffset % 4 === 0;
+  const words = aligned ? new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2) : new Uint32Array(0);
+  for (let i = 0; i < words.length; i++) if (words[i]! & 0x80808080) return false;
+  for (let i = words.length * 4; i < bytes.length; i++) if (bytes[i]! & 0x80) return false;
+  return true;
+}
+
+/**
+ * One byte per character (ASCII UTF-8, Latin-1), no page markers to look for: checkpoints are
+ * arithmetic and lines come from the native indexOf, so 100 MB is indexed in a fraction of the
+ * time of the byte-by-byte loop.
+ */
+function scanSingleBytes(scan: Scan, bytes: Uint8Array): void {
+  const first = scan.chars;
+  const end = first + bytes.length;
+  for (let c = Math.ceil(first / CHECKPOINT_CHARS) * CHECKPOINT_CHARS; c < end; c += CHECKPOINT_CHARS) scan.checkpoints.push(scan.base + (c - first));
+  for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) scan.lines.push(first + at + 1);
+  scan.chars = end;
+}
+
 function scanUtf8(scan: Scan, bytes: Uint8Array, latin1: boolean): void {
+  if (!scan.pages && (latin1 || isAscii(bytes))) return scanSingleBytes(scan, bytes);
   let { chars, mark } = scan;
   const { base, checkpoints, lines, pages } = scan;
   for (let i = 0; i < bytes.length; i++) {

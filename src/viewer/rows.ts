@@ -1,6 +1,7 @@
 // The viewer's rows: every line of the document, long lines wrapped every `width` characters.
-// Built from the line index alone (no text is read), so it is rebuilt in a few milliseconds
-// when the viewer's width changes, even for millions of lines.
+// Built from the line index alone (no text is read). Only lines longer than `width` are
+// listed, so building the rows for a million-line document is one pass of subtractions and
+// no per-line array: it happens on the main thread whenever the viewer's width changes.
 import type { DocumentIndex } from "./types.ts";
 
 export interface Row {
@@ -16,31 +17,35 @@ export interface Row {
 }
 
 export class RowModel {
-  /** rowStart[i]: the first row of line i; rowStart[lines] = total rows. */
-  private readonly rowStart: Float64Array;
+  /** The lines that wrap, ascending. */
+  private readonly longLines: Uint32Array;
+  /** extraBefore[j]: rows added by the wrapping lines before longLines[j]; one more entry for all. */
+  private readonly extraBefore: Float64Array;
 
   constructor(
     private readonly index: DocumentIndex,
     readonly width: number,
   ) {
-    const { lineStarts } = index;
-    const n = lineStarts.length;
-    this.rowStart = new Float64Array(n + 1);
-    let rows = 0;
+    const long: number[] = [];
+    const extra: number[] = [0];
+    const n = index.lineStarts.length;
     for (let i = 0; i < n; i++) {
-      this.rowStart[i] = rows;
-      const length = this.lineEnd(i) - lineStarts[i]!;
-      rows += length > width ? Math.ceil(length / width) : 1;
+      const length = this.lineEnd(i) - index.lineStarts[i]!;
+      if (length > width) {
+        long.push(i);
+        extra.push(extra[extra.length - 1]! + Math.ceil(length / width) - 1);
+      }
     }
-    this.rowStart[n] = rows;
-  }
-
-  get rows(): number {
-    return this.rowStart[this.rowStart.length - 1]!;
+    this.longLines = Uint32Array.from(long);
+    this.extraBefore = Float64Array.from(extra);
   }
 
   get lines(): number {
     return this.index.lineStarts.length;
+  }
+
+  get rows(): number {
+    return this.lines + this.extraBefore[this.extraBefore.length - 1]!;
   }
 
   /** Where line i's text ends (its newline, or the end of the document). */
@@ -49,10 +54,48 @@ export class RowModel {
     return i + 1 < lineStarts.length ? lineStarts[i + 1]! - 1 : totalChars;
   }
 
+  /** Wrapping lines before line `line`. */
+  private longBefore(line: number): number {
+    let lo = 0;
+    let hi = this.longLines.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.longLines[mid]! < line) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The first row of a 0-based line. */
+  rowOfLine(line: number): number {
+    const l = Math.max(0, Math.min(line, this.lines - 1));
+    return l + this.extraBefore[this.longBefore(l)]!;
+  }
+
+  private rowsOfLine(line: number): number {
+    const length = this.lineEnd(line) - this.index.lineStarts[line]!;
+    return length > this.width ? Math.ceil(length / this.width) : 1;
+  }
+
   row(r: number): Row {
     const index = Math.max(0, Math.min(r, this.rows - 1));
-    const line = lastAtMost(this.rowStart, index, this.lines);
-    const segment = index - this.rowStart[line]!;
+    // The last wrapping line that starts at or before this row decides the line.
+    let lo = 0;
+    let hi = this.longLines.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.longLines[mid]! + this.extraBefore[mid]! <= index) lo = mid + 1;
+      else hi = mid;
+    }
+    let line: number;
+    let segment = 0;
+    const j = lo - 1;
+    if (j >= 0 && index < this.longLines[j]! + this.extraBefore[j + 1]! + 1) {
+      line = this.longLines[j]!;
+      segment = index - (line + this.extraBefore[j]!);
+    } else {
+      line = index - this.extraBefore[lo]!;
+    }
     const start = this.index.lineStarts[line]! + segment * this.width;
     return { index, line, start, end: Math.min(this.lineEnd(line), start + this.width), first: segment === 0 };
   }
@@ -65,14 +108,8 @@ export class RowModel {
   /** The row showing character `c` (a newline belongs to its line's last row). */
   rowOf(c: number): number {
     const line = this.lineOf(c);
-    const rows = this.rowStart[line + 1]! - this.rowStart[line]!;
-    const segment = Math.min(rows - 1, Math.floor((c - this.index.lineStarts[line]!) / this.width));
-    return this.rowStart[line]! + segment;
-  }
-
-  /** The first row of a 0-based line. */
-  rowOfLine(line: number): number {
-    return this.rowStart[Math.max(0, Math.min(line, this.lines - 1))]!;
+    const segment = Math.min(this.rowsOfLine(line) - 1, Math.floor((c - this.index.lineStarts[line]!) / this.width));
+    return this.rowOfLine(line) + segment;
   }
 }
 

@@ -22,6 +22,8 @@ export function unitIndexOf(text: string, n: number): number {
 
 /** Code points in text[0:units]. */
 export function codePointsIn(text: string, units: number): number {
+  // Most text has no characters outside the Basic Multilingual Plane: a native test says so.
+  if (!/[\udc00-\udfff]/.test(units >= text.length ? text : text.slice(0, units))) return Math.min(units, text.length);
   let n = 0;
   for (let i = 0; i < units; i++) {
     const c = text.charCodeAt(i);

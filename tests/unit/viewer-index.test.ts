@@ -112,3 +112,43 @@ describe("PDF pages, rows and find", () => {
     expect(Array.from(found.starts)).toEqual([boundary - 3, boundary - 3 + 6 + 100]);
   });
 });
+
+describe("rows of many lines, some wrapping", () => {
+  it("agree with wrapping every line one by one", async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => "w".repeat((i * 37) % 230));
+    const index = await buildDocumentIndex(new Blob([lines.join("\n")]));
+    const rows = new RowModel(index, 50);
+    // The slow, obvious model.
+    const expected: Array<{ line: number; start: number; end: number; first: boolean }> = [];
+    lines.forEach((l, line) => {
+      const start = index.lineStarts[line]!;
+      const n = Math.max(1, Math.ceil(l.length / 50));
+      for (let k = 0; k < n; k++) expected.push({ line, start: start + k * 50, end: Math.min(start + l.length, start + (k + 1) * 50), first: k === 0 });
+    });
+    expect(rows.rows).toBe(expected.length);
+    expected.forEach((e, r) => {
+      expect(rows.row(r)).toEqual({ index: r, ...e });
+      expect(rows.rowOf(e.start)).toBe(r);
+    });
+    lines.forEach((_, line) => expect(rows.row(rows.rowOfLine(line))).toMatchObject({ line, first: true }));
+  });
+});
+
+describe("a large document read in several chunks", () => {
+  it("indexes an ASCII part quickly and a multi-byte part exactly, across the chunk boundary", async () => {
+    // Reads are 4 MiB: the first chunk is plain ASCII, the second has multi-byte characters.
+    const ascii = "plain ascii line of text\n".repeat(Math.ceil((4 * 2 ** 20) / 25) + 10);
+    const tail = Array.from({ length: 2000 }, (_, i) => `Zeile ${i}: Grüße 😀 aus Köln`).join("\n");
+    const text = ascii + tail;
+    const blob = new Blob([text]);
+    const index = await buildDocumentIndex(blob, { encoding: "utf-8" });
+    const points = cps(text);
+    expect(index.totalChars).toBe(points.length);
+    expect(index.lineStarts.length).toBe(text.split("\n").length);
+    expect(index.lineStarts[index.lineStarts.length - 1]).toBe(points.length - cps(tail.slice(tail.lastIndexOf("\n") + 1)).length);
+    const at = ascii.length - 7;
+    expect(await readChars(blob, index, at, at + 40)).toBe(points.slice(at, at + 40).join(""));
+    const deep = points.length - 100;
+    expect(await readChars(blob, index, deep, deep + 50)).toBe(points.slice(deep, deep + 50).join(""));
+  });
+});
