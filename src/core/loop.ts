@@ -340,9 +340,13 @@ class QuestionRun {
     return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot(), ...(sources.length ? { sources } : {}) };
   }
 
-  /** The passages the answer came from; only a root run reads documents (a child reads its prompt). */
+  /**
+   * The passages the answer came from. Only a root run reads documents (a child reads its
+   * prompt), and a run without an answer has nothing to support: it ends at once, so Stop is
+   * never held up by quoting.
+   */
   private async sourcesFor(answer: string): Promise<RankedSource[]> {
-    if (this.depth > 0) return [];
+    if (this.depth > 0 || !answer) return [];
     const { repl } = this.o;
     return withPassages(rankSources(collectReads(this.iterations), answer), repl.sourcePassages?.bind(repl));
   }
