@@ -24,7 +24,8 @@ import sys
 _EV_BLOCK = 16_384              # characters between line-count checkpoints
 _EV_PROBE = 48                  # characters of a fragment looked up at once
 _EV_MIN_FRAGMENT = 32           # shorter pieces of output (numbers, labels) are not looked up
-_EV_WINDOW = 32_768             # how far from a known position a probe is looked for first
+_EV_WINDOW = 32_768             # how far from where the last fragment ended a probe is looked for first
+_EV_ANCHOR_WINDOW = 8_192       # ... and how far around a recent regex match or citation
 _EV_TRIES_PER_SEGMENT = 4       # failed probes before a line of output is given up
 _EV_PROBES_PER_CELL = 256
 _EV_FULL_SCAN_CHARS = 64_000_000  # characters whole-document searches may scan per cell (after the first)
@@ -236,7 +237,8 @@ def _answer_span(doc, s, e, whole, terms):
 class _Evidence:
     def __init__(self):
         self.enabled = True
-        self._by_id = {}
+        self._ids = {}
+        self._ids_stale = True
         self._indexes = {}
         self.begin_question()
         self.begin_cell()
@@ -244,10 +246,18 @@ class _Evidence:
     # --- documents -------------------------------------------------------------------------
 
     def documents_changed(self):
-        """`context` was rebuilt: find documents by identity again, forget their indexes."""
-        self._by_id = {id(text): name for name, text in _documents.items() if isinstance(text, str)}
+        """`context` was rebuilt: find documents by identity again, forget their indexes. The
+        table is rebuilt when next needed, not here: a zip adds thousands of documents one by one."""
+        self._ids_stale = True
         self._indexes = {}
         self.begin_question()
+
+    @property
+    def _by_id(self):
+        if self._ids_stale:
+            self._ids = {id(text): name for name, text in _documents.items() if isinstance(text, str)}
+            self._ids_stale = False
+        return self._ids
 
     def doc_name(self, value):
         """The name of the document `value` is (the very object, never an equal copy), or None."""
@@ -403,7 +413,7 @@ class _Evidence:
         for name, s, e in reversed(self.anchors[-8:]):
             doc = _documents.get(name)
             if doc is not None:
-                i = doc.find(probe, max(0, s - _EV_WINDOW), e + _EV_WINDOW)
+                i = doc.find(probe, max(0, s - _EV_ANCHOR_WINDOW), e + _EV_ANCHOR_WINDOW)
                 if i >= 0:
                     return name, i
         return None
