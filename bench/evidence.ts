@@ -49,8 +49,8 @@ function rankOfGold(task: BenchTask, sources: Array<{ doc: string; start: number
 }
 
 async function qualityRows(repl: ReplClient): Promise<Row[]> {
-  const sizes = quick ? [28_000, 448_000] : [28_000, 448_000, 2_000_000];
-  const repeats = quick ? 1 : 3;
+  const sizes = quick ? [28_000, 448_000] : [28_000, 448_000, 2_000_000, 8_000_000];
+  const repeats = quick ? 1 : 4;
   const code = defaultCodeRepo();
   const specs = [
     ...planTasks({ suites: ["niah"], sizes, repeats, seed: 7 }),

@@ -15,6 +15,7 @@ export interface Strategy {
 }
 
 const repl = (code: string) => `\`\`\`repl\n${code}\n\`\`\``;
+const between = (text: string, a: string, b: string) => text.slice(text.indexOf(a) + a.length, text.lastIndexOf(b));
 const py = (s: string) => JSON.stringify(s);
 const final = (value: string) => repl(`FINAL(${py(value)})`);
 const CHUNK = 20_000;
@@ -43,6 +44,8 @@ function factPatterns(question: string): { key: string; answer: RegExp } | null 
 /** The sub-model: answers a question about the text between << and >>, or says NONE. */
 export function subModel(request: ChatRequest): string {
   const prompt = request.messages.at(-1)?.content ?? "";
+  // A reduce step: the findings of the map step, one per line; the first real one wins.
+  if (prompt.startsWith("Combine these findings")) return between(prompt, "<<", ">>").split("\n").find((l) => l.trim() && l !== "NONE") ?? "NONE";
   const text = prompt.slice(prompt.indexOf("<<") + 2, prompt.lastIndexOf(">>"));
   const question = prompt.slice(prompt.lastIndexOf(">>") + 2);
   const fact = factPatterns(question);
@@ -84,6 +87,18 @@ function documentStrategies(task: BenchTask): Strategy[] {
                 `found = [r for r in replies if r != "NONE"]\nprint(len(chunks), found)`,
             )
           : repl("FINAL(found[0])"),
+    },
+    {
+      name: "map over chunks, then reduce",
+      traceless: false,
+      reply: (turn) =>
+        turn === 0
+          ? repl(
+              `chunks = [context[i:i + ${CHUNK}] for i in range(0, len(context), ${CHUNK})]\n` +
+                `replies = llm_query_batched(["<<" + c + ">>\\n" + ${py(task.question)} for c in chunks])\n` +
+                `answer_text = llm_query("Combine these findings into one answer:\\n<<" + "\\n".join(replies) + ">>\\n" + ${py(task.question)})\nprint(answer_text)`,
+            )
+          : repl("FINAL(answer_text)"),
     },
     {
       name: "findall the fact",

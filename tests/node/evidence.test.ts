@@ -83,12 +83,30 @@ describe("a str context", () => {
     expect(only(r.sources, "print")).toEqual([]);
   });
 
+  it("files every chunk of a long map under its prompt, whatever text comes before it", async () => {
+    const r = await repl.runCell(
+      "chunks = [context[i:i + 1000] for i in range(0, len(context), 1000)]\nreplies = llm_query_batched(['Read this part:\\n<<' + c + '>> Anything odd?' for c in chunks])\nprint(len(replies))",
+    );
+    expect(r.error).toBeNull();
+    const lists = requests[0]!.sources!;
+    expect(lists.length).toBeGreaterThan(300); // more than a cell's probe budget would allow one by one
+    expect(lists.map((list) => list.map((x) => [x.start, x.end]))).toEqual(lists.map((_, k) => [[k * 1000, Math.min(doc.length, (k + 1) * 1000)]]));
+  });
+
   it("finds the answer in what the question read when a cell submits it", async () => {
     await repl.runCell("import re\nm = re.search('launch code', context)\nwindow = context[m.start() - 300:m.end() + 300]\nprint(window)");
     const r = await repl.runCell("FINAL('ZEBRA-4471')");
     const [hit] = only(r.sources, "answer");
     const at = doc.indexOf("ZEBRA-4471");
     expect(hit).toEqual({ doc: "report.txt", start: at, end: at + 10, line: 3211, end_line: 3211, kind: "answer", score: 1 });
+  });
+
+  it("does not claim a short answer (a count, yes) is shown wherever it occurs by chance", async () => {
+    await repl.runCell("print(context[:2000])");
+    for (const answer of ["12", "yes", "7"]) {
+      const r = await repl.runCell(`FINAL(${JSON.stringify(answer)})`);
+      expect(only(r.sources, "answer"), answer).toEqual([]);
+    }
   });
 
   it("cite() marks a range the model names, and says what is wrong with a bad one", async () => {

@@ -37,7 +37,7 @@ _EV_ANCHORS = 32                # recent match/cite spans used to align output w
 _EV_MIN_ANCHOR = 12             # shorter matches are too common to align anything with
 _EV_QUESTION_RANGES = 2048
 _EV_MISSES_KEPT = 512
-_EV_ANSWER_SCAN_CHARS = 2_000_000
+_EV_ANSWER_SCAN_CHARS = 8_000_000
 _EV_ANSWER_HITS = 8
 _EV_LITERALS = 64               # string literals of a question's code kept (see _hits_in_named_documents)
 _EV_NAMED_SCAN_CHARS = 4_000_000
@@ -190,11 +190,12 @@ def _answer_terms(answer):
     text = " ".join(str(answer).split())[:2000]
     if not text:
         return None, []
-    whole = text if 2 <= len(text) <= 120 else None
+    # Short answers ("12", "yes") occur everywhere by chance: they show nothing.
+    whole = text if 4 <= len(text) <= 120 and text.lower() not in _ANSWER_STOPWORDS else None
     weights = {}
     for token in _re_findall_raw(r"\w[\w\-./@:]*\w|\w", text):
         has_digit = any("0" <= c <= "9" for c in token)
-        if has_digit:
+        if has_digit and len(token) >= 3:
             weights[token] = 3.0
         elif len(token) >= 4 and token.lower() not in _ANSWER_STOPWORDS:
             weights[token] = 1.0
@@ -365,6 +366,15 @@ class _Evidence:
         return te
 
     def _align_on_anchors(self, text, found):
+        """Align `text` on document text known to be near: where the last fragment ended (the
+        next chunk of a loop over the document usually starts there, whatever prompt text comes
+        before it), then recent regex matches and citations."""
+        if self.cursor is not None:
+            name, c = self.cursor
+            doc = _documents.get(name)
+            o = text.find(doc[c:c + _EV_PROBE]) if doc is not None and c + _EV_MIN_FRAGMENT <= len(doc) else -1
+            if o >= 0:
+                self._align(text, o, name, c, found)
         for name, s, e in reversed(self.anchors):
             doc = _documents.get(name)
             if doc is None:
@@ -527,21 +537,46 @@ class _Evidence:
         return None
 
     def _hits_in_ranges(self, whole, terms):
+        """Where the answer shows in what the question read: the reads merged per document, so
+        no text is searched twice (a map over chunks reads the whole document once), the most
+        recently read first, at most _EV_ANSWER_SCAN_CHARS characters."""
         hits = []
-        seen = set()
         scanned = 0
-        for name, s, e, kind in reversed(self.question_ranges):
+        for name, s, e in _read_unions(self.question_ranges):
             doc = _documents.get(name)
-            if doc is None or (name, s, e) in seen or scanned > _EV_ANSWER_SCAN_CHARS:
+            if doc is None:
                 continue
-            seen.add((name, s, e))
-            stop = min(e, s + 65_536)
+            stop = min(e, s + _EV_ANSWER_SCAN_CHARS - scanned)
+            if stop <= s:
+                break
             scanned += stop - s
             span = _answer_span(doc, s, stop, whole, terms)
-            if span is not None and (name, span[0], span[1]) not in {(h[0], h[1], h[2]) for h in hits}:
+            if span is not None:
                 hits.append((name, span[0], span[1], "answer", span[2]))
+            if len(hits) >= _EV_ANSWER_HITS:
+                break
         hits.sort(key=lambda h: -h[4])
-        return hits[:_EV_ANSWER_HITS]
+        return hits
+
+
+def _read_unions(entries):
+    """(name, start, end) of the union of the reads of each document, the most recent first."""
+    by_doc = {}
+    for seq, (name, s, e, _kind) in enumerate(entries):
+        by_doc.setdefault(name, []).append((s, e, seq))
+    unions = []
+    for name, spans in by_doc.items():
+        spans.sort()
+        cs, ce, last = spans[0]
+        for s, e, seq in spans[1:]:
+            if s <= ce:
+                ce, last = max(ce, e), max(last, seq)
+            else:
+                unions.append((last, name, cs, ce))
+                cs, ce, last = s, e, seq
+        unions.append((last, name, cs, ce))
+    unions.sort(reverse=True)
+    return [(name, s, e) for _, name, s, e in unions]
 
 
 def _merge_ranges(entries):
