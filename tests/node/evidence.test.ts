@@ -239,6 +239,31 @@ describe("multi-byte text, pages and paragraphs", () => {
   });
 });
 
+describe("slices of context", () => {
+  it("are where printed text is looked for first, and taking them changes nothing", async () => {
+    const doc = Array.from({ length: 50_000 }, (_, i) => `record ${i}: status nominal, nothing to report`).join("\n");
+    await repl.loadDocuments([{ name: "log.txt", data: text(doc) }]);
+    const r = await repl.runCell(
+      [
+        "i = context.find('record 41234:')",
+        "piece = context[i - 100:i + 200]",
+        "assert piece == context.encode().decode()[i - 100:i + 200] and context[::-1][:3] == context[-3:][::-1]",
+        "print('the record:', piece)",
+      ].join("\n"),
+    );
+    expect(r.stderr).toBe("");
+    const at = doc.indexOf("record 41234:");
+    expect(only(r.sources, "print")).toEqual([expect.objectContaining({ start: at - 100, end: at + 200 })]);
+  });
+
+  it("keep errors pointing at the cell's own line", async () => {
+    await repl.loadDocuments([{ name: "a.txt", data: text("alpha") }, { name: "b.txt", data: text("beta") }]);
+    const r = await repl.runCell("x = 1\ny = context[0:2]");
+    expect(r.error).toBe("KeyError"); // what Python says for a dict sliced like a str (slices hash since 3.12)
+    expect(r.stderr).toContain("at line 2: y = context[0:2]");
+  });
+});
+
 describe("repetitive text", () => {
   it("places a printed window at the needle, not at the first place its filler occurs", async () => {
     const filler = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. ";

@@ -19,6 +19,8 @@
 # - line numbers come from sparse checkpoints built lazily, only as far into a document as a
 #   range needs, so a range costs at most one checkpoint block of counting.
 
+import ast
+import builtins
 import sys
 
 _EV_BLOCK = 16_384              # characters between line-count checkpoints
@@ -33,7 +35,8 @@ _EV_MATCHES_PER_CALL = 32       # regex matches recorded per call (the call itse
 _EV_RAW_PER_CELL = 1024
 _EV_RANGES_PER_CELL = 256
 _EV_RANGES_PER_PROMPT = 64
-_EV_ANCHORS = 32                # recent match/cite spans used to align output with a document
+_EV_ANCHORS = 32                # recent match/cite/slice spans used to align output with a document
+_EV_NEAR = 8                    # recent positions (matches, citations, slices) searched around first
 _EV_MIN_ANCHOR = 12             # shorter matches are too common to align anything with
 _EV_QUESTION_RANGES = 2048
 _EV_MISSES_KEPT = 512
@@ -276,7 +279,8 @@ class _Evidence:
     # --- what a question and a cell have recorded --------------------------------------------
 
     def begin_question(self):
-        self.anchors = []          # recent match/cite spans: (name, start, end)
+        self.anchors = []          # recent match/cite/slice spans: (name, start, end)
+        self.near = []             # recent positions of any length: (name, start, end)
         self.cursor = None         # (name, offset) where the last located fragment ended
         self.misses = set()        # probes no document contains
         self.question_ranges = []  # everything recorded, for finding the answer afterwards
@@ -297,10 +301,34 @@ class _Evidence:
             self.cell.append(entry)
         if len(self.question_ranges) < _EV_QUESTION_RANGES:
             self.question_ranges.append(entry)
-        if kind in ("match", "cite") and end - start >= _EV_MIN_ANCHOR:
+        if kind in ("match", "cite"):
+            self._remember_place(name, start, end, end - start >= _EV_MIN_ANCHOR)
+
+    def _remember_place(self, name, start, end, anchor):
+        self.near.append((name, start, end))
+        if len(self.near) > _EV_NEAR:
+            del self.near[0]
+        if anchor:
             self.anchors.append((name, start, end))
             if len(self.anchors) > _EV_ANCHORS:
                 del self.anchors[0]
+
+    def on_slice(self, value, lower, upper):
+        """context[a:b] was taken (not a read by itself: only where a printed or prompted
+        piece of text most likely comes from)."""
+        if not self.enabled or not self._by_id:
+            return
+        name = self.doc_name(value)
+        if name is not None:
+            start, end, _ = slice(lower, upper).indices(len(value))
+            if end > start:
+                self._remember_place(name, start, end, end - start >= _EV_MIN_FRAGMENT)
+
+    def rewrite(self, tree):
+        """The cell's syntax tree with context[a:b] and context[key][a:b] noted (see _SliceHints)."""
+        if not self.enabled:
+            return tree
+        return ast.fix_missing_locations(_SliceHints().visit(tree))
 
     def on_match(self, string, match):
         if self.enabled and self._by_id:
@@ -420,7 +448,7 @@ class _Evidence:
                     i = doc.find(probe, max(0, c - _EV_WINDOW), c + len(probe))
                 if i >= 0:
                     return name, i
-        for name, s, e in reversed(self.anchors[-8:]):
+        for name, s, e in reversed(self.near):
             doc = _documents.get(name)
             if doc is not None:
                 i = doc.find(probe, max(0, s - _EV_ANCHOR_WINDOW), e + _EV_ANCHOR_WINDOW)
@@ -577,6 +605,41 @@ def _read_unions(entries):
         unions.append((last, name, cs, ce))
     unions.sort(reverse=True)
     return [(name, s, e) for _, name, s, e in unions]
+
+
+def _names_context(node):
+    """`context` or `context[key]` (a document of a dict context) as an expression."""
+    if isinstance(node, ast.Name):
+        return node.id == "context"
+    return isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice) and _names_context(node.value)
+
+
+class _SliceHints(ast.NodeTransformer):
+    """Rewrites context[a:b] (and context[key][a:b]) into _rlm_slice(context, a, b, None), which
+    returns the very same slice and notes where it was taken: a printed or prompted slice is
+    then found next to that place instead of being searched for in the whole document (the
+    model may have found the offset with str.find, which no one can see). Only loads are
+    rewritten; assignments and deletions keep their syntax."""
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        if not (isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Slice) and _names_context(node.value)):
+            return node
+        s = node.slice
+        bounds = [part if part is not None else ast.Constant(value=None) for part in (s.lower, s.upper, s.step)]
+        call = ast.Call(func=ast.Name(id="_rlm_slice", ctx=ast.Load()), args=[node.value, *bounds], keywords=[])
+        return ast.copy_location(call, node)
+
+
+def _rlm_slice(value, lower, upper, step):
+    part = value[lower:upper:step]
+    if step is None:
+        _evidence.on_slice(value, lower, upper)
+    return part
+
+
+# Cells resolve it through builtins, so no variable of theirs can hide it.
+builtins._rlm_slice = _rlm_slice
 
 
 def _merge_ranges(entries):

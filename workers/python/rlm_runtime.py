@@ -244,6 +244,9 @@ class _NoEvidence:
     def documents_changed(self):
         pass
 
+    def rewrite(self, tree):
+        return tree
+
     def prompt_sources(self, prompts):
         return None
 
@@ -525,7 +528,7 @@ def _locals_snapshot():
 def _compile_cell(code):
     """Compile a cell; a bare last expression is echoed like in a notebook, because small
     models often end a cell with `len(context)` and expect to see the number."""
-    tree = ast.parse(code, filename=CELL_FILENAME, mode="exec")
+    tree = _evidence.rewrite(ast.parse(code, filename=CELL_FILENAME, mode="exec"))
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
