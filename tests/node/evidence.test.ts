@@ -265,6 +265,17 @@ describe("slices of context", () => {
 });
 
 describe("repetitive text", () => {
+  it("places each chunk of a map by the order the chunks were taken, where their text repeats", async () => {
+    const filler = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. ";
+    const doc = filler.repeat(3000); // every chunk's text also occurs elsewhere
+    await repl.loadDocuments([{ name: "noise.txt", data: text(doc) }]);
+    await repl.runCell("chunks = [context[i:i + 5000] for i in range(0, len(context), 5000)]");
+    const r = await repl.runCell("replies = llm_query_batched(['<<' + c + '>> Anything?' for c in chunks])");
+    expect(r.error).toBeNull();
+    const lists = requests.at(-1)!.sources!;
+    expect(lists.map((list) => list.map((x) => [x.start, x.end]))).toEqual(lists.map((_, k) => [[k * 5000, Math.min(doc.length, (k + 1) * 5000)]]));
+  });
+
   it("places a printed window at the needle, not at the first place its filler occurs", async () => {
     const filler = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again. ";
     const body = filler.repeat(5000);

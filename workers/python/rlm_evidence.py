@@ -35,8 +35,10 @@ _EV_MATCHES_PER_CALL = 32       # regex matches recorded per call (the call itse
 _EV_RAW_PER_CELL = 1024
 _EV_RANGES_PER_CELL = 256
 _EV_RANGES_PER_PROMPT = 64
-_EV_ANCHORS = 32                # recent match/cite/slice spans used to align output with a document
-_EV_NEAR = 8                    # recent positions (matches, citations, slices) searched around first
+_EV_ANCHORS = 32                # recent match/cite spans used to align output with a document
+_EV_NEAR = 8                    # recent match/citation positions searched around first
+_EV_SLICES = 4096               # slices of context[...] waiting to be printed or prompted, in order
+_EV_SLICE_TRIES = 4             # queued slices looked for in a text before it is given up on
 _EV_MIN_ANCHOR = 12             # shorter matches are too common to align anything with
 _EV_QUESTION_RANGES = 2048
 _EV_MISSES_KEPT = 512
@@ -279,8 +281,10 @@ class _Evidence:
     # --- what a question and a cell have recorded --------------------------------------------
 
     def begin_question(self):
-        self.anchors = []          # recent match/cite/slice spans: (name, start, end)
-        self.near = []             # recent positions of any length: (name, start, end)
+        self.anchors = []          # recent match/cite spans: (name, start, end)
+        self.near = []             # recent match/cite positions of any length: (name, start, end)
+        self.slices = []           # context[a:b] taken, in order, not yet seen in output: (name, start, end)
+        self.slice_head = 0
         self.cursor = None         # (name, offset) where the last located fragment ended
         self.misses = set()        # probes no document contains
         self.question_ranges = []  # everything recorded, for finding the answer afterwards
@@ -314,15 +318,22 @@ class _Evidence:
                 del self.anchors[0]
 
     def on_slice(self, value, lower, upper):
-        """context[a:b] was taken (not a read by itself: only where a printed or prompted
-        piece of text most likely comes from)."""
+        """context[a:b] was taken: not a read by itself, but the next text printed or prompted
+        is most likely it. Slices queue up in the order they were taken, because a loop makes
+        its chunks first and sends them after, in the same order (in repetitive text only that
+        order tells identical-looking chunks apart)."""
         if not self.enabled or not self._by_id:
             return
         name = self.doc_name(value)
-        if name is not None:
-            start, end, _ = slice(lower, upper).indices(len(value))
-            if end > start:
-                self._remember_place(name, start, end, end - start >= _EV_MIN_FRAGMENT)
+        if name is None:
+            return
+        start, end, _ = slice(lower, upper).indices(len(value))
+        if end - start >= _EV_MIN_FRAGMENT:
+            self.slices.append((name, start, end))
+            if len(self.slices) > _EV_SLICES:
+                drop = len(self.slices) // 2
+                del self.slices[:drop]
+                self.slice_head = max(0, self.slice_head - drop)
 
     def rewrite(self, tree):
         """The cell's syntax tree with context[a:b] and context[key][a:b] noted (see _SliceHints)."""
@@ -367,6 +378,7 @@ class _Evidence:
         if not self._by_id or len(text) < _EV_MIN_FRAGMENT:
             return []
         found = []  # [text start, text end, name, doc start]
+        self._align_on_slices(text, found)
         self._align_on_anchors(text, found)
         self._probe(text, found)
         found.sort()
@@ -393,6 +405,25 @@ class _Evidence:
         self.cursor = (name, d + ahead)
         return te
 
+    def _align_on_slices(self, text, found):
+        """The queued slices, oldest first, that `text` holds; each one found is used up, with
+        any taken before it that never showed up."""
+        tries = 0
+        i = self.slice_head
+        while i < len(self.slices) and tries < _EV_SLICE_TRIES:
+            name, s, e = self.slices[i]
+            doc = _documents.get(name)
+            o = text.find(doc[s:s + _EV_PROBE]) if doc is not None else -1
+            if o >= 0 and _covering_end(found, o) is None:
+                self._align(text, o, name, s, found)
+                if _covering_end(found, o) is not None:
+                    self.slice_head = i + 1
+                    tries = 0
+                    i += 1
+                    continue
+            tries += 1
+            i += 1
+
     def _align_on_anchors(self, text, found):
         """Align `text` on document text known to be near: where the last fragment ended (the
         next chunk of a loop over the document usually starts there, whatever prompt text comes
@@ -401,7 +432,7 @@ class _Evidence:
             name, c = self.cursor
             doc = _documents.get(name)
             o = text.find(doc[c:c + _EV_PROBE]) if doc is not None and c + _EV_MIN_FRAGMENT <= len(doc) else -1
-            if o >= 0:
+            if o >= 0 and _covering_end(found, o) is None:
                 self._align(text, o, name, c, found)
         for name, s, e in reversed(self.anchors):
             doc = _documents.get(name)
