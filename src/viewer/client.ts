@@ -2,6 +2,7 @@
 // (kept per Blob, so reopening a source is instant); finds go to the same worker.
 import * as Comlink from "comlink";
 import type { DocIndexWorkerApi } from "./protocol.ts";
+import type { WrapTable } from "./rows.ts";
 import type { DocumentIndex, FindOptions, FindResult, IndexRequest } from "./types.ts";
 
 export class DocumentIndexError extends Error {
@@ -22,7 +23,8 @@ export const defaultDocIndexWorker: DocIndexWorkerFactory = () =>
 
 export class DocumentIndexer {
   private api: Comlink.Remote<DocIndexWorkerApi> | null = null;
-  private readonly indexes = new WeakMap<Blob, Promise<DocumentIndex>>();
+  private readonly indexes = new WeakMap<Blob, { key: number; index: Promise<DocumentIndex> }>();
+  private nextKey = 0;
 
   constructor(private readonly createWorker: DocIndexWorkerFactory = defaultDocIndexWorker) {}
 
@@ -33,18 +35,28 @@ export class DocumentIndexer {
 
   /** The document's map, built once per Blob. */
   index(blob: Blob, request: IndexRequest, onProgress?: (fraction: number) => void): Promise<DocumentIndex> {
-    let pending = this.indexes.get(blob);
-    if (!pending) {
+    let entry = this.indexes.get(blob);
+    if (!entry) {
+      const key = ++this.nextKey;
       const progress = onProgress ? Comlink.proxy(onProgress) : undefined;
-      pending = this.remote()
-        .index(blob, request, progress)
+      const index = this.remote()
+        .index(blob, request, key, progress)
         .catch((err: unknown) => {
           this.indexes.delete(blob);
           throw new DocumentIndexError(err);
         });
-      this.indexes.set(blob, pending);
+      entry = { key, index };
+      this.indexes.set(blob, entry);
     }
-    return pending;
+    return entry.index;
+  }
+
+  /** Which lines of an indexed document wrap at `width` (computed in the worker). */
+  async wrap(blob: Blob, width: number): Promise<WrapTable> {
+    const entry = this.indexes.get(blob);
+    if (!entry) throw new DocumentIndexError(new Error("the document is not indexed yet"));
+    await entry.index;
+    return this.remote().wrap(entry.key, width);
   }
 
   async find(blob: Blob, index: DocumentIndex, query: string, options?: FindOptions): Promise<FindResult> {

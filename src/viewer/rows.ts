@@ -16,28 +16,43 @@ export interface Row {
   first: boolean;
 }
 
-export class RowModel {
-  /** The lines that wrap, ascending. */
-  private readonly longLines: Uint32Array;
+/** The lines that wrap at a width, and the rows they add. */
+export interface WrapTable {
+  /** The lines longer than the width, ascending. */
+  longLines: Uint32Array;
   /** extraBefore[j]: rows added by the wrapping lines before longLines[j]; one more entry for all. */
+  extraBefore: Float64Array;
+}
+
+/**
+ * One pass over the line starts. The viewer asks its worker for this (a million lines take tens
+ * of milliseconds before the JIT warms up): the page only receives the result.
+ */
+export function wrapTable(lineStarts: Uint32Array, totalChars: number, width: number): WrapTable {
+  const long: number[] = [];
+  const extra: number[] = [0];
+  const n = lineStarts.length;
+  for (let i = 0; i < n; i++) {
+    const length = (i + 1 < n ? lineStarts[i + 1]! - 1 : totalChars) - lineStarts[i]!;
+    if (length > width) {
+      long.push(i);
+      extra.push(extra[extra.length - 1]! + Math.ceil(length / width) - 1);
+    }
+  }
+  return { longLines: Uint32Array.from(long), extraBefore: Float64Array.from(extra) };
+}
+
+export class RowModel {
+  private readonly longLines: Uint32Array;
   private readonly extraBefore: Float64Array;
 
   constructor(
     private readonly index: DocumentIndex,
     readonly width: number,
+    table: WrapTable = wrapTable(index.lineStarts, index.totalChars, width),
   ) {
-    const long: number[] = [];
-    const extra: number[] = [0];
-    const n = index.lineStarts.length;
-    for (let i = 0; i < n; i++) {
-      const length = this.lineEnd(i) - index.lineStarts[i]!;
-      if (length > width) {
-        long.push(i);
-        extra.push(extra[extra.length - 1]! + Math.ceil(length / width) - 1);
-      }
-    }
-    this.longLines = Uint32Array.from(long);
-    this.extraBefore = Float64Array.from(extra);
+    this.longLines = table.longLines;
+    this.extraBefore = table.extraBefore;
   }
 
   get lines(): number {
