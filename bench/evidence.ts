@@ -40,6 +40,8 @@ interface Row {
   /** 1-based rank of the first source (its focus) that overlaps the gold passage; 0 = none. */
   rank: number;
   sources: number;
+  /** Characters of the first source's passage (a whole document would make "overlaps" meaningless). */
+  firstChars: number;
 }
 
 function rankOfGold(task: BenchTask, sources: Array<{ doc: string; start: number; end: number }>): number {
@@ -76,7 +78,8 @@ async function qualityRows(repl: ReplClient): Promise<Row[]> {
     });
     const correct = scoreAnswer(task.expected, result.answer) >= 1;
     const sources = result.sources ?? [];
-    rows.push({ suite: task.suite, strategy: strategy.name, traceless: strategy.traceless, correct, rank: rankOfGold(task, sources), sources: sources.length });
+    const firstChars = sources[0] ? sources[0].end - sources[0].start : 0;
+    rows.push({ suite: task.suite, strategy: strategy.name, traceless: strategy.traceless, correct, rank: rankOfGold(task, sources), sources: sources.length, firstChars });
     process.stderr.write(`${task.id} [${strategy.name}] ${correct ? "correct" : `WRONG (${result.status}: ${result.answer.slice(0, 60)})`} gold at ${rankOfGold(task, sources) || "-"}\n`);
   }
   return rows;
@@ -84,14 +87,15 @@ async function qualityRows(repl: ReplClient): Promise<Row[]> {
 
 function qualityTable(rows: Row[]): void {
   const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)} %` : "–");
-  report.table(["suite", "strategy", "tasks", "correct", "gold in top 3 (of correct)", "gold first", "no source at all"]);
+  report.table(["suite", "strategy", "tasks", "correct", "gold in top 3 (of correct)", "gold first", "first source, characters (median)", "no source at all"]);
   const groups = new Map<string, Row[]>();
   for (const r of rows) groups.set(`${r.suite}\u0000${r.strategy}`, [...(groups.get(`${r.suite}\u0000${r.strategy}`) ?? []), r]);
   const line = (label: string[], list: Row[]) => {
     const correct = list.filter((r) => r.correct);
     const top3 = correct.filter((r) => r.rank >= 1 && r.rank <= 3).length;
     const first = correct.filter((r) => r.rank === 1).length;
-    report.row([...label, list.length, correct.length, `${top3} (${pct(top3, correct.length)})`, pct(first, correct.length), correct.filter((r) => !r.sources).length]);
+    const chars = correct.length ? summarize(correct.map((r) => r.firstChars)).median : 0;
+    report.row([...label, list.length, correct.length, `${top3} (${pct(top3, correct.length)})`, pct(first, correct.length), chars, correct.filter((r) => !r.sources).length]);
   };
   for (const [key, list] of groups) line(key.split("\u0000"), list);
   line(["**all**", "**every strategy**"], rows);

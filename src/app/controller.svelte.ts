@@ -7,7 +7,7 @@ import { answerDirectly } from "../core/direct.ts";
 import { sourceLabel, type RankedSource } from "../core/evidence.ts";
 import { RlmSession } from "../core/session.ts";
 import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
-import type { SessionRecord, SessionStorage, StoredDocument } from "../store/index.ts";
+import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
 import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
@@ -34,6 +34,8 @@ export interface AppDeps {
   /** The page's query string (settings shared by link). */
   search: string;
   download(name: string, content: string, type: string): void;
+  /** Prepares a document for the viewer in the background (its map takes a moment on 100 MB). */
+  prepareDocument?(blob: Blob, meta: DocumentMeta): void;
 }
 
 /** Sessions whose Python stays alive when another is opened (each holds a worker, ~50–80 MB). */
@@ -231,6 +233,16 @@ export class AppController {
     this.viewer.show(source ? sourceRequest(meta, blob, source, sourceLabel(source)) : { meta, blob });
   }
 
+  /** The documents of an answer's first sources get their viewer map while the person reads. */
+  private async prepareSources(sources: readonly RankedSource[]): Promise<void> {
+    if (!this.deps.prepareDocument) return;
+    for (const path of new Set(sources.slice(0, 3).map((s) => s.doc))) {
+      const meta = this.view.record?.documents.find((d) => d.path === path);
+      const blob = meta ? await this.documentBlob(path) : null;
+      if (meta && blob) this.deps.prepareDocument(blob, meta);
+    }
+  }
+
   /** A document's bytes: from the live session if it has them, else from storage. */
   private async documentBlob(path: string): Promise<Blob | null> {
     const id = this.view.record?.id;
@@ -284,6 +296,7 @@ export class AppController {
       },
     });
     applyResult(exchange, result);
+    void this.prepareSources(result.sources ?? []);
     await compare;
   }
 
