@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { between, repl as code, startScriptedServer, type ScriptedRequest } from "../tests/fixtures/scripted-server.ts";
-import { openaiUrl } from "../tests/e2e/harness.ts";
+import { acceptLinkSettings, openaiUrl } from "../tests/e2e/harness.ts";
 import { startBuiltApp } from "./lib/app-server.ts";
 import { launchChromium } from "./lib/chromium.ts";
 import { Report, load, spreadOf, today } from "./lib/report.ts";
@@ -83,6 +83,7 @@ async function cycle(browser: Browser, appUrl: string, baseUrl: string, file: st
   try {
     const page = await context.newPage();
     await page.addInitScript({ content: INSTALL_OBSERVERS });
+    await acceptLinkSettings(page);
     await page.goto(openaiUrl(appUrl, baseUrl));
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 120_000 });
     await page.waitForTimeout(1000); // let start-up work finish: it is not what this measures

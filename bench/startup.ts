@@ -4,14 +4,20 @@
 //   - baseline, same browser and run: a page whose module worker only runs loadPyodide();
 //   - the project's REPL client alone (worker + Pyodide + Python runtime), no UI.
 // All times are performance.now() in the page, i.e. milliseconds since navigation start.
+// Then, in the warm REPL page (issue 11, "a fresh sandbox is cheap"): one more REPL started in
+// the loaded page, as a new session would get, timed from createBrowserRepl() to ready, with the
+// page's compiled Module + the snapshot, the snapshot only, and neither (a full boot); and the
+// memory each idle sandbox adds to the renderer process.
 //
 // Run: node --import tsx bench/startup.ts [--write] [--runs=5] [--dist=dist]
 // No JSPI flag needed (nothing runs Pyodide in Node).
 import type { BrowserContext, Page } from "playwright-core";
 import { startBenchPages } from "./browser/server.ts";
 import { startBuiltApp } from "./lib/app-server.ts";
-import { launchChromium } from "./lib/chromium.ts";
-import { Report, load, spread, today } from "./lib/report.ts";
+import type { ExtraKind } from "./browser/boot.ts";
+import { chromiumRssReader, launchChromium } from "./lib/chromium.ts";
+import { MB } from "./lib/peak.ts";
+import { Report, load, spread, spreadOf, today } from "./lib/report.ts";
 import { machine, summarize } from "./stats.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -45,6 +51,8 @@ interface Sample {
   /** App: first chip on screen. Boot pages: time spent inside the worker. */
   detailMs: number | null;
   swControlled?: boolean;
+  /** REPL pages: how Python started (restored, made-snapshot, plain). */
+  path?: string | null;
 }
 
 async function appLoad(page: Page, go: () => Promise<unknown>): Promise<Sample> {
@@ -61,7 +69,45 @@ async function bootPageLoad(page: Page, go: () => Promise<unknown>): Promise<Sam
   await page.waitForFunction(() => window.bootResult !== undefined, undefined, { timeout: 120_000, polling: 100 });
   const r = await page.evaluate(() => window.bootResult!);
   if ("error" in r) throw new Error(`boot page failed: ${r.error}`);
-  return { readyAt: r.readyAt, detailMs: r.workerMs };
+  return { readyAt: r.readyAt, detailMs: r.workerMs, path: r.path };
+}
+
+const EXTRA_KINDS: ExtraKind[] = ["module+snapshot", "snapshot", "none"];
+interface Extra {
+  ms: number;
+  path: string | null;
+  usedModule: boolean;
+}
+const extras: Record<string, Extra[]> = {};
+
+/** One more REPL of each kind in the loaded page, in a rotating order (a busy machine hits each alike). */
+async function extraRepls(page: Page, run: number): Promise<void> {
+  for (let i = 0; i < EXTRA_KINDS.length; i++) {
+    const kind = EXTRA_KINDS[(i + run) % EXTRA_KINDS.length]!;
+    const result = await page.evaluate((k) => window.extraRepl!(k), kind);
+    (extras[kind] ??= []).push(result);
+  }
+}
+
+/** Renderer RSS added per idle sandbox: N more REPLs kept running in a warm REPL page. */
+async function memoryPerSandbox(kind: ExtraKind, count: number): Promise<{ perSandboxMb: number; beforeMb: number; afterMb: number }> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const url = `${pages.url}boot.html?mode=repl`;
+    await bootPageLoad(page, () => page.goto(url));
+    await bootPageLoad(page, () => page.reload());
+    const settle = () => new Promise((r) => setTimeout(r, 2000));
+    await settle();
+    const read = chromiumRssReader();
+    const before = read().renderer;
+    await page.evaluate(([k, n]) => window.idleRepls!(k, n), [kind, count] as const);
+    await settle();
+    const after = read().renderer;
+    return { perSandboxMb: (after - before) / count / MB, beforeMb: before / MB, afterMb: after / MB };
+  } finally {
+    await context.close();
+  }
 }
 
 /** Waits (up to 60 s) for the app's service worker to finish installing and take over. */
@@ -88,6 +134,8 @@ const variants: Record<Variant, { url: string; measure: (page: Page, go: () => P
 const samples: Record<string, Sample[]> = {};
 const push = (key: string, s: Sample) => (samples[key] ??= []).push(s);
 let swSettled = 0;
+const IDLE_SANDBOXES = 3;
+const memoryRows: Array<[ExtraKind, { perSandboxMb: number; beforeMb: number; afterMb: number }]> = [];
 try {
   for (let run = 0; run < RUNS; run++) {
     // Interleaved, so slow phases of a busy machine hit every variant alike.
@@ -100,12 +148,14 @@ try {
         push(`${name}/cold`, await v.measure(page, () => page.goto(v.url)));
         if (name === "app" && (await serviceWorkerSettled(page))) swSettled += 1;
         push(`${name}/warm`, await v.measure(page, () => page.reload()));
+        if (name === "repl") await extraRepls(page, run);
       } finally {
         await context.close();
       }
     }
-    console.error(`run ${run + 1}/${RUNS} done`);
+    console.error(`run ${run + 1}/${RUNS} done (load ${load()})`);
   }
+  for (const kind of EXTRA_KINDS) memoryRows.push([kind, await memoryPerSandbox(kind, IDLE_SANDBOXES)]);
 } finally {
   await browser.close();
   await pages.close();
@@ -131,6 +181,34 @@ for (const cache of ["cold", "warm"]) {
   }
 }
 const warmControlled = samples["app/warm"]!.filter((s) => s.swControlled).length;
+const paths = (key: string) => {
+  const counts = new Map<string, number>();
+  for (const s of samples[key] ?? []) counts.set(String(s.path), (counts.get(String(s.path)) ?? 0) + 1);
+  return [...counts].map(([p, n]) => `${p} ${n}/${samples[key]!.length}`).join(", ");
+};
+report.line();
+report.line(`How the REPL page's Python started: cold ${paths("repl/cold")}; warm ${paths("repl/warm")}.`);
+
+const bareWarm = median("pyodide/warm");
+const extraLabels: Record<ExtraKind, string> = {
+  "module+snapshot": "page's compiled Module + snapshot (what the app does from the 2nd worker on)",
+  snapshot: "snapshot only",
+  none: "neither: full boot (snapshots off)",
+};
+report.line();
+report.table(["a new REPL in the already-loaded page → ready (ms)", "median", "p10–p90", "runs", "× bare loadPyodide, warm page load", "started as"]);
+for (const kind of EXTRA_KINDS) {
+  const list = extras[kind] ?? [];
+  const s = spread(list.map((e) => e.ms));
+  const ratio = (summarize(list.map((e) => e.ms)).median / bareWarm).toFixed(2);
+  const how = [...new Set(list.map((e) => `${e.path}${e.usedModule ? " + Module" : ""}`))].join(", ");
+  report.row([extraLabels[kind], s.median, s.range, s.n, `${ratio}×`, how]);
+}
+report.line();
+report.table(["idle sandbox", "renderer RSS added per sandbox (MB)", "renderer before → after (MB)", "sandboxes"]);
+for (const [kind, m] of memoryRows) {
+  report.row([extraLabels[kind], spreadOf([m.perSandboxMb]).median, `${Math.round(m.beforeMb)} → ${Math.round(m.afterMb)}`, IDLE_SANDBOXES]);
+}
 report.line();
 report.line(
   `Cold = a new browser context (empty HTTP cache, no service worker). Warm = reload in the same context; for the app ` +
@@ -138,8 +216,9 @@ report.line(
     "(its precache served the files). Times are performance.now() in the page at the moment Python was ready (app: a " +
     "MutationObserver installed before page scripts sees the chip text change).",
 );
+report.line(`Load average at the end: ${load()}.`);
 if (process.argv.includes("--write")) {
   report.save();
-  report.saveJson("", samples);
+  report.saveJson("", { samples, extras, memory: memoryRows });
 }
 process.exit(0);

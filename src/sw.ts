@@ -6,6 +6,7 @@
 // the Python REPL worker. Model weights are not touched here: WebLLM keeps them in its own caches.
 import { PrecacheController, cleanupOutdatedCaches, type PrecacheEntry } from "workbox-precaching";
 import { REPL_WORKER_CSP, isReplWorkerScript } from "./security/csp.ts";
+import { SUBCALL_RELAY_PATH, type SubcallRelayAnswer, type SubcallRelayMessage } from "./repl/protocol.ts";
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEntry | string> };
 
@@ -59,8 +60,39 @@ async function respond(request: Request): Promise<Response> {
   }
 }
 
+/**
+ * A blocking sub-call from a Python worker in a browser without JSPI or SharedArrayBuffer
+ * (WebKitGTK): the worker waits on a synchronous request, which is answered once the page
+ * that started that worker has the model's reply. Every page is asked; only the one holding
+ * the token answers with a reply, so a reply never reaches another tab's Python.
+ */
+async function relaySubcall(request: Request, token: string): Promise<Response> {
+  const body = await request.text();
+  const pages = await self.clients.matchAll({ type: "window" });
+  const answers = pages.map(
+    (page) =>
+      new Promise<string | null>((resolve) => {
+        const channel = new MessageChannel();
+        channel.port1.onmessage = (e: MessageEvent<SubcallRelayAnswer>) => resolve(e.data?.owned ? String(e.data.reply) : null);
+        page.postMessage({ type: "rlm-subcall", token, request: body } satisfies SubcallRelayMessage, [channel.port2]);
+      }),
+  );
+  const reply = await new Promise<string | null>((resolve) => {
+    let left = answers.length;
+    if (!left) resolve(null);
+    for (const a of answers) void a.then((r) => (r !== null ? resolve(r) : --left === 0 && resolve(null)));
+  });
+  if (reply === null) return new Response("no page holds this sub-call channel", { status: 404 });
+  return new Response(reply, { headers: { "Content-Type": "text/plain;charset=UTF-8" } });
+}
+
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
+  const relayAt = new URL(SUBCALL_RELAY_PATH, self.registration.scope).pathname;
+  if (url.origin === self.location.origin && event.request.method === "POST" && url.pathname.startsWith(relayAt)) {
+    event.respondWith(relaySubcall(event.request, url.pathname.slice(relayAt.length)));
+    return;
+  }
   // Other origins (a model endpoint, model downloads) go straight to the network, untouched.
   if (url.origin !== self.location.origin || event.request.method !== "GET") return;
   event.respondWith(respond(event.request));

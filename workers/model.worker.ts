@@ -152,6 +152,7 @@ const api: ModelWorkerApi = {
       ...(request.topP !== undefined ? { top_p: request.topP } : {}),
       ...(request.seed !== undefined ? { seed: request.seed } : {}),
       ...(request.enableThinking !== undefined ? { extra_body: { enable_thinking: request.enableThinking } } : {}),
+      ...(request.stop?.length ? { stop: request.stop } : {}),
     };
     let text = "";
     let finishReason: string | null = null;

@@ -1,11 +1,23 @@
-// The REPL worker as a Node worker thread (CLI, tests, benchmarks).
+// The REPL worker as a Node worker thread (CLI, tests, benchmarks). Snapshots are files in the
+// directory the host names (the CLI's cache directory); without one, Python boots from scratch.
 import { readFileSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
+import { mountHostFile } from "./host-file-node.ts";
 import { createReplWorker } from "./repl-runtime.ts";
+import { fileSnapshotStore } from "./snapshot-store-node.ts";
 
 if (!parentPort) throw new Error("repl.node-entry.ts must run as a worker thread");
 const pythonSource = readFileSync(new URL("./python/rlm_runtime.py", import.meta.url), "utf8");
 const evidence = { filename: "rlm_evidence.py", source: readFileSync(new URL("./python/rlm_evidence.py", import.meta.url), "utf8") };
-Comlink.expose(createReplWorker({ pythonSource, pythonSections: [evidence] }), nodeEndpoint(parentPort));
+Comlink.expose(
+  createReplWorker({
+    pythonSource,
+    pythonSections: [evidence],
+    snapshotStore: (setting) =>
+      setting?.kind === "directory" ? fileSnapshotStore(setting.path) : { off: "the snapshot cache is off" },
+    mountHostFile,
+  }),
+  nodeEndpoint(parentPort),
+);

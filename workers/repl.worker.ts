@@ -8,6 +8,7 @@ import * as Comlink from "comlink";
 import pythonSource from "./python/rlm_runtime.py?raw";
 import evidenceSource from "./python/rlm_evidence.py?raw";
 import { createReplWorker } from "./repl-runtime.ts";
+import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 
 /** Globals that reach the network, other origins' data, storage or other contexts. */
 const NETWORK_GLOBALS = [
@@ -28,14 +29,27 @@ const NETWORK_GLOBALS = [
   "FontFace",
   "fonts",
   "Notification",
-  // Window-only today, listed in case a browser exposes them to workers later.
-  "fetchLater",
+  // The old FileSystem API: its TEMPORARY and PERSISTENT file systems outlive the worker and
+  // are shared by every page of the origin, so one session could leave data for another.
+  "webkitRequestFileSystemSync",
+  "webkitResolveLocalFileSystemSyncURL",
   "webkitRequestFileSystem",
   "webkitResolveLocalFileSystemURL",
+  "requestFileSystem",
+  "requestFileSystemSync",
+  // Cookies, where a worker can reach them.
+  "cookieStore",
+  // A worker that closes itself leaves every later call unanswered.
+  "close",
+  // Window-only today, listed in case a browser exposes them to workers later.
+  "fetchLater",
 ] as const;
 
-/** Navigator members with the same reach (storageBuckets hands out indexedDB and caches). */
-const NAVIGATOR_MEMBERS = ["sendBeacon", "serviceWorker", "storage", "storageBuckets"] as const;
+/**
+ * Navigator members with the same reach: storageBuckets hands out indexedDB and caches, and
+ * Web Locks are visible to every page and worker of the origin (a lock's name is a message).
+ */
+const NAVIGATOR_MEMBERS = ["sendBeacon", "serviceWorker", "storage", "storageBuckets", "locks"] as const;
 
 /** Shadows each name on the object and removes it from every prototype that defines it, so a
  * getter cannot be fetched from the prototype and applied to the object. */
@@ -90,16 +104,47 @@ function removeStringCompilation(): void {
     if (i === 0) scope.Function = stand;
   });
   scope.eval = refusal("eval");
-  // setTimeout and setInterval stay (asyncio needs them) but only take functions: a string
-  // would be compiled like eval.
+}
+
+/**
+ * setTimeout and setInterval stay (asyncio needs them during a cell) but only take functions: a
+ * string would be compiled like eval. Every timer a cell starts is remembered, and whatever is
+ * still pending when the cell ends is cancelled: work scheduled "for later" (a timer that spins
+ * or leaks after the cell returned) never runs.
+ */
+const cellTimers = new Set<number>();
+
+function guardTimers(): void {
   for (const name of ["setTimeout", "setInterval"] as const) {
     const original = self[name].bind(self) as (handler: unknown, ms?: number, ...args: unknown[]) => number;
     const guarded = (handler: unknown, ms?: number, ...args: unknown[]) => {
       if (typeof handler !== "function") throw new EvalError(`${name} with a string is disabled in the Python worker.`);
-      return original(handler, ms, ...args);
+      const id = original(
+        name === "setTimeout"
+          ? (...a: unknown[]) => {
+              cellTimers.delete(id);
+              (handler as (...x: unknown[]) => void)(...a);
+            }
+          : handler,
+        ms,
+        ...args,
+      );
+      cellTimers.add(id);
+      return id;
     };
     Object.defineProperty(self, name, { value: guarded, configurable: false, writable: false });
   }
+}
+
+const clearTimer = self.clearTimeout.bind(self);
+const clearRepeat = self.clearInterval.bind(self);
+
+function cancelCellTimers(): void {
+  for (const id of cellTimers) {
+    clearTimer(id);
+    clearRepeat(id);
+  }
+  cellTimers.clear();
 }
 
 function lockDown(): void {
@@ -107,7 +152,22 @@ function lockDown(): void {
   const nav = (self as unknown as { navigator?: object }).navigator;
   if (nav) removeGlobals(nav, NAVIGATOR_MEMBERS);
   removeStringCompilation();
+  guardTimers();
 }
 
 const evidence = { filename: "rlm_evidence.py", source: evidenceSource };
-Comlink.expose(createReplWorker({ pythonSource, pythonSections: [evidence], afterBoot: lockDown }));
+Comlink.expose(
+  createReplWorker({
+    pythonSource,
+    pythonSections: [evidence],
+    // Python snapshots live in Cache Storage: read, and written (the put may finish later), before
+    // lockDown() takes `caches` away from everything that runs after it.
+    snapshotStore: (setting) => {
+      if (setting?.kind === "off") return { off: "snapshots are off for this REPL" };
+      if (setting?.kind === "directory") return { off: "a browser worker cannot keep snapshots in a directory" };
+      return cacheStorageSnapshotStore(setting?.kind === "cache-storage" ? setting.cacheName : DEFAULT_SNAPSHOT_CACHE);
+    },
+    afterBoot: lockDown,
+    afterCell: cancelCellTimers,
+  }),
+);

@@ -1,16 +1,52 @@
 // Boot page: ?mode=pyodide starts a module worker that only runs loadPyodide; ?mode=repl starts
-// the project's REPL client (worker, Pyodide, the Python runtime, sub-call channel). Either way
-// it records performance.now() (milliseconds since navigation start) when Python is ready.
-import { createBrowserRepl, pyodideIndexUrl } from "../../src/repl/browser.ts";
+// the project's REPL client (worker, Pyodide from its memory snapshot when one is stored, the
+// Python runtime, sub-call channel); ?mode=repl-nosnap the same with snapshots off. Either way it
+// records performance.now() (milliseconds since navigation start) when Python is ready.
+// Once ready, window.extraRepl() starts one more REPL in the loaded page (a new session's sandbox)
+// and window.idleRepls() keeps several running, for memory per idle sandbox.
+import type { ReplClient } from "../../src/repl/client.ts";
+import { createBrowserRepl, pyodideIndexUrl, sharedWasmModule } from "../../src/repl/browser.ts";
+import type { BootPath } from "../../src/repl/protocol.ts";
+
+/** How an extra REPL starts: page Module + snapshot, snapshot only, or a full boot. */
+export type ExtraKind = "module+snapshot" | "snapshot" | "none";
 
 declare global {
   interface Window {
-    bootResult?: { readyAt: number; workerMs: number | null; mode: string; detail: string } | { error: string };
+    bootResult?: { readyAt: number; workerMs: number | null; mode: string; detail: string; path: BootPath | null } | { error: string };
+    extraRepl?: (kind: ExtraKind) => Promise<{ ms: number; path: BootPath | null; usedModule: boolean }>;
+    idleRepls?: (kind: ExtraKind, count: number) => Promise<number>;
   }
 }
 
 const mode = new URLSearchParams(location.search).get("mode") ?? "pyodide";
 const status = document.getElementById("status")!;
+const kept: ReplClient[] = [];
+
+function replFor(kind: ExtraKind): ReplClient {
+  if (kind === "none") return createBrowserRepl({ snapshot: { kind: "off" }, shareWasm: false });
+  return createBrowserRepl({ shareWasm: kind === "module+snapshot" });
+}
+
+window.extraRepl = async (kind) => {
+  const usedModule = kind === "module+snapshot" && (await sharedWasmModule()) !== null;
+  const started = performance.now();
+  const repl = replFor(kind);
+  const info = await repl.start();
+  const ms = performance.now() - started;
+  repl.close();
+  return { ms, path: info.snapshot?.path ?? null, usedModule };
+};
+
+window.idleRepls = async (kind, count) => {
+  if (kind === "module+snapshot") await sharedWasmModule();
+  for (let i = 0; i < count; i++) {
+    const repl = replFor(kind);
+    await repl.start();
+    kept.push(repl);
+  }
+  return kept.length;
+};
 
 async function run(): Promise<void> {
   if (mode === "pyodide") {
@@ -20,11 +56,19 @@ async function run(): Promise<void> {
       worker.onerror = (e) => reject(new Error(e.message));
       worker.postMessage({ indexURL: pyodideIndexUrl() });
     });
-    window.bootResult = { readyAt: performance.now(), workerMs: reply.workerMs, mode, detail: `Python ${reply.version}` };
+    window.bootResult = { readyAt: performance.now(), workerMs: reply.workerMs, mode, detail: `Python ${reply.version}`, path: null };
   } else {
-    const repl = createBrowserRepl();
+    const repl = mode === "repl-nosnap" ? createBrowserRepl({ snapshot: { kind: "off" } }) : createBrowserRepl();
     const info = await repl.start();
-    window.bootResult = { readyAt: performance.now(), workerMs: info.bootMs, mode, detail: `${info.syncMode}, Python ${info.pythonVersion}` };
+    kept.push(repl);
+    const note = info.snapshot?.note ? ` (${info.snapshot.note})` : "";
+    window.bootResult = {
+      readyAt: performance.now(),
+      workerMs: info.bootMs,
+      mode,
+      detail: `${info.syncMode}, Python ${info.pythonVersion}, ${info.snapshot?.path ?? "?"}${note}`,
+      path: info.snapshot?.path ?? null,
+    };
   }
   status.textContent = "ready";
 }

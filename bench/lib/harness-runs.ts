@@ -58,7 +58,9 @@ export async function roundTrip(repl: ReplClient, calls: number, runs: number, m
   const sub = makeEngine(() => "ok");
   const perCall: number[] = [];
   for (let run = 0; run < runs; run++) {
-    const code = `import time\nt = time.perf_counter()\nfor i in range(${calls}):\n    assert llm_query('ping') == 'ok'\nFINAL((time.perf_counter() - t) * 1000 / ${calls})`;
+    // A different prompt each call: identical prompts are answered once per run (memoised), so
+    // 'ping' × 300 would time the memo, not the round trip.
+    const code = `import time\nt = time.perf_counter()\nfor i in range(${calls}):\n    assert llm_query('ping %d' % i) == 'ok'\nFINAL((time.perf_counter() - t) * 1000 / ${calls})`;
     const root = new InstantEngine("root", () => `\`\`\`repl\n${code}\n\`\`\``, 131_072);
     const result = await runRlm({
       question: "bench",

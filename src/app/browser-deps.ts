@@ -19,7 +19,6 @@ export function browserAppDeps(): AppDeps {
     ingest: ingestForSession,
     engines: (settings) => new EngineManager(settings),
     settingsStorage: globalThis.localStorage ?? null,
-    search,
     download,
     prepareDocument: (blob, meta) => {
       // Errors show when the document is opened; here there is no one to tell.

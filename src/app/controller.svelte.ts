@@ -7,7 +7,7 @@ import { answerDirectly } from "../core/direct.ts";
 import { sourceLabel, type RankedSource } from "../core/evidence.ts";
 import { RlmSession } from "../core/session.ts";
 import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
-import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "../store/index.ts";
+import { requestPersistentStorage, type DocumentMeta, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
 import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
@@ -17,7 +17,7 @@ import { SessionLibrary, UNTITLED } from "./library.svelte.ts";
 import { LiveSessions } from "./live-sessions.ts";
 import { Notices } from "./notices.svelte.ts";
 import { applyEvent, applyResult, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
-import { applyUrlParams, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
+import { describeEndpoint, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 import { ViewerState, sourceRequest } from "./viewer.svelte.ts";
 
 export type { Notice } from "./notices.svelte.ts";
@@ -31,8 +31,6 @@ export interface AppDeps {
   engines(settings: () => Settings): EngineManager;
   /** Where settings persist (localStorage in the browser). */
   settingsStorage: Pick<Storage, "getItem" | "setItem"> | null;
-  /** The page's query string (settings shared by link). */
-  search: string;
   download(name: string, content: string, type: string): void;
   /** Prepares a document for the viewer in the background (its map takes a moment on 100 MB). */
   prepareDocument?(blob: Blob, meta: DocumentMeta): void;
@@ -70,9 +68,9 @@ export class AppController {
   private abort: AbortController | null = null;
 
   constructor(private readonly deps: AppDeps) {
-    const { settings, applied } = applyUrlParams(loadSettings(deps.settingsStorage), deps.search);
-    this.settings = $state(settings);
-    if (applied.length) this.notices.notify("info", `Settings taken from the page link: ${applied.join(", ")}.`);
+    // Settings in the page link are only a proposal, shown by App.svelte (LinkSettingsDialog);
+    // applying them here sent the saved API key to whatever host a link named.
+    this.settings = $state(loadSettings(deps.settingsStorage));
     this.engines = deps.engines(() => this.settings);
     this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
   }
@@ -198,6 +196,9 @@ export class AppController {
     if (record.title === UNTITLED) record.title = result.documents[0]!.meta.name;
     await this.library.update($state.snapshot(record) as SessionRecord);
     await this.library.saveDocuments(record.id, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+    // Not awaited: Firefox asks the person before it grants persistence, and the promise waits
+    // for the answer (for ever if they ignore the prompt, or in automation).
+    void requestPersistentStorage();
     const session = await this.openLiveSession();
     await session?.addDocuments(result.documents.map((d) => ({ path: d.meta.path, data: d.blob }))).catch((err: unknown) => this.reportError(err));
   }
@@ -248,7 +249,8 @@ export class AppController {
     const id = this.view.record?.id;
     if (!id || !this.library) return null;
     const live = this.live.get(id)?.documents.find((d) => d.path === path);
-    if (live) return live.data;
+    // The page's documents are Blobs (a path-backed document is the CLI's).
+    if (live && "data" in live) return live.data;
     const loaded = await this.library.load(id);
     return loaded?.documents.find((d) => d.path === path)?.blob ?? null;
   }
@@ -265,7 +267,8 @@ export class AppController {
     }
     const session = await this.openLiveSession();
     if (!session) return;
-    this.view.exchanges.push(newExchange(newId(), q));
+    // Where the question goes is recorded with it, so every answer shows which endpoint saw it.
+    this.view.exchanges.push({ ...newExchange(newId(), q), endpoint: describeEndpoint(this.settings) });
     const exchange = this.view.exchanges[this.view.exchanges.length - 1]!;
     const saver = this.library.exchangeSaver(record.id, () => $state.snapshot(exchange) as Exchange);
     this.abort = new AbortController();
@@ -304,7 +307,8 @@ export class AppController {
     exchange.compare = { status: "running", answer: "" };
     const view = exchange.compare;
     const { run } = this.settings;
-    const stored: StoredDocument[] = session.documents.map((d) => ({ sessionId: "", path: d.path, blob: d.data }));
+    // The page's documents are always Blobs (only the CLI gives files by path).
+    const stored: StoredDocument[] = session.documents.flatMap((d) => ("data" in d ? [{ sessionId: "", path: d.path, blob: d.data }] : []));
     try {
       const direct = await answerDirectly({
         engine: (await this.engines.forRun()).root,

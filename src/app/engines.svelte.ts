@@ -25,7 +25,7 @@ import {
   type StorageInfo,
   type WebLLMEngines,
 } from "../engines/webllm/index.ts";
-import type { Settings } from "./settings.ts";
+import { apiKeyFor, type Settings } from "./settings.ts";
 
 export type EngineStatus =
   | { state: "idle"; label: string }
@@ -186,7 +186,8 @@ export class EngineManager {
       const root = await OpenAIEngine.connect({
         baseUrl: s.openai.baseUrl,
         model: s.openai.model.trim(),
-        ...(s.openai.apiKey ? { apiKey: s.openai.apiKey } : {}),
+        // Only a key saved for this endpoint's origin (never one saved for another host).
+        ...(apiKeyFor(s.openai) ? { apiKey: apiKeyFor(s.openai) } : {}),
         ...(s.openai.contextWindow ? { contextWindow: s.openai.contextWindow } : {}),
         stream: s.openai.stream,
       });

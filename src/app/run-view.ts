@@ -3,7 +3,7 @@
 import type { ChatUsage } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
 import type { RankedSource } from "../core/evidence.ts";
-import type { IterationRecord, RlmEvent, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
+import type { FallbackSummary, IterationRecord, RlmEvent, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
 
 export interface SubcallView {
   id: string;
@@ -66,6 +66,12 @@ export interface Exchange {
   waitingFor?: "python" | "documents" | "model";
   /** The passages the answer came from, best first. */
   sources?: RankedSource[];
+  /** Where this question was sent: the endpoint's origin (or "this browser") and the model. */
+  endpoint?: { origin: string; model: string };
+  /** How it was answered: one direct call or the RLM (auto mode), and who wrote the answer. */
+  mode?: RlmResult["mode"];
+  producedBy?: RlmResult["producedBy"];
+  fallback?: FallbackSummary;
 }
 
 export function newExchange(id: string, question: string): Exchange {
@@ -176,6 +182,24 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   else delete exchange.sources;
   exchange.endedAt = Date.now();
   delete exchange.waitingFor;
+  if (result.mode) exchange.mode = result.mode;
+  if (result.producedBy) exchange.producedBy = result.producedBy;
+  if (result.fallback) exchange.fallback = result.fallback;
+}
+
+/** One line on how the answer came about, when it was not the usual RLM run (else null). */
+export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback">): string | null {
+  const f = exchange.fallback;
+  if (exchange.producedBy === "fallback" && f) {
+    const read = f.partial
+      ? `the ${f.chunksRead} most relevant of the document's ${f.chunksTotal} parts`
+      : f.chunksRead === 1
+        ? "the whole document"
+        : `all ${f.chunksRead} parts of the document`;
+    return `Answered by the fallback: ${f.reason.replace(/\.$/, "")}, so the harness read ${read} itself with the helper model.`;
+  }
+  if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
+  return null;
 }
 
 /** Runs that were going when the page went away are marked, never lost. */
@@ -184,9 +208,22 @@ export function markInterrupted(exchange: Exchange): Exchange {
   return {
     ...exchange,
     status: "interrupted",
-    message: "This run was cut off (the page was closed or reloaded) before it finished. What it did so far is kept.",
+    // The run's clock stops at the last thing it is known to have done, not at "now".
+    endedAt: lastActivity(exchange),
+    message:
+      "This run was cut off (the page was closed or reloaded) before it finished, or the tab crashed (a runaway cell can take it down). What it did so far is kept; ask again to continue.",
     ...(exchange.compare?.status === "running" ? { compare: { ...exchange.compare, status: "failed", error: "cut off" } } : {}),
   };
+}
+
+/** When a cut-off run was last seen doing something: its last finished turn, else its start. */
+function lastActivity(exchange: Exchange): number {
+  let last = exchange.startedAt;
+  for (const it of exchange.iterations) {
+    const at = Date.parse(it.timestamp) + (it.iteration_time ?? 0) * 1000;
+    if (Number.isFinite(at)) last = Math.max(last, at);
+  }
+  return last;
 }
 
 export function turnTokens(turn: TurnView): number {

@@ -1,5 +1,8 @@
-// User settings: kept in localStorage, overridable from the page URL so a setup can be shared
-// as a link (?backend=openai&baseUrl=...&model=...&maxIterations=...). API keys never go into links.
+// User settings, kept in localStorage. A setup can be shared as a link; what a link proposes is
+// read in link-settings.ts and applied only when the person confirms. An API key belongs to the
+// origin of the endpoint it was entered for and is only ever handed to that origin.
+import type { PromptChoice } from "../core/profiles/types.ts";
+import type { RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
 import type { CustomModelInput } from "../engines/webllm/custom-model.ts";
 
@@ -13,6 +16,11 @@ export interface Settings {
     model: string;
     subModel: string;
     apiKey: string;
+    /**
+     * The origin (scheme, host, port) the key was entered for. The key is sent there and
+     * nowhere else: a base URL changed by hand or by a link never takes the key along.
+     */
+    apiKeyOrigin: string;
     /** 0 = read from the server (/v1/models), else tokens. */
     contextWindow: number;
     stream: boolean;
@@ -39,6 +47,10 @@ export interface Settings {
     cellTimeoutS: number;
     maxSubcalls: number;
     maxTimeS: number;
+    /** Prompt profile; "auto" picks one from the model's name and window. */
+    prompt: PromptChoice;
+    /** "auto": one direct call when the document fits the window, else the RLM. */
+    mode: RunModeRequest;
   };
   compare: boolean;
   theme: Theme;
@@ -46,7 +58,7 @@ export interface Settings {
 
 export const DEFAULT_SETTINGS: Settings = {
   backend: "webllm",
-  openai: { baseUrl: "http://localhost:8000/v1", model: "", subModel: "", apiKey: "", contextWindow: 0, stream: true },
+  openai: { baseUrl: "http://localhost:8000/v1", model: "", subModel: "", apiKey: "", apiKeyOrigin: "", contextWindow: 0, stream: true },
   webllm: { modelId: "", subModelId: "", contextWindow: 4096, thinking: false, customModels: [], userVramGB: 0 },
   run: {
     maxIterations: DEFAULT_CONFIG.maxIterations,
@@ -58,6 +70,8 @@ export const DEFAULT_SETTINGS: Settings = {
     cellTimeoutS: DEFAULT_CONFIG.cellTimeoutMs / 1000,
     maxSubcalls: DEFAULT_CONFIG.maxSubcalls,
     maxTimeS: DEFAULT_CONFIG.maxWallTimeMs / 1000,
+    prompt: "auto",
+    mode: "auto",
   },
   compare: false,
   theme: "system",
@@ -76,10 +90,41 @@ function merge(base: Settings, partial: Partial<Settings> | null | undefined): S
   };
 }
 
+/** The origin of an http(s) URL, or "" when it is not one. */
+export function originOf(url: string): string {
+  try {
+    const parsed = new URL(url.trim());
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.origin : "";
+  } catch {
+    return "";
+  }
+}
+
+/** The API key to send to this endpoint: the saved key only when it belongs to its origin. */
+export function apiKeyFor(openai: Settings["openai"]): string {
+  const origin = originOf(openai.baseUrl);
+  return openai.apiKey && origin && openai.apiKeyOrigin === origin ? openai.apiKey : "";
+}
+
+/** Where questions go with these settings, as the page shows it beside each answer. */
+export function describeEndpoint(s: Settings): { origin: string; model: string } {
+  if (s.backend === "openai") return { origin: originOf(s.openai.baseUrl) || s.openai.baseUrl, model: s.openai.model };
+  return { origin: "this browser", model: s.webllm.modelId };
+}
+
+/**
+ * Settings saved before keys were bound to an origin: the key belongs to the endpoint it was
+ * saved with.
+ */
+function migrate(settings: Settings): Settings {
+  if (settings.openai.apiKey && !settings.openai.apiKeyOrigin) settings.openai.apiKeyOrigin = originOf(settings.openai.baseUrl);
+  return settings;
+}
+
 export function loadSettings(storage: Pick<Storage, "getItem"> | null = globalThis.localStorage ?? null): Settings {
   try {
     const raw = storage?.getItem(STORAGE_KEY);
-    return merge(DEFAULT_SETTINGS, raw ? (JSON.parse(raw) as Partial<Settings>) : null);
+    return migrate(merge(DEFAULT_SETTINGS, raw ? (JSON.parse(raw) as Partial<Settings>) : null));
   } catch {
     return structuredClone(DEFAULT_SETTINGS);
   }
@@ -91,60 +136,6 @@ export function saveSettings(settings: Settings, storage: Pick<Storage, "setItem
   } catch {
     // Storage may be blocked (private mode); settings then last for this tab only.
   }
-}
-
-/** URL parameter → where it lives in Settings, and how to read it. */
-const URL_FIELDS: Array<[string, (s: Settings, v: string) => void, (s: Settings) => string | null]> = [
-  ["backend", (s, v) => (s.backend = v === "openai" ? "openai" : "webllm"), (s) => s.backend],
-  ["baseUrl", (s, v) => (s.openai.baseUrl = v), (s) => (s.backend === "openai" ? s.openai.baseUrl : null)],
-  ["model", (s, v) => (s.backend === "openai" ? (s.openai.model = v) : (s.webllm.modelId = v)), (s) => (s.backend === "openai" ? s.openai.model : s.webllm.modelId) || null],
-  ["subModel", (s, v) => (s.backend === "openai" ? (s.openai.subModel = v) : (s.webllm.subModelId = v)), (s) => (s.backend === "openai" ? s.openai.subModel : s.webllm.subModelId) || null],
-  ["contextWindow", (s, v) => (s.backend === "openai" ? (s.openai.contextWindow = int(v, 0)) : (s.webllm.contextWindow = int(v, 4096))), (s) => String(s.backend === "openai" ? s.openai.contextWindow || "" : s.webllm.contextWindow) || null],
-  ["maxIterations", (s, v) => (s.run.maxIterations = int(v, s.run.maxIterations, 1)), (s) => String(s.run.maxIterations)],
-  ["maxDepth", (s, v) => (s.run.maxDepth = int(v, s.run.maxDepth, 1)), (s) => String(s.run.maxDepth)],
-  ["maxTokens", (s, v) => (s.run.maxTokensPerTurn = int(v, 0)), (s) => (s.run.maxTokensPerTurn ? String(s.run.maxTokensPerTurn) : null)],
-  ["temperature", (s, v) => (s.run.temperature = float(v)), (s) => (s.run.temperature === null ? null : String(s.run.temperature))],
-  ["topP", (s, v) => (s.run.topP = float(v)), (s) => (s.run.topP === null ? null : String(s.run.topP))],
-  ["seed", (s, v) => (s.run.seed = float(v)), (s) => (s.run.seed === null ? null : String(s.run.seed))],
-  ["cellTimeout", (s, v) => (s.run.cellTimeoutS = int(v, s.run.cellTimeoutS, 1)), (s) => String(s.run.cellTimeoutS)],
-  ["compare", (s, v) => (s.compare = v === "1" || v === "true"), (s) => (s.compare ? "1" : null)],
-];
-
-function int(v: string, fallback: number, min = 0): number {
-  const n = Number(v);
-  return Number.isInteger(n) && n >= min ? n : fallback;
-}
-function float(v: string): number | null {
-  const n = Number(v);
-  return v.trim() !== "" && Number.isFinite(n) ? n : null;
-}
-
-/** Applies ?key=value overrides from a page URL. Returns which keys were used. */
-export function applyUrlParams(settings: Settings, search: string): { settings: Settings; applied: string[] } {
-  const params = new URLSearchParams(search);
-  const next = structuredClone(settings);
-  const applied: string[] = [];
-  // backend first: "model" means different things for each backend
-  const order = [...URL_FIELDS].sort((a, b) => (a[0] === "backend" ? -1 : b[0] === "backend" ? 1 : 0));
-  for (const [key, set] of order) {
-    const value = params.get(key);
-    if (value !== null) {
-      set(next, value);
-      applied.push(key);
-    }
-  }
-  return { settings: next, applied };
-}
-
-/** A link that reproduces these settings (never the API key). */
-export function shareLink(settings: Settings, base: string): string {
-  const url = new URL(base);
-  url.search = "";
-  for (const [key, , get] of URL_FIELDS) {
-    const value = get(settings);
-    if (value !== null && value !== "") url.searchParams.set(key, value);
-  }
-  return url.href;
 }
 
 export function toRlmConfig(s: Settings): RlmConfig {
@@ -159,5 +150,10 @@ export function toRlmConfig(s: Settings): RlmConfig {
     ...(s.run.temperature !== null ? { temperature: s.run.temperature } : {}),
     ...(s.run.topP !== null ? { topP: s.run.topP } : {}),
     ...(s.run.seed !== null ? { seed: s.run.seed } : {}),
+    prompt: s.run.prompt,
+    // Compare mode sets the RLM beside a direct answer: auto must not make both direct.
+    runMode: s.compare ? "rlm" : s.run.mode,
+    // WebLLM's "let Qwen3 think" switch; the loop keeps thinking off otherwise.
+    ...(s.backend === "webllm" && s.webllm.thinking ? { thinking: true } : {}),
   };
 }

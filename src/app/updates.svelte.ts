@@ -36,13 +36,17 @@ export class AppUpdates {
 
 /**
  * On hosts that cannot send COOP/COEP headers the first visit is not cross-origin isolated;
- * once the service worker controls the page (and adds the headers), reload once.
+ * once the service worker controls the page (and adds the headers), reload once. The reload
+ * goes to the address the page arrived at: the app takes a settings link's parameters out of
+ * the address bar at once, and a first visit through such a link must still show its proposal.
+ * (Settings already applied by then propose nothing, so no dialog comes back for them.)
  */
 export function reloadIntoIsolation(): void {
   if (!("serviceWorker" in navigator) || globalThis.crossOriginIsolated) return;
+  const arrivedAt = location.href;
   navigator.serviceWorker.addEventListener("controllerchange", () => {
     if (globalThis.crossOriginIsolated || sessionStorage.getItem("rlm-isolation-reload")) return;
     sessionStorage.setItem("rlm-isolation-reload", "1");
-    location.reload();
+    location.replace(arrivedAt);
   });
 }

@@ -1,5 +1,7 @@
 // Command-line options, in the spirit of mlx_lm.rlm. Parsing is pure so it can be tested.
 import { parseArgs } from "node:util";
+import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
+import { RUN_MODE_CHOICES, type RunModeRequest } from "../core/run-mode.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -29,47 +31,22 @@ export interface CliOptions {
   verbose: boolean;
   json: boolean;
   outputTrajectory?: string;
+  /** Prompt profile: auto (from the model name), guided (≤ 4B), standard, canonical (RLM-trained). */
+  prompt?: PromptChoice;
+  /** --cache-dir: where the Python snapshot is kept (see cache-dir.ts for the default). */
+  cacheDir?: string;
+  /** --no-cache: neither read nor write the snapshot. */
+  noCache: boolean;
+  /** auto (direct when the document fits the window), rlm, or direct. */
+  mode?: RunModeRequest;
+  /** Let a Qwen3-style root reason before it writes (off by default). */
+  thinking: boolean;
   help: boolean;
   version: boolean;
 }
 
-export const HELP = `Usage: rlm --task "question" [--context-file PATH ...] --model NAME [options]
-       rlm bench --model NAME [options]     (task suites, RLM vs direct answering; rlm bench --help)
-
-Answers a question about documents far larger than the model's window: the documents become
-the Python variable \`context\` in a sandboxed Pyodide REPL, and the model explores them with code
-and sub-calls. Reads the document from stdin when no --context-file is given.
-
-Model server (any OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp server, ...):
-  --base-url URL            default $RLM_BASE_URL or http://localhost:8000/v1
-  --model NAME              root model (default $RLM_MODEL)
-  --sub-model NAME          model for llm_query sub-calls (default: the root model)
-  --api-key KEY             default $RLM_API_KEY or $OPENAI_API_KEY
-  --context-window N        root window in tokens (default: read from /v1/models, else 8192)
-  --sub-context-window N    sub-model window in tokens
-  --no-stream               ask for plain JSON replies instead of SSE
-
-Input and output:
-  --context-file PATH       a document; repeat for several (context becomes a dict path -> text)
-  --task TEXT               the question
-  --output-trajectory P     write the run as JSONL for the official rlm visualizer (.jsonl)
-  --json                    print {answer, status, usage, sources, ...} as JSON instead of the answer
-  --verbose                 show each step live on stderr, then the answer's sources
-
-Budgets and sampling:
-  --max-iterations N        root turns (default 20)
-  --max-depth N             1: rlm_query is a plain sub-call; 2: one level of child RLMs (default 1)
-  --max-tokens N            tokens per root turn (default: a quarter of the window)
-  --sub-max-tokens N        tokens per sub-call reply
-  --max-subcalls N          sub-calls per question (default 200)
-  --max-time S              seconds per question (default 900)
-  --cell-timeout S          seconds per code cell (default 60)
-  --concurrency N           sub-calls in flight at once (default 4)
-  --temperature T  --top-p P  --seed N
-
-  -h, --help                this help
-  --version                 the version
-Exit status: 0 with an answer, 1 when the run failed or ended without one, 2 on bad options.`;
+// The help text lives in plain JavaScript so `rlm --help` answers without loading TypeScript.
+export { HELP } from "./help.mjs";
 
 function num(name: string, raw: string | undefined, integer = true): number | undefined {
   if (raw === undefined) return undefined;
@@ -110,6 +87,11 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         verbose: { type: "boolean", short: "v", default: false },
         json: { type: "boolean", default: false },
         "output-trajectory": { type: "string" },
+        prompt: { type: "string" },
+        "cache-dir": { type: "string" },
+        "no-cache": { type: "boolean", default: false },
+        mode: { type: "string" },
+        thinking: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -138,6 +120,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     stream: v["no-stream"] !== true,
     verbose: v.verbose === true,
     json: v.json === true,
+    noCache: v["no-cache"] === true,
+    thinking: v.thinking === true,
     help,
     version,
   };
@@ -145,6 +129,22 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (apiKey) opts.apiKey = apiKey;
   if (v["sub-model"]) opts.subModel = v["sub-model"];
   if (trajectory) opts.outputTrajectory = trajectory;
+  if (v.prompt !== undefined) {
+    if (!(PROMPT_CHOICES as readonly string[]).includes(v.prompt)) {
+      throw new UsageError(`--prompt must be one of ${PROMPT_CHOICES.join(", ")}, got "${v.prompt}"`);
+    }
+    opts.prompt = v.prompt as PromptChoice;
+  }
+  if (v["cache-dir"] !== undefined) {
+    if (!v["cache-dir"].trim()) throw new UsageError("--cache-dir needs a directory (use --no-cache to turn the cache off)");
+    opts.cacheDir = v["cache-dir"];
+  }
+  if (v.mode !== undefined) {
+    if (!(RUN_MODE_CHOICES as readonly string[]).includes(v.mode)) {
+      throw new UsageError(`--mode must be one of ${RUN_MODE_CHOICES.join(", ")}, got "${v.mode}"`);
+    }
+    opts.mode = v.mode as RunModeRequest;
+  }
   const numbers: Array<[keyof CliOptions, string, boolean]> = [
     ["contextWindow", "context-window", true],
     ["subContextWindow", "sub-context-window", true],

@@ -1,13 +1,15 @@
 // `rlm`: ask a question about files from the terminal, through any OpenAI-compatible server.
-import { readFile, writeFile } from "node:fs/promises";
-import { basename } from "node:path";
-import { RlmSession } from "../core/session.ts";
-import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
+import { writeFile } from "node:fs/promises";
+import { RlmSession, type SessionDocument } from "../core/session.ts";
+import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
+import { resolveCacheDir } from "./cache-dir.ts";
+import { contextDocuments } from "./context-files.ts";
+import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
 
 const VERSION = "0.1.0";
@@ -44,29 +46,49 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.temperature !== undefined) c.temperature = o.temperature;
   if (o.topP !== undefined) c.topP = o.topP;
   if (o.seed !== undefined) c.seed = o.seed;
+  if (o.prompt !== undefined) c.prompt = o.prompt;
+  if (o.mode !== undefined) c.runMode = o.mode;
+  if (o.thinking) c.thinking = true;
   return c;
 }
 
-async function loadInputs(o: CliOptions, io: CliIO): Promise<ContextDocumentInput[]> {
-  if (o.contextFiles.length) {
-    const docs: ContextDocumentInput[] = [];
-    for (const path of o.contextFiles) {
-      try {
-        // Read into memory: Node cannot post file-backed Blobs (fs.openAsBlob) to a worker thread.
-        const bytes = await readFile(path);
-        docs.push({ name: o.contextFiles.length === 1 ? basename(path) : path, data: new Blob([new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)]) });
-      } catch (err) {
-        throw new UsageError(`cannot read --context-file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-      }
-    }
-    return docs;
+/** A CLI document as the session holds it: a host file by path, or bytes (stdin). */
+function sessionDocument(doc: ContextDocumentInput): SessionDocument {
+  return "path" in doc ? { path: doc.name, file: doc.path } : { path: doc.name, data: doc.data };
+}
+
+/** --json: the keys scripts already read, unchanged, then what issue 13 added (how it was answered). */
+function jsonResult(result: RlmResult): string {
+  const tokens = totalTokens(result.usage);
+  const out = {
+    answer: result.answer,
+    status: result.status,
+    ...(result.message ? { message: result.message } : {}),
+    iterations: result.iterations.length,
+    usage: { ...result.usage, promptTokens: tokens.prompt, completionTokens: tokens.completion },
+    ...(result.mode ? { mode: result.mode } : {}),
+    ...(result.producedBy ? { producedBy: result.producedBy } : {}),
+    ...(result.fallback ? { fallback: result.fallback } : {}),
+    sources: result.sources ?? [],
+  };
+  return `${JSON.stringify(out, null, 2)}\n`;
+}
+
+/** --verbose: one closing line on how the answer was produced. */
+function howAnswered(result: RlmResult): string {
+  if (result.producedBy === "fallback" && result.fallback) {
+    const f = result.fallback;
+    return `rlm: answered by the fallback (${f.reason}); the harness read ${f.chunksRead} of ${f.chunksTotal} parts itself.\n`;
   }
-  const stdin = await io.readStdin();
-  if (!stdin) throw new UsageError("no document: give --context-file PATH or pipe the document on stdin");
-  return [{ name: "stdin", data: new Blob([new Uint8Array(stdin)]) }];
+  if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
+  return "";
 }
 
 export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+  if (argv[0] === "warmup") {
+    const { warmupMain } = await import("./warmup.ts");
+    return warmupMain(argv.slice(1), io);
+  }
   if (argv[0] === "bench") {
     const { benchMain } = await import("./bench.ts");
     return benchMain(argv.slice(1), io);
@@ -96,8 +118,20 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   };
   process.on("SIGINT", onSigint);
   try {
-    const docs = await loadInputs(options, io);
-    const root = await OpenAIEngine.connect({
+    const docs = await contextDocuments(options.contextFiles, io.readStdin);
+    const cache = resolveCacheDir({ cacheDir: options.cacheDir, noCache: options.noCache, env: io.env });
+    const snapshotDir = cache.dir;
+    const engines: { root?: OpenAIEngine; sub?: OpenAIEngine } = {};
+    const config = configFrom(options);
+    session = new RlmSession({
+      createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir }),
+      engines: () => ({ root: engines.root!, sub: engines.sub! }),
+      config: () => config,
+    });
+    // Python starts while the model server is asked about its models.
+    const booting = session.start();
+    booting.catch(() => undefined); // awaited below, unless connecting fails first
+    engines.root = await OpenAIEngine.connect({
       baseUrl: options.baseUrl,
       model: options.model,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
@@ -105,15 +139,17 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       stream: options.stream,
       ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
     });
-    const sub = options.subModel ? root.withModel(options.subModel, options.subContextWindow) : root;
-    const config = configFrom(options);
-    session = new RlmSession({ createRepl: () => createNodeRepl({ syncMode: "auto" }), engines: () => ({ root, sub }), config: () => config });
-    await session.addDocuments(docs.map((d) => ({ path: d.name, data: d.data })));
+    const { root } = engines;
+    const sub = (engines.sub = options.subModel ? root.withModel(options.subModel, options.subContextWindow) : root);
+    const boot = await booting;
+    if (options.verbose) io.stderr(`rlm: ${describeStart(boot, cache.dir === null ? cache.why : undefined)}\n`);
+    const loadStarted = performance.now();
+    await session.addDocuments(docs.map(sessionDocument));
+    const documentMs = performance.now() - loadStarted;
     if (options.verbose) {
-      const info = session.contextInfo;
       io.stderr(
-        `rlm: ${docs.length} document(s), ${(info?.total_chars ?? 0).toLocaleString("en-US")} characters; ` +
-          `root ${root.model} (${root.contextWindow} tokens), sub ${sub.model}\n`,
+        `rlm: ${docs.length} document(s), ${(session.contextInfo?.total_chars ?? 0).toLocaleString("en-US")} characters; ` +
+          `root ${root.model} (${root.contextWindow} tokens), sub ${sub.model}; REPL ${boot.syncMode}\n`,
       );
     }
     const result = await session.ask(options.task, {
@@ -122,26 +158,15 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     });
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
     if (options.verbose && result.answer) printSources(io.stderr, result.sources ?? []);
+    if (options.verbose) io.stderr(howAnswered(result));
     if (options.json) {
-      const tokens = totalTokens(result.usage);
-      io.stdout(
-        `${JSON.stringify(
-          {
-            answer: result.answer,
-            status: result.status,
-            ...(result.message ? { message: result.message } : {}),
-            iterations: result.iterations.length,
-            usage: { ...result.usage, promptTokens: tokens.prompt, completionTokens: tokens.completion },
-            sources: result.sources ?? [],
-          },
-          null,
-          2,
-        )}\n`,
-      );
+      io.stdout(jsonResult(result));
     } else if (result.answer) {
       io.stdout(`${result.answer}\n`);
     }
     if (result.status !== "answered" && result.message) io.stderr(`rlm: ${result.message}\n`);
+    // performance.now() counts from process start: "other" includes Node and module loading.
+    if (options.verbose) io.stderr(`rlm: ${timeSplitLine({ totalMs: performance.now(), boot, documentMs, usage: result.usage })}\n`);
     if (!result.answer) {
       if (!options.json) io.stderr(`rlm: no answer (${result.status}).\n`);
       return 1;

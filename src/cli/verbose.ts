@@ -16,8 +16,12 @@ export function verbosePrinter(write: (line: string) => void): (event: RlmEvent)
       streaming = false;
     }
     switch (e.type) {
+      case "run-mode":
+        write(`${pad}${tag}mode: ${e.mode} (${e.reason})\n`);
+        break;
       case "run-started":
         write(`${pad}${tag}question: ${clip(e.question, 200)} (context: ${e.contextChars.toLocaleString("en-US")} chars)\n`);
+        if (e.profile) write(`${pad}${tag}prompt profile: ${e.profile.name} (${e.profile.reason})\n`);
         break;
       case "turn-started":
         write(`${pad}${tag}── turn ${e.turn + 1} ──\n`);

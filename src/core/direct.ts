@@ -95,6 +95,8 @@ export interface DirectAnswer {
   /** Characters of the document the model saw. */
   shownChars: number;
   totalChars: number;
+  /** The prompt as it was sent (for the trajectory). */
+  messages: ChatMessage[];
 }
 
 const SAFETY_TOKENS = 64;
@@ -111,10 +113,11 @@ export async function answerDirectly(o: DirectAnswerOptions): Promise<DirectAnsw
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     const fitted = await fitDocument(o.document, maxChars, o.truncate ?? "middle");
+    const messages = vanillaMessages(o.question, fitted);
     try {
       const result = await o.engine.complete(
         {
-          messages: vanillaMessages(o.question, fitted),
+          messages,
           maxTokens: answerTokens,
           ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
           ...(o.topP !== undefined ? { topP: o.topP } : {}),
@@ -129,6 +132,7 @@ export async function answerDirectly(o: DirectAnswerOptions): Promise<DirectAnsw
         durationMs: Date.now() - started,
         shownChars: fitted.shownChars,
         totalChars: o.document.totalChars,
+        messages,
       };
     } catch (err) {
       if (err instanceof ContextWindowExceededError && attempt < 2 && fitted.shownChars > 0) {

@@ -44,3 +44,63 @@ export {
   type FittedDocument,
   type TruncateMode,
 } from "./direct.ts";
+
+// --- small models (issue 13): modules the loop consults each turn -----------------------------
+export {
+  analyseReply,
+  detectForeignProtocol,
+  foreignToCode,
+  isEcho,
+  normaliseReply,
+  ROOT_STOP_SEQUENCES,
+  type ForeignProtocol,
+  type NormalisedReply,
+  type ReplyAnalysis,
+  type ReplyKind,
+  type ReplyProblem,
+} from "./reply.ts";
+export { extractCodeBlocks, type BlockVerdict, type CodeBlock } from "./parse.ts";
+export {
+  assignedNamesIn,
+  assignmentAsCode,
+  decideBareName,
+  findFinalMarker,
+  judgeFinalWithCode,
+  mentions,
+  normaliseAnswer,
+  refuseFinal,
+  type BareNameDecision,
+  type FinalMarker,
+  type RefusedFinal,
+} from "./finals.ts";
+export * from "./guards/index.ts";
+export * as feedback from "./feedback.ts";
+export { ALLOWED_IMPORTS, type TaskFacts } from "./feedback.ts";
+export {
+  PROMPT_PROFILES,
+  PROMPT_CHOICES,
+  chooseProfile,
+  modelSizeB,
+  type PromptChoice,
+  type PromptProfile,
+  type PromptProfileName,
+  type ProfileChoice,
+} from "./profiles/index.ts";
+export {
+  configureHelpers,
+  helperLimits,
+  prepareBlock,
+  replSyntaxChecker,
+  ReplProbeError,
+  type PreparedBlock,
+  type ProbeRepl,
+  type SyntaxChecker,
+} from "./repl-probes.ts";
+export { SubcallPolicy, SubcallTooLongError, type SubcallOutcome, type SubcallPolicyOptions } from "./subcall-policy.ts";
+export { runFallback, fallbackChunkBudget, type FallbackEvent, type FallbackOptions, type FallbackResult, type FallbackSource } from "./fallback.ts";
+export { chooseRunMode, RUN_MODE_CHOICES, type RunModeChoice, type RunModeRequest } from "./run-mode.ts";
+export { directQuestion, runDirect, type DirectRunInput } from "./direct-run.ts";
+export { replDocumentSource } from "./context-source.ts";
+export { playTurn, observationMessage, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
+export { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
+export { fallbackStep, type FallbackStepInput, type FallbackStepResult } from "./fallback-step.ts";

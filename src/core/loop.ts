@@ -1,23 +1,34 @@
 // The recursive loop for one question, as named steps: ask the model → parse its reply → run
-// the cells → observe (show the model a bounded summary) → decide (answer, limit, or go on).
-// Every way a run can end — an answer, Stop, a limit, an error — is an `Ending`, and all of them
-// leave through `finish`, so "stopped" is written once. Sub-calls made by Python come back through
-// the SubcallRouter, so every one is counted, recorded and shown.
+// the cells → observe (show the model a bounded summary) → decide (answer, limit, fallback, or go
+// on). Every way a run can end — an answer, Stop, a limit, the harness taking over, an error — is
+// an `Ending`, and all of them leave through `finish`, so "stopped" is written once. Sub-calls
+// made by Python come back through the SubcallRouter, so every one is counted, recorded and shown.
+// The run assumes a clumsy model (small-models.md): the reply is normalised and classified
+// (reply.ts), the turn is played with every remedy at its place (turn.ts), and when the model
+// cannot drive — no action twice, the same code again and again, stuck, or out of turns without
+// an answer — the harness reads the document itself (fallback-step.ts). Prose is never an answer.
 import { ContextWindowExceededError, EngineAbortedError } from "../engines/errors.ts";
-import type { ChatEngine, ChatMessage, ChatResult } from "../engines/types.ts";
+import type { ChatEngine, ChatMessage } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
 import type { HistoryEntry, Repl } from "../repl/types.ts";
 import { deriveBudgets, type Budgets } from "./budgets.ts";
 import { collectReads, rankSources, withPassages, type RankedSource } from "./evidence.ts";
 import { RootConversation } from "./conversation.ts";
-import { formatTurnOutput } from "./format.ts";
-import { findCodeBlocks, findTextAnswer, stripThinking } from "./parse.ts";
-import { FINAL_REQUEST, NO_CODE_MESSAGE, PREMATURE_FINAL_NOTE, firstUserMessage, systemPrompt, turnFooter } from "./prompts.ts";
+import { fallbackStep, fallbackSummary } from "./fallback-step.ts";
+import { runawayNote, type TaskFacts } from "./feedback.ts";
+import { normaliseAnswer } from "./finals.ts";
+import { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector } from "./guards/index.ts";
+import { chooseProfile, PROMPT_PROFILES, type PromptProfile } from "./profiles/index.ts";
+import { describeContext } from "./prompts.ts";
 import { blockRecord, iterationRecord } from "./records.ts";
+import { configureHelpers, helperLimits, replSyntaxChecker, type SyntaxChecker } from "./repl-probes.ts";
+import { analyseReply, type ReplyAnalysis } from "./reply.ts";
+import { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
 import { StopSignal } from "./stop.ts";
 import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
 import { runMetadata } from "./trajectory.ts";
-import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunStatus, SubcallRecord } from "./types.ts";
+import { noteAssignments, observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
+import type { FallbackSummary, IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunStatus, SubcallRecord } from "./types.ts";
 
 /** A REPL lent to a child RLM; `release` hands it back for the next child. */
 export interface ChildRepl {
@@ -45,21 +56,16 @@ export interface RlmRunOptions {
   internal?: { depth: number; shared: SharedRunState; parentSubcallId: string };
 }
 
-/** How a run ends. Limits still get one last request for the model's best answer. */
+/**
+ * How a run ends. Limits still get one last request for the model's best answer (and the
+ * fallback when it gives none); "fallback" hands the question to the harness's own reading.
+ */
 type Ending =
   | { kind: "answered"; answer: string }
   | { kind: "stopped"; message: string }
   | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string }
+  | { kind: "fallback"; why: string }
   | { kind: "failed"; message: string };
-
-/** What running one reply's code produced. */
-interface TurnStep {
-  outputs: CellResult[];
-  notes: string[];
-  final: string | null;
-  /** A cell raised (an interrupt does not count). */
-  raised: boolean;
-}
 
 const FINAL_REQUEST_TIMEOUT_MS = 120_000;
 const STOPPED: Ending = { kind: "stopped", message: "Stopped." };
@@ -77,6 +83,15 @@ class QuestionRun {
   private readonly router: SubcallRouter;
   private readonly conversation: RootConversation;
   private readonly iterations: IterationRecord[] = [];
+  private readonly profile: PromptProfile;
+  private readonly profileReason: string;
+  private readonly recursive: boolean;
+  private readonly guards: RunGuards;
+  private readonly checkSyntax: SyntaxChecker;
+  /** The model's variables after its last cell, and every name its code assigned this run. */
+  private variables: string[] = [];
+  private readonly assigned = new Set<string>();
+  private helpersConfigured = false;
   private consecutiveErrors = 0;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -85,7 +100,13 @@ class QuestionRun {
     this.depth = o.internal?.depth ?? 0;
     this.shared = o.internal?.shared ?? newSharedRunState(o.config, this.subEngine);
     this.budgets = budgetsFor(o.config, o.rootEngine, this.subEngine);
+    const choice = chooseProfile(o.rootEngine.model, { choice: o.config.prompt ?? "auto", rootWindow: o.rootEngine.contextWindow });
+    this.profile = PROMPT_PROFILES[choice.profile];
+    this.profileReason = choice.reason;
+    this.guards = newGuards(o.repl.contextInfo?.total_chars ?? 0, this.budgets.rootWindow);
+    this.checkSyntax = replSyntaxChecker(o.repl);
     const childRun = this.childRunner();
+    this.recursive = childRun !== undefined;
     this.router = new SubcallRouter({
       rootEngine: o.rootEngine,
       subEngine: this.subEngine,
@@ -94,15 +115,17 @@ class QuestionRun {
       shared: this.shared,
       stop: this.stop,
       emit: this.emit,
+      observe: (reply) => this.guards.evidence.noteOutput(reply),
       ...(childRun ? { childRun } : {}),
     });
     this.conversation = new RootConversation(
-      systemPrompt({ budgets: this.budgets, recursive: childRun !== undefined }),
-      firstUserMessage({
+      this.profile.systemPrompt({ budgets: this.budgets, recursive: this.recursive }),
+      this.profile.firstUserMessage({
         question: o.question,
         context: o.repl.contextInfo,
         previous: o.previous ?? [],
         budgets: this.budgets,
+        maxIterations: o.config.maxIterations,
         ...(o.previousVariablesKept === false ? { previousVariablesKept: false } : {}),
       }),
       this.budgets.historyTokens,
@@ -139,7 +162,19 @@ class QuestionRun {
       Math.max(0, this.shared.deadline - Date.now()),
     );
     repl.setSubcallHandler(this.router.handle);
-    this.emit({ type: "run-started", question: this.o.question, contextChars: repl.contextInfo?.total_chars ?? 0 });
+    const profile = { name: this.profile.name, reason: this.profileReason };
+    this.emit({ type: "run-started", question: this.o.question, contextChars: repl.contextInfo?.total_chars ?? 0, profile });
+  }
+
+  /**
+   * search() and map_query() learn the sub-model's limits before the first cell that calls them
+   * (a run that never does costs no extra cell; a rebuilt worker forgets them). If it fails the
+   * helpers keep their 4K-sized defaults: the cell itself will say what is wrong with Python.
+   */
+  private async configureHelpersFor(code: string): Promise<void> {
+    if (this.helpersConfigured || !/\b(?:search|map_query)\s*\(/.test(code)) return;
+    this.helpersConfigured = true;
+    await configureHelpers(this.o.repl, helperLimits(this.budgets, this.o.config.maxSubcalls)).catch(() => undefined);
   }
 
   private end(): void {
@@ -185,26 +220,26 @@ class QuestionRun {
     this.emit({ type: "turn-started", turn });
     const startedAt = Date.now();
     const { result, messages } = await this.askModel(turn, undefined, this.stop.signal);
+    const reply = this.parse(result, messages);
     const record = iterationRecord(turn, startedAt, messages, result.text);
     this.iterations.push(record);
-    const blocks = findCodeBlocks(result.text);
-    const step = await this.runCells(turn, blocks, record);
-    if (step.final === null && !this.stop.reason) await this.takeTextFinal(turn, result.text, blocks.length > 0, record, step);
-    record.final_answer = step.final;
+    const outcome = await playTurn(reply, this.turnHost(turn, record));
+    if (result.runaway) outcome.notes.push(runawayNote());
+    record.final_answer = outcome.answer;
     record.iteration_time = (Date.now() - startedAt) / 1000;
     this.attachDroppedMessages(record);
     this.emit({ type: "iteration", record });
-    return this.decide(turn, result.text, step);
+    return this.decide(turn, reply, outcome);
   }
 
   /** Step 1: the root model's next reply (old turns are dropped first if the window is full). */
-  private async askModel(turn: number, extra: string | undefined, signal: AbortSignal): Promise<{ result: ChatResult; messages: ChatMessage[] }> {
+  private async askModel(turn: number, extra: string | undefined, signal: AbortSignal): Promise<{ result: RootReply; messages: ChatMessage[] }> {
     for (let attempt = 0; ; attempt++) {
       if (this.conversation.fit(extra)) this.emit({ type: "history-compacted", droppedTurns: this.conversation.droppedTurns });
       const messages = this.conversation.messages(extra);
       const started = Date.now();
       try {
-        const result = await this.o.rootEngine.complete(this.rootRequest(messages), {
+        const result = await completeRoot(this.o.rootEngine, rootRequest(this.o.config, this.budgets, messages), {
           signal,
           onToken: (text) => this.emit({ type: "token", turn, text }),
         });
@@ -224,33 +259,50 @@ class QuestionRun {
     }
   }
 
-  private rootRequest(messages: ChatMessage[]) {
-    const { config } = this.o;
+  /** Step 2: the reply normalised and classified; faults that are not the model's are announced. */
+  private parse(result: RootReply, messages: ChatMessage[]): ReplyAnalysis {
+    const reply = analyseReply(result.text, { prompts: messages.map((m) => m.content) });
+    if (reply.problems.includes("echo")) {
+      this.emit({ type: "notice", message: "The model repeated its prompt instead of answering: check the model's chat template and stop token." });
+    }
+    if (result.runaway) this.emit({ type: "notice", message: "The model began repeating itself; its reply was cut there." });
+    return reply;
+  }
+
+  /** Step 3's access to the run: cells recorded under this turn, the task, the guards. */
+  private turnHost(turn: number, record: IterationRecord): TurnHost {
     return {
-      messages,
-      maxTokens: this.budgets.maxTokensPerTurn,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.topP !== undefined ? { topP: config.topP } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      question: this.o.question,
+      guards: this.guards,
+      facts: () => this.facts(),
+      runCell: (code) => this.runModelCell(code, turn, record),
+      checkSyntax: this.checkSyntax,
+      assigned: this.assigned,
+      outputCharsPerCell: this.budgets.outputCharsPerCell,
+      stopped: () => this.stop.reason !== null,
     };
   }
 
-  /** Steps 2–3: the reply's code blocks, in order, until one submits an answer or Stop. */
-  private async runCells(turn: number, blocks: string[], record: IterationRecord): Promise<TurnStep> {
-    const step: TurnStep = { outputs: [], notes: [], final: null, raised: false };
-    for (let i = 0; i < blocks.length; i++) {
-      const records: SubcallRecord[] = [];
-      const result = await this.runCell(blocks[i]!, turn, i, records);
-      record.code_blocks.push(blockRecord(blocks[i]!, result, records));
-      step.outputs.push(result);
-      if (result.error && result.error !== "KeyboardInterrupt") step.raised = true;
-      if (result.final_answer !== null) {
-        step.final = result.final_answer;
-        break;
-      }
-      if (this.stop.reason) break;
-    }
-    return step;
+  private facts(): TaskFacts {
+    return {
+      question: this.o.question,
+      context: describeContext(this.o.repl.contextInfo),
+      helpers: this.profile.helpers(this.recursive),
+      variables: this.variables,
+      allowedImports: this.profile.allowedImports,
+      restate: this.profile.restateTask,
+    };
+  }
+
+  private async runModelCell(code: string, turn: number, record: IterationRecord): Promise<CellResult> {
+    await this.configureHelpersFor(code);
+    const records: SubcallRecord[] = [];
+    const result = await this.runCell(code, turn, record.code_blocks.length, records);
+    record.code_blocks.push(blockRecord(code, result, records));
+    this.variables = Object.keys(result.locals);
+    noteAssignments(code, this.assigned);
+    if (result.error === "WorkerRestarted") this.helpersConfigured = false;
+    return result;
   }
 
   private async runCell(code: string, turn: number, cell: number, records: SubcallRecord[]): Promise<CellResult> {
@@ -258,7 +310,8 @@ class QuestionRun {
     this.emit({ type: "cell-started", turn, cell, code });
     const started = Date.now();
     try {
-      const result = await this.o.repl.runCell(code, { timeoutMs: this.o.config.cellTimeoutMs });
+      const running = this.o.repl.runCell(code, { timeoutMs: this.o.config.cellTimeoutMs });
+      const result = await Promise.race([running, stoppedAfterGrace(this.stop.signal)]);
       this.emit({ type: "cell-finished", turn, cell, result });
       return result;
     } finally {
@@ -268,34 +321,6 @@ class QuestionRun {
     }
   }
 
-  /**
-   * A FINAL written as plain text. Next to code it is refused: it was written before the model
-   * saw the output. FINAL_VAR(name) asks the REPL for the variable.
-   */
-  private async takeTextFinal(turn: number, response: string, hadCode: boolean, record: IterationRecord, step: TurnStep): Promise<void> {
-    const text = findTextAnswer(response);
-    if (!text) return;
-    if (hadCode) {
-      step.notes.push(PREMATURE_FINAL_NOTE);
-      return;
-    }
-    if (text.kind === "final") {
-      step.final = text.value;
-      return;
-    }
-    const resolved = await this.resolveVariable(text.name, turn, record);
-    if (resolved.final_answer !== null) step.final = resolved.final_answer;
-    else step.outputs.push(resolved);
-  }
-
-  private async resolveVariable(name: string, turn: number, record: IterationRecord): Promise<CellResult> {
-    const code = `FINAL_VAR(${JSON.stringify(name)})`;
-    const records: SubcallRecord[] = [];
-    const result = await this.runCell(code, turn, 0, records);
-    record.code_blocks.push(blockRecord(code, result, records));
-    return result;
-  }
-
   private attachDroppedMessages(record: IterationRecord): void {
     const dropped = this.o.repl.takeProtocolErrors?.() ?? [];
     if (!dropped.length) return;
@@ -303,25 +328,32 @@ class QuestionRun {
     for (const message of dropped) this.emit({ type: "notice", message });
   }
 
-  /** Steps 4–5: end the run, or show the model what happened and go on. */
-  private decide(turn: number, response: string, step: TurnStep): Ending | null {
-    if (step.final !== null) return { kind: "answered", answer: step.final };
+  /**
+   * Steps 4–5: end the run, hand it to the fallback, or show the model what happened and go on.
+   * On the last turn the model gets its final request first (`finish`), and the fallback only
+   * if that gives nothing usable.
+   */
+  private decide(turn: number, reply: ReplyAnalysis, outcome: TurnOutcome): Ending | null {
+    if (outcome.answer !== null) return { kind: "answered", answer: outcome.answer };
     if (this.stop.reason === "user") return STOPPED;
-    this.consecutiveErrors = step.raised ? this.consecutiveErrors + 1 : 0;
-    if (this.consecutiveErrors >= this.o.config.maxConsecutiveErrors) {
-      this.observe(response, step, "");
+    const { maxIterations, maxConsecutiveErrors } = this.o.config;
+    this.consecutiveErrors = outcome.raised ? this.consecutiveErrors + 1 : 0;
+    const idle = this.guards.noAction.note(outcome.acted);
+    const last = turn + 1 >= maxIterations;
+    if (this.consecutiveErrors >= maxConsecutiveErrors) {
+      this.observe(reply, outcome, "");
       return { kind: "limit", status: "too-many-errors", why: `The code failed ${this.consecutiveErrors} turns in a row.` };
     }
-    const { maxIterations } = this.o.config;
-    this.observe(response, step, turn + 1 < maxIterations ? turnFooter(turn + 1, maxIterations) : "");
+    const takeOver = outcome.fallback ?? (idle.fallback ? `it wrote nothing that could run in ${idle.consecutive} turns in a row` : null);
+    if (takeOver && !last) return { kind: "fallback", why: `The model could not drive the run: ${takeOver}.` };
+    this.observe(reply, outcome, last ? "" : this.profile.turnFooter(turn + 1, maxIterations, this.o.question));
     return null;
   }
 
-  private observe(response: string, step: TurnStep, footer: string): void {
-    const message = step.outputs.length
-      ? formatTurnOutput(step.outputs, this.budgets.outputCharsPerCell, step.notes, footer)
-      : [NO_CODE_MESSAGE, footer].filter(Boolean).join("\n\n");
-    this.conversation.addTurn(response, message);
+  /** The model's reply as it is kept (thinking and invented output removed, M05) and what it is told. */
+  private observe(reply: ReplyAnalysis, outcome: TurnOutcome, footer: string): void {
+    const assistant = reply.normalised.text.trim() ? reply.normalised.text : "(empty reply)";
+    this.conversation.addTurn(assistant, observationMessage(outcome, this.facts(), this.budgets.outputCharsPerCell, footer));
   }
 
   // --- endings -----------------------------------------------------------------------------
@@ -335,7 +367,12 @@ class QuestionRun {
 
   /** The one exit: every ending becomes the run's result here. */
   private async finish(ending: Ending): Promise<RlmResult> {
-    const outcome = ending.kind === "limit" ? await this.bestAnswer(ending.status, ending.why) : outcomeOf(ending);
+    const outcome =
+      ending.kind === "limit"
+        ? await this.bestAnswer(ending.status, ending.why)
+        : ending.kind === "fallback"
+          ? await this.takeOver(ending.why, "too-many-errors")
+          : outcomeOf(ending);
     const sources = await this.sourcesFor(outcome.answer);
     return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot(), ...(sources.length ? { sources } : {}) };
   }
@@ -351,7 +388,11 @@ class QuestionRun {
     return withPassages(rankSources(collectReads(this.iterations), answer), repl.sourcePassages?.bind(repl));
   }
 
-  /** One last request for the best answer, when turns, time or patience ran out. */
+  /**
+   * One last request for the best answer, when turns, time or patience ran out. Its reply is
+   * played like any turn (the canonical profile answers with a cell); prose is not an answer,
+   * so without a usable one the harness reads the document itself — unless time is up.
+   */
   private async bestAnswer(status: RunStatus, why: string): Promise<Outcome> {
     const turn = this.iterations.length;
     this.emit({ type: "notice", message: `${why} Asking the model for its best answer.` });
@@ -361,27 +402,46 @@ class QuestionRun {
     const timeout = AbortSignal.timeout(FINAL_REQUEST_TIMEOUT_MS);
     const signal = this.o.signal ? AbortSignal.any([this.o.signal, timeout]) : timeout;
     try {
-      const { result, messages } = await this.askModel(turn, FINAL_REQUEST, signal);
+      const { result, messages } = await this.askModel(turn, this.profile.finalRequest, signal);
       const record = iterationRecord(turn, startedAt, messages, result.text);
-      const answer = await this.answerFromFinalReply(turn, result.text, record);
-      record.final_answer = answer || null;
       this.iterations.push(record);
+      const outcome = await playTurn(this.parse(result, messages), this.turnHost(turn, record), true);
+      record.final_answer = outcome.answer;
       this.emit({ type: "iteration", record });
-      return { answer, status, message: why };
+      if (outcome.answer !== null) return { answer: outcome.answer, status, message: why, producedBy: "model" };
     } catch (err) {
       if (this.o.signal?.aborted) return { answer: "", status: "stopped", message: "Stopped before the model gave its best answer." };
       return { answer: "", status, message: `${why} The final request failed too: ${err instanceof Error ? err.message : String(err)}` };
     }
+    if (status === "out-of-time") return { answer: "", status, message: `${why} The model's last reply gave no usable answer.` };
+    return this.takeOver(`${why} The model's last reply gave no usable answer.`, status);
   }
 
-  private async answerFromFinalReply(turn: number, text: string, record: IterationRecord): Promise<string> {
-    const found = findTextAnswer(text);
-    if (found?.kind === "final") return found.value;
-    if (found?.kind === "final_var") {
-      const resolved = await this.resolveVariable(found.name, turn, record);
-      if (resolved.final_answer) return resolved.final_answer;
-    }
-    return stripThinking(text).replace(/```[\s\S]*?(```|$)/g, "").trim();
+  /**
+   * The harness's own bounded map-reduce over `context` (fallback.ts), as one more step.
+   * `status`: how the run ended if the fallback finds nothing — never "failed", which means the
+   * harness itself broke (a benchmark retries those).
+   */
+  private async takeOver(why: string, status: RunStatus): Promise<Outcome> {
+    const { config } = this.o;
+    const step = await fallbackStep({
+      turn: this.iterations.length,
+      why,
+      question: this.o.question,
+      repl: this.o.repl,
+      router: this.router,
+      budgets: this.budgets,
+      subcallsLeft: config.maxSubcalls - this.shared.subcallsUsed,
+      concurrency: Math.max(1, Math.min(config.maxConcurrentSubcalls, this.subEngine.maxConcurrency)),
+      signal: this.stop.signal,
+      emit: this.emit,
+    });
+    this.iterations.push(step.record);
+    if (this.stop.reason === "user" || step.error instanceof EngineAbortedError) return { answer: "", status: "stopped", message: "Stopped." };
+    if (!step.result) return { answer: "", status, message: `${why} The harness's own reading failed too: ${errorText(step.error)}` };
+    const fallback = fallbackSummary(why, step.result);
+    if (!step.result.answer) return { answer: "", status, message: `${why} The harness read the document itself and found no answer.`, fallback };
+    return { answer: normaliseAnswer(step.result.answer, this.o.question), status: "answered", producedBy: "fallback", fallback };
   }
 
   // --- child RLMs --------------------------------------------------------------------------
@@ -419,15 +479,57 @@ class QuestionRun {
   }
 }
 
+/** After Stop, how long a cell may take to end by itself before the run stops without it. */
+const STOP_GRACE_MS = 1000;
+
+/**
+ * Resolves STOP_GRACE_MS after the run is stopped: Stop must end the run promptly even when the
+ * REPL needs longer (a worker being killed and rebuilt finishes in the background).
+ */
+function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
+  return new Promise((resolve) => {
+    const stopped = () =>
+      setTimeout(
+        () =>
+          resolve({
+            stdout: "",
+            stderr: "KeyboardInterrupt: the run was stopped while this cell was running.\n",
+            final_answer: null,
+            locals: {},
+            execution_time: 0,
+            error: "KeyboardInterrupt",
+            interrupted: true,
+          }),
+        STOP_GRACE_MS,
+      );
+    if (signal.aborted) stopped();
+    else signal.addEventListener("abort", stopped, { once: true });
+  });
+}
+
 interface Outcome {
   answer: string;
   status: RunStatus;
   message?: string;
+  producedBy?: "model" | "fallback";
+  fallback?: FallbackSummary;
 }
 
-function outcomeOf(ending: Exclude<Ending, { kind: "limit" }>): Outcome {
-  if (ending.kind === "answered") return { answer: ending.answer, status: "answered" };
+function outcomeOf(ending: Exclude<Ending, { kind: "limit" | "fallback" }>): Outcome {
+  if (ending.kind === "answered") return { answer: ending.answer, status: "answered", producedBy: "model" };
   return { answer: "", status: ending.kind, message: ending.message };
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+function newGuards(contextChars: number, rootWindowTokens: number): RunGuards {
+  return {
+    repeat: new RepeatGuard(),
+    noAction: new NoActionCounter(),
+    stuck: new StuckDetector(),
+    evidence: new EvidenceGate({ contextChars, rootWindowTokens }),
+    warned: new Set(),
+  };
 }
 
 function budgetsFor(config: RlmConfig, root: ChatEngine, sub: ChatEngine): Budgets {

@@ -11,6 +11,7 @@ export interface PromptInputs {
   recursive: boolean;
 }
 
+/** Numbers in prose get thousands separators; numbers inside code never do (8,000 is a tuple). */
 const fmt = (n: number) => n.toLocaleString("en-US");
 
 export function systemPrompt({ budgets, recursive }: PromptInputs): string {
@@ -29,7 +30,7 @@ ${rlmLine}- SHOW_VARS(): list your variables.
 
 How to work:
 1. Look before you read: print len(context), a short slice, or regex matches. Only ${fmt(budgets.outputCharsPerCell)} characters of output are shown per block.
-2. Use Python (re, str methods, collections.Counter) for exact search and counting. Use llm_query on chunks to understand text: for i in range(0, len(context), ${chunk}).
+2. Use Python (re, str methods, collections.Counter) for exact search and counting. Use llm_query on chunks to understand text: \`for i in range(0, len(context), ${budgets.chunkChars})\`.
 3. Keep results in variables, print small summaries, check them.
 4. When sure, call FINAL(...) with a short, direct answer to the question.
 
@@ -86,12 +87,6 @@ export function turnFooter(turn: number, maxIterations: number): string {
   if (left <= 1) return `Turn ${turn + 1} of ${maxIterations} is your last: call FINAL(...) now with your best answer.`;
   return `Turn ${turn + 1} of ${maxIterations}. Continue, or call FINAL(...) when you have the answer.`;
 }
-
-export const NO_CODE_MESSAGE =
-  "Nothing ran: your reply had no ```repl block. Write one to continue, or call FINAL(your answer) when you have it.";
-
-export const PREMATURE_FINAL_NOTE =
-  "Your FINAL(...) in the text was not accepted: it was written before you saw this output. Check the output, then call FINAL(...) again.";
 
 export const FINAL_REQUEST =
   "You are out of turns. Do not write code. Reply with FINAL(your best answer to the question) based on what you found so far.";

@@ -4,9 +4,13 @@
 // and results. Questions share the REPL, so variables survive from one question to the next and
 // the model sees what was asked and answered before.
 import type { ChatEngine } from "../engines/types.ts";
-import type { ContextInfo } from "../repl/protocol.ts";
+import type { ContextDocumentInput, ContextInfo, ReplBootInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
+import { replDocumentSource } from "./context-source.ts";
+import type { DocumentSource } from "./direct.ts";
+import { directQuestion, runDirect } from "./direct-run.ts";
 import { runRlm, type ChildRepl } from "./loop.ts";
+import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import { runMetadata, toJsonl } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
@@ -35,10 +39,14 @@ export interface AskOptions {
   onEvent?: RlmEventListener;
 }
 
-/** A document as the session holds it: its path (a key of `context`) and its bytes. */
-export interface SessionDocument {
-  path: string;
-  data: Blob;
+/**
+ * A document as the session holds it: its path (its key in `context`) and its bytes, or (the
+ * CLI) the host file Python reads them from.
+ */
+export type SessionDocument = { path: string; data: Blob } | { path: string; file: string };
+
+function replInput(doc: SessionDocument): ContextDocumentInput {
+  return "file" in doc ? { name: doc.path, path: doc.file } : { name: doc.path, data: doc.data };
 }
 
 export class SessionBusyError extends Error {
@@ -52,10 +60,17 @@ export class DocumentLoadError extends Error {
   override name = "DocumentLoadError";
   constructor(path: string, cause: unknown) {
     super(
-      `The document ${path} did not reach Python (${cause instanceof Error ? cause.message : String(cause)}), so no ` +
-        "question can be answered from it. Remove it and add it again; if that fails, reload the page.",
+      `The document ${path} did not reach Python (${lastLine(cause)}), so no question can be answered from it. ` +
+        "Remove it and add it again; if that fails, reload the page.",
     );
   }
+}
+
+/** The useful line of an error: a Python traceback ends with "Type: message". */
+function lastLine(cause: unknown): string {
+  const text = (cause instanceof Error ? cause.message : String(cause)).trim();
+  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  return (lines.at(-1) ?? text).slice(0, 300);
 }
 
 class Stopped extends Error {
@@ -101,7 +116,7 @@ export class RlmSession {
   }
 
   /** Starts Python now rather than at the first document or question. */
-  start(): Promise<unknown> {
+  start(): Promise<ReplBootInfo> {
     return this.repl.start();
   }
 
@@ -112,7 +127,7 @@ export class RlmSession {
     return this.queueDocumentWork(async () => {
       for (const doc of docs) {
         try {
-          await this.repl.addDocument(doc.path, doc.data);
+          await this.repl.addDocument(replInput(doc));
           this.docs = [...this.docs.filter((d) => d.path !== doc.path), doc];
           this.failedDocuments.delete(doc.path);
         } catch (err) {
@@ -160,18 +175,7 @@ export class RlmSession {
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     try {
       const engines = await this.prepare(signal, options.onEvent);
-      const result = await runRlm({
-        question,
-        repl: this.repl,
-        rootEngine: engines.root,
-        subEngine: engines.sub,
-        config: this.deps.config(),
-        previous: this.history,
-        previousVariablesKept: this.variablesKept,
-        signal,
-        ...(options.onEvent ? { onEvent: options.onEvent } : {}),
-        createChildRepl: this.lendChildRepl,
-      });
+      const result = await this.answer(question, engines, this.deps.config(), signal, options.onEvent);
       this.remember(question, result);
       return result;
     } catch (err) {
@@ -179,6 +183,45 @@ export class RlmSession {
     } finally {
       this.running = null;
     }
+  }
+
+  /**
+   * Auto mode: one direct call when the whole document and the question fit the root's window
+   * with room to answer, the RLM otherwise (or whichever the person asked for). Owned here so
+   * the page and the CLI make the same choice; the result says which was used and why.
+   */
+  private async answer(question: string, engines: SessionEngines, config: RlmConfig, signal: AbortSignal, onEvent?: RlmEventListener): Promise<RlmResult> {
+    const choice = await this.chooseMode(question, engines.root, config);
+    onEvent?.({ type: "run-mode", mode: choice.mode, reason: choice.reason, depth: 0 });
+    if (choice.document) {
+      const previous = this.history;
+      return runDirect({ question, previous, engine: engines.root, document: choice.document, config, reason: choice.reason, signal, ...(onEvent ? { onEvent } : {}) });
+    }
+    const result = await runRlm({
+      question,
+      repl: this.repl,
+      rootEngine: engines.root,
+      subEngine: engines.sub,
+      config,
+      previous: this.history,
+      previousVariablesKept: this.variablesKept,
+      signal,
+      ...(onEvent ? { onEvent } : {}),
+      createChildRepl: this.lendChildRepl,
+    });
+    return { ...result, mode: { used: "rlm", reason: choice.reason } };
+  }
+
+  /** The run mode; for "direct", the document to read. Most documents are decided by size alone. */
+  private async chooseMode(question: string, root: ChatEngine, config: RlmConfig): Promise<RunModeChoice & { document?: DocumentSource }> {
+    const requested = config.runMode ?? "auto";
+    const asked = directQuestion(question, this.history).length;
+    const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested);
+    if (bySize.mode === "rlm") return bySize;
+    // Close enough to fit: measure the text the direct prompt would hold (paths included).
+    const document = await replDocumentSource(this.repl);
+    const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested);
+    return exact.mode === "direct" ? { ...exact, document } : exact;
   }
 
   /** Stops the running question (Python is interrupted, model calls are aborted). */
@@ -191,6 +234,11 @@ export class RlmSession {
     const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
     say("python");
     await abortable(this.repl.start(), signal);
+    const rebuilt = await abortable(this.repl.ensureResponsive(), signal);
+    if (rebuilt) {
+      this.variablesKept = false;
+      onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
+    }
     say("documents");
     await abortable(this.documentsReady(), signal);
     say("model");

@@ -1,6 +1,8 @@
 import type { ChatMessage, ChatUsage } from "../engines/types.ts";
 import type { CellResult, SourceRange } from "../repl/protocol.ts";
 import type { RankedSource } from "./evidence.ts";
+import type { PromptChoice } from "./profiles/types.ts";
+import type { RunModeRequest } from "./run-mode.ts";
 
 export interface RlmConfig {
   /** Root model turns before the loop asks for its best answer. */
@@ -23,6 +25,14 @@ export interface RlmConfig {
   temperature?: number;
   topP?: number;
   seed?: number;
+  /** Prompt profile: "auto" (default) picks one from the root model's name and window. */
+  prompt?: PromptChoice;
+  /** "auto" (default): answer in one direct call when the document fits the window; else RLM. */
+  runMode?: RunModeRequest;
+  /** Reasoning for a Qwen3-style root (default off: it would spend a small window thinking). */
+  thinking?: boolean;
+  /** Reasoning for sub-calls (default off). */
+  subThinking?: boolean;
 }
 
 export const DEFAULT_CONFIG: RlmConfig = {
@@ -78,6 +88,8 @@ export interface SubcallRecord {
   sources?: SourceRange[];
   /** A child RLM's own trajectory. */
   metadata?: { run_metadata: RunMetadataRecord; iterations: IterationRecord[] };
+  /** Ours: answered from an identical earlier prompt of the run; no model call was made. */
+  cached?: boolean;
 }
 
 export interface CodeBlockRecord {
@@ -109,6 +121,10 @@ export interface IterationRecord {
   dropped_messages?: string[];
   /** Ours, on a question's last iteration: the answer's ranked sources. */
   answer_sources?: RankedSource[];
+  /** Ours: this step was the harness's own map-reduce, not a model turn. */
+  fallback?: { reason: string; chunks_read: number; chunks_total: number; partial: boolean };
+  /** Ours: this step was a direct answer (auto mode), the whole document in one prompt. */
+  direct?: { shown_chars: number; total_chars: number };
 }
 
 export interface RunMetadataRecord {
@@ -133,6 +149,20 @@ export interface RlmResult {
   usage: UsageSummary;
   /** The passages the answer came from, best first (root runs that read documents). */
   sources?: RankedSource[];
+  /** Who wrote the answer: the root model, or the harness's fallback map-reduce. */
+  producedBy?: "model" | "fallback";
+  /** How the question was answered (auto mode) and why. */
+  mode?: { used: "rlm" | "direct"; reason: string };
+  /** When the fallback ran: why, and how much of the document it read. */
+  fallback?: FallbackSummary;
+}
+
+export interface FallbackSummary {
+  reason: string;
+  chunksRead: number;
+  chunksTotal: number;
+  /** True when the document had more pieces than the bound (the most relevant were read). */
+  partial: boolean;
 }
 
 // --- live events -----------------------------------------------------------------------
@@ -146,7 +176,9 @@ interface EventBase {
 
 export type RlmEvent = EventBase &
   (
-    | { type: "run-started"; question: string; contextChars: number }
+    | { type: "run-started"; question: string; contextChars: number; profile?: { name: string; reason: string } }
+    /** The session's choice between one direct call and the RLM (auto mode). */
+    | { type: "run-mode"; mode: "rlm" | "direct"; reason: string }
     | { type: "turn-started"; turn: number }
     | { type: "token"; turn: number; text: string }
     | { type: "turn-finished"; turn: number; response: string; usage: ChatUsage; durationMs: number }

@@ -23,7 +23,29 @@ export interface OpenAIEngineOptions {
   stream?: boolean;
   /** Requests in flight at once for batched sub-calls (a vLLM server batches them). */
   maxConcurrency?: number;
+  /**
+   * How a request's `thinking` switch reaches the server. "auto" (default): for Qwen3-family
+   * model names, `chat_template_kwargs: {enable_thinking}` (vLLM, SGLang, llama.cpp server);
+   * dropped for good if the server rejects the field. "reasoning-effort": `reasoning_effort:
+   * "none"` when off (Ollama's /v1). "none": never send a switch.
+   */
+  thinkingControl?: ThinkingControl;
   fetch?: typeof fetch;
+}
+
+export type ThinkingControl = "auto" | "chat-template-kwargs" | "reasoning-effort" | "none";
+
+/** OpenAI's own API accepts at most four stop sequences; vLLM and llama.cpp accept more. */
+export const MAX_STOP_SEQUENCES = 4;
+
+/** Model families whose chat template reads `enable_thinking` (Qwen3, Qwen3.5, their fine-tunes). */
+export function hasThinkingSwitch(model: string): boolean {
+  return /qwen-?3/i.test(model);
+}
+
+/** A 400 that says the server does not know a field we sent. */
+function rejectsField(detail: string, field: string): boolean {
+  return new RegExp(`${field}|unrecognized|unknown (?:field|parameter|argument)|extra (?:fields|inputs)|not permitted|additional properties`, "i").test(detail);
 }
 
 /** Used when neither the user nor the server says how big the window is. */
@@ -99,6 +121,9 @@ export class OpenAIEngine implements ChatEngine {
   private readonly apiKey: string | undefined;
   private readonly stream: boolean;
   private readonly fetchImpl: typeof fetch;
+  private readonly thinkingControl: ThinkingControl;
+  /** The server answered 400 to chat_template_kwargs once: never send it again. */
+  private templateKwargsRejected = false;
 
   constructor(options: OpenAIEngineOptions) {
     this.baseUrl = normalizeBaseUrl(options.baseUrl);
@@ -107,6 +132,7 @@ export class OpenAIEngine implements ChatEngine {
     this.contextWindow = options.contextWindow ?? DEFAULT_OPENAI_CONTEXT_WINDOW;
     this.stream = options.stream ?? true;
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 4);
+    this.thinkingControl = options.thinkingControl ?? "auto";
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
 
@@ -126,8 +152,18 @@ export class OpenAIEngine implements ChatEngine {
       contextWindow: contextWindow ?? this.contextWindow,
       stream: this.stream,
       maxConcurrency: this.maxConcurrency,
+      thinkingControl: this.thinkingControl,
       fetch: this.fetchImpl,
     });
+  }
+
+  /** The fields that carry `request.thinking` to this server, if any. */
+  private thinkingFields(model: string, thinking: boolean | undefined): Record<string, unknown> {
+    if (thinking === undefined || this.thinkingControl === "none") return {};
+    if (this.thinkingControl === "reasoning-effort") return thinking ? {} : { reasoning_effort: "none" };
+    if (this.templateKwargsRejected) return {};
+    if (this.thinkingControl === "auto" && !hasThinkingSwitch(model)) return {};
+    return { chat_template_kwargs: { enable_thinking: thinking } };
   }
 
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
@@ -142,24 +178,23 @@ export class OpenAIEngine implements ChatEngine {
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.topP !== undefined) body.top_p = request.topP;
     if (request.seed !== undefined) body.seed = request.seed;
+    if (request.stop?.length) body.stop = request.stop.slice(0, MAX_STOP_SEQUENCES);
+    Object.assign(body, this.thinkingFields(model, request.thinking));
 
-    const url = `${this.baseUrl}/chat/completions`;
-    let res: Response;
-    try {
-      res = await this.fetchImpl(url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", ...authHeaders(this.apiKey) },
-        body: JSON.stringify(body),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-    } catch (err) {
-      if (options.signal?.aborted) throw new EngineAbortedError();
-      throw new EngineUnreachableError(this.baseUrl, err instanceof Error ? err.message : String(err));
-    }
+    let res = await this.post(body, options);
     if (!res.ok) {
-      const detail = await readErrorDetail(res);
-      if (looksLikeContextOverflow(detail)) throw new ContextWindowExceededError(detail);
-      throw new EngineHttpError(res.status, detail);
+      let detail = await readErrorDetail(res);
+      // A server that refuses the thinking switch still answers without it; ask once more.
+      if ((res.status === 400 || res.status === 422) && "chat_template_kwargs" in body && rejectsField(detail, "chat_template_kwargs")) {
+        this.templateKwargsRejected = true;
+        delete body.chat_template_kwargs;
+        res = await this.post(body, options);
+        detail = res.ok ? "" : await readErrorDetail(res);
+      }
+      if (!res.ok) {
+        if (looksLikeContextOverflow(detail)) throw new ContextWindowExceededError(detail);
+        throw new EngineHttpError(res.status, detail);
+      }
     }
     try {
       const contentType = res.headers.get("content-type") ?? "";
@@ -171,6 +206,20 @@ export class OpenAIEngine implements ChatEngine {
     } catch (err) {
       if (options.signal?.aborted) throw new EngineAbortedError();
       throw err;
+    }
+  }
+
+  private async post(body: Record<string, unknown>, options: ChatCallOptions): Promise<Response> {
+    try {
+      return await this.fetchImpl(`${this.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...authHeaders(this.apiKey) },
+        body: JSON.stringify(body),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (err) {
+      if (options.signal?.aborted) throw new EngineAbortedError();
+      throw new EngineUnreachableError(this.baseUrl, err instanceof Error ? err.message : String(err));
     }
   }
 

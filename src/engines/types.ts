@@ -21,6 +21,17 @@ export interface ChatRequest {
   seed?: number;
   /** Ask the backend for a different model than its default (OpenAI-compatible servers). */
   model?: string;
+  /**
+   * Stop generating at any of these strings. The loop sends the labels the harness writes
+   * itself ("REPL output", "Observation:"…) on every root request, so a model cannot go on to
+   * invent the REPL's answer. Backends that limit the count keep the first ones.
+   */
+  stop?: readonly string[];
+  /**
+   * Reasoning for models that have a switch (Qwen3 "thinking"): false asks for none, true for
+   * it; undefined leaves the backend's own default. Models without a switch ignore it.
+   */
+  thinking?: boolean;
 }
 
 export type FinishReason = "stop" | "length" | "abort" | "other";

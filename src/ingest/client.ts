@@ -97,12 +97,17 @@ export class IngestClient {
     });
     const onAbort = () => this.stop(new IngestAbortedError());
     signal?.addEventListener("abort", onAbort, { once: true });
+    // Progress travels on the callback proxy's own MessagePort, the result on the worker's:
+    // the two are not ordered, so a report sent just before the result can arrive after it.
+    // Once the call is over, reports are dropped; else a late "reading… 1 of 1" put the bar
+    // back on screen after the caller had cleared it (seen after an empty file or a nested zip).
+    let open = true;
+    const report: IngestProgressCallback | undefined = onProgress && ((p) => (open ? onProgress(p) : undefined));
     try {
-      const call = onProgress
-        ? api.ingest(inputs, workerOptions, Comlink.proxy(onProgress))
-        : api.ingest(inputs, workerOptions);
+      const call = report ? api.ingest(inputs, workerOptions, Comlink.proxy(report)) : api.ingest(inputs, workerOptions);
       return await Promise.race([call, stopped]);
     } finally {
+      open = false;
       signal?.removeEventListener("abort", onAbort);
       if (pending) this.pending.delete(pending);
     }

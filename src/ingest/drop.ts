@@ -73,11 +73,11 @@ export function collectDroppedFiles(dataTransfer: DataTransfer): Promise<Dropped
   for (const item of Array.from(dataTransfer.items ?? [])) {
     if (item.kind !== "file") continue;
     const entry = typeof item.webkitGetAsEntry === "function" ? item.webkitGetAsEntry() : null;
-    if (entry) entries.push(entry as unknown as DroppedEntry);
-    else {
-      const file = item.getAsFile();
-      if (file) loose.push(file);
-    }
+    // Folders need the entry walk; a file is taken as the File the browser hands over. WebKit's
+    // entry for a file it has no path for (a page-made drop) fails with "Path does not exist".
+    const file = entry?.isDirectory ? null : item.getAsFile();
+    if (file) loose.push(file);
+    else if (entry) entries.push(entry as unknown as DroppedEntry);
   }
   if (entries.length === 0 && loose.length === 0) loose.push(...Array.from(dataTransfer.files ?? []));
   return collectEntries(entries).then((found) => ({

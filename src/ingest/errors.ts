@@ -48,6 +48,19 @@ export class CorruptFileError extends IngestError {
   readonly code = "corrupt";
 }
 
+/** A Word document with a DTD: the shape of XXE and "billion laughs" attacks. */
+export class UnsafeDocumentError extends IngestError {
+  override name = "UnsafeDocumentError";
+  readonly code = "corrupt";
+  constructor(part: string) {
+    super(
+      `This Word document was not read: its part ${part} declares its own XML entities (a DOCTYPE), which Word never ` +
+        "writes and which is how XXE and \"billion laughs\" attacks are built. Nothing in it was opened or loaded. " +
+        "If you trust the file, open it in Word or LibreOffice, save it again as .docx, and add that copy.",
+    );
+  }
+}
+
 export class NestedArchiveError extends IngestError {
   override name = "NestedArchiveError";
   readonly code = "nested-archive";

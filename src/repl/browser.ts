@@ -1,10 +1,17 @@
 // REPL workers as browser module workers.
 import * as Comlink from "comlink";
 import { ReplClient } from "./client.ts";
-import type { ReplWorkerApi } from "./protocol.ts";
-import type { ReplClientOptions, ReplTransport, ReplTransportFactory } from "./types.ts";
+import { SUBCALL_RELAY_PATH, isSubcallRelayMessage, type ReplWorkerApi, type SnapshotSetting, type SubcallRelayAnswer } from "./protocol.ts";
+import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 
-export const browserReplTransport: ReplTransportFactory = (): ReplTransport => {
+export interface BrowserReplOptions extends ReplClientOptions {
+  /** Where the worker keeps its Python snapshot; default: Cache Storage (see the worker). */
+  snapshot?: SnapshotSetting;
+  /** Hand later workers the page's compiled pyodide.asm.wasm (default true). */
+  shareWasm?: boolean;
+}
+
+function startWorker(): ReplTransport {
   const worker = new Worker(new URL("../../workers/repl.worker.ts", import.meta.url), { type: "module", name: "python-repl" });
   const exitListeners: Array<(reason: string) => void> = [];
   let booted = false;
@@ -19,6 +26,7 @@ export const browserReplTransport: ReplTransportFactory = (): ReplTransport => {
   const api = Comlink.wrap<ReplWorkerApi>(worker);
   return {
     api,
+    openSubcallRelay,
     transfer: (value, transferables) => Comlink.transfer(value, transferables),
     terminate() {
       api[Comlink.releaseProxy]();
@@ -28,12 +36,98 @@ export const browserReplTransport: ReplTransportFactory = (): ReplTransport => {
       exitListeners.push(listener);
     },
   };
-};
+}
+
+export const browserReplTransport: ReplTransportFactory = () => browserReplTransportFactory()();
+
+/**
+ * Workers for one page. The page compiles pyodide.asm.wasm itself, once, in the background, and
+ * every worker started after that instantiates the compiled Module instead of fetching and
+ * compiling 9.6 MB again (and shares its machine code). The Module comes from the page, never
+ * from a worker: a worker runs model-written code, and a Module it sent could run in the next
+ * session's sandbox.
+ */
+export function browserReplTransportFactory(options: { snapshot?: SnapshotSetting; shareWasm?: boolean } = {}): ReplTransportFactory {
+  return () => {
+    const transport = startWorker();
+    const wasmModule = options.shareWasm === false ? undefined : pageWasmModule();
+    transport.bootOptions = {
+      ...(options.snapshot ? { snapshot: options.snapshot } : {}),
+      ...(wasmModule ? { wasmModule } : {}),
+    };
+    return transport;
+  };
+}
+
+interface PageWasm {
+  module: WebAssembly.Module | null;
+  done: Promise<WebAssembly.Module | null>;
+}
+let compiled: PageWasm | null = null;
+
+/** The page's compiled pyodide.asm.wasm, once it is compiled (null if that failed). Starts compiling it. */
+export function sharedWasmModule(): Promise<WebAssembly.Module | null> {
+  if (!compiled) {
+    const state: PageWasm = { module: null, done: Promise.resolve(null) };
+    state.done = WebAssembly.compileStreaming(fetch(new URL("pyodide.asm.wasm", pyodideIndexUrl()))).then(
+      (module) => (state.module = module),
+      (err: unknown) => {
+        console.warn("Could not compile pyodide.asm.wasm for sharing; each Python worker compiles its own.", err);
+        return null;
+      },
+    );
+    compiled = state;
+  }
+  return compiled.done;
+}
+
+let workersStarted = 0;
+
+/**
+ * The compiled Module if the page has it by now. The page starts compiling it when a second
+ * worker is asked for, not with the first: on a first visit the first worker's own start would
+ * otherwise compete with it for the CPU, and a page with one REPL never needs it.
+ */
+function pageWasmModule(): WebAssembly.Module | undefined {
+  if (typeof WebAssembly.compileStreaming !== "function") return undefined;
+  if (++workersStarted >= 2) void sharedWasmModule();
+  return compiled?.module ?? undefined;
+}
+
+/**
+ * The page's half of the service-worker route (src/sw.ts has the other): the service worker
+ * asks every page it controls, and only the page holding the token answers. Feature-detected:
+ * without service workers (an insecure context) there is no route. On a first visit the
+ * service worker takes control while Python boots (clients.claim), so the route is offered
+ * before it works; a sub-call made before then returns an error that says to reload.
+ */
+function openSubcallRelay(answer: (request: string) => Promise<string>): SubcallRelay | undefined {
+  const container = typeof navigator === "object" ? navigator.serviceWorker : undefined;
+  if (!container) return undefined;
+  const token = crypto.randomUUID();
+  const onMessage = (event: MessageEvent) => {
+    const port = event.ports[0];
+    if (!port || !isSubcallRelayMessage(event.data)) return;
+    if (event.data.token !== token) return port.postMessage({ owned: false } satisfies SubcallRelayAnswer);
+    void answer(event.data.request).then((reply) => port.postMessage({ owned: true, reply } satisfies SubcallRelayAnswer));
+  };
+  container.addEventListener("message", onMessage);
+  // Messages from the service worker wait in a queue until the page says it listens.
+  container.startMessages();
+  return {
+    url: new URL(`${import.meta.env.BASE_URL}${SUBCALL_RELAY_PATH}${token}`, self.location.href).href,
+    close: () => container.removeEventListener("message", onMessage),
+  };
+}
 
 export function pyodideIndexUrl(): string {
   return new URL(`${import.meta.env.BASE_URL}pyodide/`, self.location.href).href;
 }
 
-export function createBrowserRepl(options: ReplClientOptions = {}): ReplClient {
-  return new ReplClient(browserReplTransport, { indexURL: pyodideIndexUrl(), ...options });
+export function createBrowserRepl(options: BrowserReplOptions = {}): ReplClient {
+  const { snapshot, shareWasm, ...clientOptions } = options;
+  return new ReplClient(browserReplTransportFactory({ ...(snapshot ? { snapshot } : {}), ...(shareWasm === undefined ? {} : { shareWasm }) }), {
+    indexURL: pyodideIndexUrl(),
+    ...clientOptions,
+  });
 }

@@ -22,6 +22,7 @@ import {
   type SubcallReply,
   type SyncMode,
 } from "./protocol.ts";
+import { WorkerPulse } from "./pulse.ts";
 import type {
   HistoryEntry,
   RebuiltListener,
@@ -31,6 +32,7 @@ import type {
   ReplTransportFactory,
   RunCellOptions,
   SubcallHandler,
+  SubcallRelay,
 } from "./types.ts";
 
 export class ReplStartError extends Error {
@@ -48,11 +50,31 @@ export class ReplStartError extends Error {
  * (no copies); a removed document leaves this map, so nothing here keeps it alive.
  */
 type LoadedContext =
-  | { kind: "documents"; docs: Map<string, Blob>; shape: ContextShape }
+  | { kind: "documents"; docs: Map<string, ContextDocumentInput>; shape: ContextShape }
   | { kind: "text"; text: string };
 
 const DEFAULT_OUTPUT_CAP = 200_000;
 const DEFAULT_KILL_GRACE_MS = 1500;
+/** How long an idle worker may take to answer the heartbeat (generous: the machine may be busy). */
+const DEFAULT_HEARTBEAT_MS = 3000;
+const WEDGED = "after the cell it stopped answering: something the cell scheduled kept it busy, or it shut itself down";
+const WEDGED_BEFORE =
+  "before this cell could run, the Python worker had stopped answering: something an earlier cell scheduled kept it busy. The cell did not run";
+
+function limitText(timeoutMs: number | undefined, what: string): string {
+  return `the cell ran past its ${Math.round((timeoutMs ?? 0) / 1000)} s time limit ${what}`;
+}
+
+/** The cause of a broken runtime, in words a person (and the model) can act on. */
+function crashCause(err: unknown): string {
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  if (/maximum call stack|too much recursion|stack overflow/i.test(text)) {
+    return "the code recursed deeper than the browser's stack allows (recursion too deep; do not raise sys.setrecursionlimit)";
+  }
+  if (/exit(ed)? with code|ExitStatus|Program terminated|exit\(/i.test(text)) return `the code ended the Python process (${text.slice(0, 120)})`;
+  if (/out of memory|memory\.grow|allocation failed|Array buffer allocation/i.test(text)) return "the Python worker ran out of memory";
+  return `the Python worker crashed (${text.slice(0, 200)})`;
+}
 
 function canShareMemory(): boolean {
   if (typeof SharedArrayBuffer !== "function") return false;
@@ -75,10 +97,15 @@ export class ReplClient implements SessionRepl {
   private handler: SubcallHandler | null = null;
   private interruptView: Uint8Array | null = null;
   private hostPort: MessagePort | null = null;
+  private relay: SubcallRelay | null = null;
   private pendingReplies = new Set<(reply: SubcallReply) => void>();
   private stopRequested = false;
-  private armKill: (() => void) | null = null;
+  private armKill: ((graceMs: number) => void) | null = null;
+  private cellLost: ((reason: string) => void) | null = null;
   private restarts = 0;
+  private pulse: WorkerPulse | null = null;
+  private cellSeq = 0;
+  private readonly heartbeatMs: number;
   private readonly outputCap: number;
   private readonly killGraceMs: number;
 
@@ -88,6 +115,7 @@ export class ReplClient implements SessionRepl {
   ) {
     this.outputCap = options.outputCap ?? DEFAULT_OUTPUT_CAP;
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   }
 
   /** Whether a worker is running (false before start and after close). */
@@ -128,6 +156,7 @@ export class ReplClient implements SessionRepl {
       ...(this.options.recordSources === false ? { recordSources: false } : {}),
       ...(this.options.indexURL ? { indexURL: this.options.indexURL } : {}),
       ...(interruptBuffer ? { interruptBuffer } : {}),
+      ...transport.bootOptions,
     };
     // Sub-calls come back on a port of their own, with two message shapes and nothing else.
     const channel = new MessageChannel();
@@ -135,8 +164,12 @@ export class ReplClient implements SessionRepl {
     channel.port1.onmessage = (event: MessageEvent) => void this.onHostMessage(event.data, channel.port1, sabBuffer);
     this.hostPort = channel.port1;
     bootOptions.hostPort = channel.port2;
+    const ping = new MessageChannel();
+    this.pulse = new WorkerPulse(ping.port1, this.heartbeatMs);
+    bootOptions.pingPort = ping.port2;
     if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
-    const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2]));
+    if (!shared) this.openRelay(transport, bootOptions);
+    const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2, ping.port2]));
     this.syncMode = info.syncMode;
     await this.reloadContext();
     if (this.booted) {
@@ -146,6 +179,14 @@ export class ReplClient implements SessionRepl {
     this.booted = true;
     this.options.onStatus?.({ state: "ready", syncMode: info.syncMode, bootMs: info.bootMs });
     return info;
+  }
+
+  /** Without shared memory, blocking sub-calls go through the service worker where there is one. */
+  private openRelay(transport: ReplTransport, bootOptions: { subcallUrl?: string }): void {
+    const relay = transport.openSubcallRelay?.((request) => this.handleCall(request));
+    if (!relay) return;
+    this.relay = relay;
+    bootOptions.subcallUrl = relay.url;
   }
 
   /** The live worker, with any Stop left over from an earlier call cleared. */
@@ -169,18 +210,18 @@ export class ReplClient implements SessionRepl {
   /** Replace `context` with exactly these documents. */
   async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape = "auto"): Promise<ContextInfo> {
     const t = await this.ready();
-    this.loaded = { kind: "documents", docs: new Map(docs.map((d) => [d.name, d.data])), shape };
+    this.loaded = { kind: "documents", docs: new Map(docs.map((d) => [d.name, d])), shape };
     this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, shape));
     return this.contextInfo;
   }
 
   /** Decode one more document into `context`; the others are not touched. */
-  async addDocument(name: string, data: Blob): Promise<ContextInfo> {
+  async addDocument(doc: ContextDocumentInput): Promise<ContextInfo> {
     const t = await this.ready();
-    const docs = this.loaded.kind === "documents" ? this.loaded.docs : new Map<string, Blob>();
-    docs.set(name, data);
+    const docs = this.loaded.kind === "documents" ? this.loaded.docs : new Map<string, ContextDocumentInput>();
+    docs.set(doc.name, doc);
     this.loaded = { kind: "documents", docs, shape: "auto" };
-    this.contextInfo = parseContextInfo(await t.api.addDocument(name, data));
+    this.contextInfo = parseContextInfo(await t.api.addDocument(doc));
     return this.contextInfo;
   }
 
@@ -208,7 +249,7 @@ export class ReplClient implements SessionRepl {
     if (this.loaded.kind === "text") {
       this.contextInfo = parseContextInfo(await t.api.setContextText(this.loaded.text));
     } else if (this.loaded.docs.size) {
-      const docs = [...this.loaded.docs].map(([name, data]) => ({ name, data }));
+      const docs = [...this.loaded.docs.values()];
       this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, this.loaded.shape));
     }
   }
@@ -239,68 +280,125 @@ export class ReplClient implements SessionRepl {
 
   async runCell(code: string, options: RunCellOptions = {}): Promise<CellResult> {
     const t = await this.ready();
-    this.stopRequested = false;
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let killTimer: ReturnType<typeof setTimeout> | undefined;
-    const mustKill = new Promise<"kill">((resolve) => {
-      this.armKill = () => {
-        if (killTimer === undefined) killTimer = setTimeout(() => resolve("kill"), this.killGraceMs);
-      };
-    });
-    if (options.timeoutMs && options.timeoutMs > 0) {
-      timer = setTimeout(() => {
-        timedOut = true;
-        this.interrupt();
-      }, options.timeoutMs);
-    }
-    const execution = t.api.runCell(code, this.outputCap).then((raw) => {
-      try {
-        return parseCellResult(raw);
-      } catch (err) {
-        // A worker that answers with something else is not trusted with this cell.
-        this.protocolErrors.push(err instanceof Error ? err.message : String(err));
-        return {
-          stdout: "",
-          stderr: "ProtocolError: the REPL returned a malformed result, which was dropped.\n",
-          final_answer: null,
-          locals: {},
-          execution_time: 0,
-          error: "ProtocolError",
-          interrupted: false,
-        } satisfies CellResult;
-      }
-    });
+    const watch = this.watchCell(options.timeoutMs);
+    const id = ++this.cellSeq;
+    const pulse = this.pulse;
+    pulse?.reset();
+    // Work an earlier cell left behind (a message handler that spins) keeps the cell from even
+    // starting: Python says when it starts a cell, and silence means the worker is wedged.
+    const notStarted = pulse ? pulse.startedOrWedged(id, WEDGED_BEFORE) : new Promise<never>(() => undefined);
+    // The result comes on the private port first (see WorkerPulse), and through Comlink too.
+    const delivered = Promise.race([t.api.runCell(code, this.outputCap, id), ...(pulse ? [pulse.result(id)] : [])]);
+    const execution = delivered.then((raw) => this.acceptResult(raw));
     try {
-      const outcome = await Promise.race([execution, mustKill]);
-      if (outcome === "kill") {
+      const outcome = await Promise.race([execution, watch.mustKill, watch.gone, notStarted]);
+      if (outcome === "kill" || "gone" in outcome) {
         execution.catch(() => undefined);
-        const why = timedOut
-          ? `the cell ran past its ${Math.round((options.timeoutMs ?? 0) / 1000)} s time limit and Python did not stop`
-          : "Python did not stop when asked";
-        await this.restart(why);
-        return this.restartedResult(why);
+        if (outcome !== "kill") return this.rebuildAfter(t, outcome.gone);
+        return this.rebuildAfter(t, watch.timedOut() ? limitText(options.timeoutMs, "and Python did not stop") : "Python did not stop when asked");
       }
-      if (timedOut) {
-        outcome.stderr =
-          `TimeoutError: the cell ran past its ${Math.round((options.timeoutMs ?? 0) / 1000)} s time limit and was stopped. ` +
-          "Work on smaller pieces.\n" + outcome.stderr;
-      }
-      return outcome;
+      const result = this.explainInterrupt(outcome, watch.timedOut(), options.timeoutMs);
+      if (await this.heartbeat(t)) return result;
+      const rebuilt = this.rebuildAfter(t, WEDGED);
+      return { ...rebuilt, stdout: result.stdout, stderr: result.stderr + rebuilt.stderr };
     } catch (err) {
       // run_cell catches every Python exception itself, so a rejection means the runtime
       // broke (a fatal Pyodide error, a dead worker): rebuild it.
-      const why = `the Python worker crashed (${err instanceof Error ? err.message : String(err)})`;
-      if (this.transport === t) await this.restart(why);
-      return this.restartedResult(why);
+      return this.rebuildAfter(t, crashCause(err));
     } finally {
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      this.armKill = null;
+      watch.dispose();
     }
   }
 
-  private restartedResult(why: string): CellResult {
+  /** The cell's time limit, and the grace after an interrupt before the worker is killed. */
+  private watchCell(timeoutMs: number | undefined) {
+    this.stopRequested = false;
+    let timedOut = false;
+    let killTimer: ReturnType<typeof setTimeout> | undefined;
+    const mustKill = new Promise<"kill">((resolve) => {
+      this.armKill = (graceMs) => {
+        if (killTimer === undefined) killTimer = setTimeout(() => resolve("kill"), graceMs);
+      };
+    });
+    // The worker died under the cell (it exited, or its thread crashed): no reply will come.
+    const gone = new Promise<{ gone: string }>((resolve) => {
+      this.cellLost = (reason) => resolve({ gone: crashCause(reason) });
+    });
+    const timer =
+      timeoutMs && timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            this.interrupt();
+          }, timeoutMs)
+        : undefined;
+    return {
+      mustKill,
+      gone,
+      timedOut: () => timedOut,
+      dispose: () => {
+        clearTimeout(timer);
+        clearTimeout(killTimer);
+        this.armKill = null;
+        this.cellLost = null;
+      },
+    };
+  }
+
+  /** A worker that answers with something else is not trusted with this cell. */
+  private acceptResult(raw: unknown): CellResult {
+    try {
+      return parseCellResult(raw, this.outputCap);
+    } catch (err) {
+      this.protocolErrors.push(err instanceof Error ? err.message : String(err));
+      return {
+        stdout: "",
+        stderr: "ProtocolError: the REPL returned a malformed result, which was dropped.\n",
+        final_answer: null,
+        locals: {},
+        execution_time: 0,
+        error: "ProtocolError",
+        interrupted: false,
+      };
+    }
+  }
+
+  /**
+   * Python cannot tell who raised a KeyboardInterrupt; the host knows whether it interrupted
+   * (Stop, or the time limit) or the code raised it itself, and says which.
+   */
+  private explainInterrupt(result: CellResult, timedOut: boolean, timeoutMs: number | undefined): CellResult {
+    if (result.error !== "KeyboardInterrupt") return result;
+    const cause = timedOut
+      ? `TimeoutError: ${limitText(timeoutMs, "and was stopped")}. Work on smaller pieces.`
+      : this.stopRequested
+        ? "KeyboardInterrupt: the person pressed Stop. Variables from earlier cells are kept."
+        : "KeyboardInterrupt: the code raised KeyboardInterrupt itself; nothing stopped it from outside.";
+    const stderr = result.stderr.replace(/^KeyboardInterrupt: the cell was interrupted\..*\n?/m, "");
+    return { ...result, stderr: `${cause}\n${stderr}`, interrupted: timedOut || this.stopRequested };
+  }
+
+  /**
+   * Whether the worker's event loop still answers after a cell. Work a cell left behind (a
+   * timer that spins, a message handler) or a worker that closed itself cannot answer.
+   */
+  private async heartbeat(t: ReplTransport): Promise<boolean> {
+    if (!this.pulse || this.transport !== t) return true;
+    return this.pulse.alive();
+  }
+
+  /** Before a question: a worker that stopped answering since the last one is rebuilt. */
+  async ensureResponsive(): Promise<string | null> {
+    const t = await this.ready();
+    if (await this.heartbeat(t)) return null;
+    this.rebuildAfter(t, WEDGED);
+    await this.start();
+    return `The Python worker had stopped answering (${WEDGED}), so it was restarted: its variables are gone, the documents were loaded again.`;
+  }
+
+  /** Kill the worker and start a fresh one in the background; the next call waits for it. */
+  private rebuildAfter(t: ReplTransport, why: string): CellResult {
+    // (A worker that died on its own is already torn down: start its replacement too.)
+    if (this.transport === t || this.transport === null) void this.restart(why).catch(() => undefined); // the status shows a failed start
     return {
       stdout: "",
       stderr:
@@ -320,11 +418,14 @@ export class ReplClient implements SessionRepl {
     // raised while its stack resumes leaves the cell hanging. The reply makes Python raise
     // KeyboardInterrupt itself.
     const waitingInJspi = this.syncMode === "jspi" && this.pendingReplies.size > 0;
+    // Python can stop by itself when it has an interrupt buffer or waits on a sub-call reply.
+    const canStopItself = !!this.interruptView || this.pendingReplies.size > 0;
     if (this.interruptView && !waitingInJspi) this.interruptView[0] = 2;
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
-    // Without an interrupt buffer Python can only be stopped by killing the worker.
-    this.armKill?.();
+    // Otherwise (no SharedArrayBuffer, so no interrupt buffer) only killing the worker stops it:
+    // do it now rather than after a grace period nothing can use.
+    this.armKill?.(canStopItself ? this.killGraceMs : 0);
   }
 
   /** Kill the worker and start a fresh one with the same documents. */
@@ -336,7 +437,8 @@ export class ReplClient implements SessionRepl {
   }
 
   private handleWorkerExit(reason: string): void {
-    // The next runCell notices through its rejected promise; make sure a later call reboots.
+    // A running cell gets no reply from a dead worker: end it now, and make a later call reboot.
+    this.cellLost?.(reason);
     this.teardown();
     this.options.onStatus?.({ state: "restarting", reason });
   }
@@ -349,6 +451,10 @@ export class ReplClient implements SessionRepl {
     this.pendingReplies.clear();
     this.hostPort?.close();
     this.hostPort = null;
+    this.pulse?.close();
+    this.pulse = null;
+    this.relay?.close();
+    this.relay = null;
     t?.terminate();
   }
 

@@ -2,8 +2,32 @@
 // runs on everything that comes back. The worker runs model-written code over documents that
 // may carry prompt injections, so nothing it sends is trusted until it passes these guards.
 
-/** How Python's blocking `llm_query` waits for the host. */
-export type SyncMode = "jspi" | "sab";
+/**
+ * How Python's blocking `llm_query` waits for the host: suspending WebAssembly (JSPI), blocking
+ * on a SharedArrayBuffer (needs cross-origin isolation and an engine that exposes it), or, where
+ * neither exists (WebKitGTK 2.50 hides SharedArrayBuffer even when isolated and has no JSPI), a
+ * synchronous request that the page's service worker relays to the page.
+ */
+export type SyncMode = "jspi" | "sab" | "service-worker";
+
+/** Where the REPL worker posts blocking sub-calls in "service-worker" mode (a token follows). */
+export const SUBCALL_RELAY_PATH = "__rlm/subcall/";
+
+/** The service worker's message to the pages it controls; the page answers on the transferred port. */
+export interface SubcallRelayMessage {
+  type: "rlm-subcall";
+  token: string;
+  request: string;
+}
+
+/** A page's answer: the reply when the token is its own, else `owned: false`. */
+export type SubcallRelayAnswer = { owned: true; reply: string } | { owned: false };
+
+export function isSubcallRelayMessage(v: unknown): v is SubcallRelayMessage {
+  if (typeof v !== "object" || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return m.type === "rlm-subcall" && typeof m.token === "string" && typeof m.request === "string";
+}
 
 export interface ReplBootOptions {
   /** Where pyodide.asm.wasm and python_stdlib.zip live (browser only; Node finds them). */
@@ -16,10 +40,62 @@ export interface ReplBootOptions {
   hostPort: MessagePort;
   /** Where replies are written while Python blocks, in "sab" mode. */
   sabBuffer?: SharedArrayBuffer;
+  /** Where Python's blocking sub-calls are posted in "service-worker" mode (see SUBCALL_RELAY_PATH). */
+  subcallUrl?: string;
   /** Characters of stdout (and of stderr) a cell may keep. */
   outputCap: number;
   /** Record which passages of the documents each cell read (default true; off for benchmarks). */
   recordSources?: boolean;
+  /**
+   * The heartbeat: the host posts a number, the worker's own JS (not Python) posts it back. It
+   * lives on a port only that JS holds, so Python can neither answer for a wedged worker nor
+   * intercept it; a worker that is busy with work a cell left behind, or gone, stays silent.
+   */
+  pingPort?: MessagePort;
+  /**
+   * Where a memory snapshot of "Pyodide + the Python runtime" is kept, so later starts restore it
+   * instead of booting Python (about 5 s → well under 1 s). Absent: the runtime's default (the
+   * browser's Cache Storage; none in Node, where the CLI names a directory).
+   */
+  snapshot?: SnapshotSetting;
+  /** pyodide.asm.wasm already compiled by the page: saves each extra worker compiling it again. */
+  wasmModule?: WebAssembly.Module;
+}
+
+/** `rebuild`: make and store a new snapshot even if a good one is stored (`rlm warmup --rebuild`). */
+export type SnapshotSetting =
+  | { kind: "off" }
+  /** Browser: a dedicated cache in Cache Storage, read and written by the worker before lockDown. */
+  | { kind: "cache-storage"; cacheName: string; rebuild?: boolean }
+  /** Node: a file in this directory (the CLI uses the user's cache directory). */
+  | { kind: "directory"; path: string; rebuild?: boolean };
+
+/** The named steps of a start, in the order they can happen. */
+export type BootPhase =
+  | "reading-snapshot"
+  | "restoring-snapshot"
+  | "loading-pyodide"
+  | "installing-runtime"
+  | "making-snapshot"
+  | "ready";
+
+/**
+ * How Python was started: "restored" from a stored snapshot; "made-snapshot" booted from scratch,
+ * snapshotted, and restored from those fresh bytes (and stored them); "plain" booted from scratch
+ * without snapshots (they are off, or making one failed).
+ */
+export type BootPath = "restored" | "made-snapshot" | "plain";
+
+export interface SnapshotBootReport {
+  path: BootPath;
+  /** Why this start did not restore a snapshot, or what went wrong with one: for the log and --verbose. */
+  note?: string;
+  /** Where snapshots are kept ("Cache Storage 'rlm-python-snapshot'", a file path), if anywhere. */
+  where?: string;
+  /** For a snapshot made by this start: kept, failed to be kept (see note), or still being written (browser). */
+  stored?: "yes" | "failed" | "pending";
+  /** Milliseconds per phase, in the order they ran. */
+  phases: Array<{ phase: BootPhase; ms: number }>;
 }
 
 /**
@@ -39,13 +115,16 @@ export interface ReplBootInfo {
   syncMode: SyncMode;
   pythonVersion: string;
   bootMs: number;
+  /** Which start-up path was taken and where its time went (always sent by the real workers). */
+  snapshot?: SnapshotBootReport;
 }
 
-/** A document on its way into Python. Blobs travel as handles, not as copies. */
-export interface ContextDocumentInput {
-  name: string;
-  data: Blob;
-}
+/**
+ * A document on its way into Python. Blobs travel as handles, not as copies. A `path` is a file
+ * the worker reads itself (Node only: a file-backed Blob cannot be posted to a worker thread, and
+ * reading it on the host first would hold a second copy of a 500 MB document).
+ */
+export type ContextDocumentInput = { name: string; data: Blob } | { name: string; path: string };
 
 export type ContextShape = "auto" | "str" | "list" | "dict";
 
@@ -55,6 +134,17 @@ export interface ContextInfo {
   items: number;
   keys_preview?: string[];
   encodings?: string[];
+}
+
+/** The most a submitted answer may be (a 1 MB answer still renders, see src/ui). */
+export const FINAL_ANSWER_MAX_CHARS = 1_000_000;
+/** The most the variable summaries of one cell may take (they go into the trajectory). */
+export const LOCALS_MAX_CHARS = 20_000;
+
+/** The longest cell result a worker may send for an output cap: anything longer is dropped unread. */
+export function maxCellResultChars(outputCap: number): number {
+  // stdout and stderr, each escaped (JSON can double a character), the answer, the locals.
+  return 2 * (2 * outputCap) + 2 * FINAL_ANSWER_MAX_CHARS + LOCALS_MAX_CHARS + 4096;
 }
 
 export interface CellResult {
@@ -126,11 +216,12 @@ export interface ReplWorkerApi {
   /** Replace `context` with exactly these documents. */
   loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string>;
   /** Decode one document into `context` (one document: a str; several: a dict path -> text). */
-  addDocument(name: string, data: Blob): Promise<string>;
+  addDocument(doc: ContextDocumentInput): Promise<string>;
   removeDocument(name: string): Promise<string>;
   /** Replace `context` with a string (a child RLM's context is its parent's prompt). */
   setContextText(text: string): Promise<string>;
-  runCell(code: string, outputCap: number): Promise<string>;
+  /** `cellId` tags the cell's start and result messages on the private heartbeat port. */
+  runCell(code: string, outputCap: number, cellId?: number): Promise<string>;
   beginQuestion(historyJson: string): Promise<void>;
   resetNamespace(): Promise<void>;
   variableNames(): Promise<string>;
@@ -166,7 +257,15 @@ function parseJson(text: unknown, what: string): unknown {
   }
 }
 
-export function parseCellResult(text: unknown): CellResult {
+/**
+ * A cell result from the worker, checked and cut to the host's own caps: Python can patch its
+ * side of the output cap (the writer, the JSON), so the limits that protect the page and the
+ * model's window are applied here, on the main thread, where model code cannot reach.
+ */
+export function parseCellResult(text: unknown, outputCap = Number.POSITIVE_INFINITY): CellResult {
+  if (typeof text === "string" && Number.isFinite(outputCap) && text.length > maxCellResultChars(outputCap)) {
+    throw new ReplProtocolError(`cell result (${text.length.toLocaleString("en-US")} characters, over the limit)`);
+  }
   const v = parseJson(text, "cell result");
   if (
     !isRecord(v) ||
@@ -182,12 +281,12 @@ export function parseCellResult(text: unknown): CellResult {
     throw new ReplProtocolError("cell result");
   }
   const result: CellResult = {
-    stdout: v.stdout,
-    stderr: v.stderr,
-    final_answer: v.final_answer,
-    locals: v.locals,
+    stdout: capText(v.stdout, outputCap),
+    stderr: capText(v.stderr, outputCap),
+    final_answer: v.final_answer === null ? null : capText(v.final_answer, FINAL_ANSWER_MAX_CHARS),
+    locals: capLocals(v.locals),
     execution_time: v.execution_time,
-    error: v.error,
+    error: v.error === null ? null : v.error.slice(0, 200),
     interrupted: v.interrupted,
   };
   const sources = validSources(v.sources, MAX_CELL_SOURCES);
@@ -237,6 +336,27 @@ export function validSources(list: unknown, max: number): SourceRange[] {
     if (range) out.push(range);
   }
   return out;
+}
+
+/** Keeps both ends of an over-long text, and says how much was cut. */
+export function capText(text: string, cap: number): string {
+  if (!(text.length > cap)) return text;
+  const half = Math.floor(cap / 2);
+  return `${text.slice(0, half)}\n... [${(text.length - 2 * half).toLocaleString("en-US")} characters omitted by the host] ...\n${text.slice(text.length - half)}`;
+}
+
+function capLocals(locals: Record<string, unknown>): Record<string, unknown> {
+  if (JSON.stringify(locals).length <= LOCALS_MAX_CHARS) return locals;
+  const kept: Array<[string, unknown]> = [];
+  let size = 2;
+  for (const [name, value] of Object.entries(locals)) {
+    const entry = JSON.stringify([name, value]).length;
+    if (size + entry > LOCALS_MAX_CHARS) break;
+    kept.push([name, value]);
+    size += entry;
+  }
+  // fromEntries defines own properties, so a variable named "__proto__" stays a plain key.
+  return Object.fromEntries(kept);
 }
 
 export function parseContextInfo(text: unknown): ContextInfo {

@@ -1,5 +1,5 @@
 import type { Remote } from "comlink";
-import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
+import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
 
 /** Answers Python's sub-calls. Resolves to one reply per prompt, in order. */
 export type SubcallHandler = (request: SubcallRequest) => Promise<string[]>;
@@ -38,11 +38,13 @@ export type RebuiltListener = (fresh: RebuiltRepl) => Promise<void> | void;
 
 /** What a session needs from its REPL over its whole life: documents come and go one at a time. */
 export interface SessionRepl extends Repl {
-  start(): Promise<unknown>;
+  start(): Promise<ReplBootInfo>;
   close(): void;
-  addDocument(name: string, data: Blob): Promise<ContextInfo>;
+  addDocument(doc: ContextDocumentInput): Promise<ContextInfo>;
   removeDocument(name: string): Promise<ContextInfo>;
   resetNamespace(): Promise<void>;
+  /** Checks the worker still answers; rebuilds it if not, and says what happened (else null). */
+  ensureResponsive(): Promise<string | null>;
   /**
    * Runs after the worker was rebuilt (crash, hang) and its documents were loaded again, before
    * the cell that noticed returns: the owner restores what else Python must know (history)
@@ -58,6 +60,19 @@ export interface ReplTransport {
   terminate(): void;
   /** Called when the worker dies on its own (crash, out of memory). */
   onExit(listener: (reason: string) => void): void;
+  /** Boot options only this runtime knows: where snapshots live, a compiled pyodide.asm.wasm. */
+  bootOptions?: Pick<ReplBootOptions, "snapshot" | "wasmModule">;
+  /**
+   * Opens the service-worker route for blocking sub-calls (engines without JSPI or a usable
+   * SharedArrayBuffer), or returns undefined where no service worker controls the page.
+   */
+  openSubcallRelay?(answer: (request: string) => Promise<string>): SubcallRelay | undefined;
+}
+
+/** A live service-worker route: the worker posts to `url`; `close` stops answering. */
+export interface SubcallRelay {
+  url: string;
+  close(): void;
 }
 
 export type ReplTransportFactory = () => ReplTransport;
@@ -69,6 +84,8 @@ export interface ReplClientOptions {
   outputCap?: number;
   /** After an interrupt, how long to wait for Python before killing the worker. */
   killGraceMs?: number;
+  /** How long an idle worker may take to answer the heartbeat before it is rebuilt. */
+  heartbeatMs?: number;
   /** Called with each phase of a (re)start, for progress displays. */
   onStatus?: (status: ReplStatus) => void;
   /** Record the passages each cell reads (default true); benchmarks turn it off to compare. */

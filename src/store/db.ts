@@ -6,11 +6,18 @@ import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from
 
 export type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument };
 
+/**
+ * A document as IndexedDB holds it: a Blob where the engine stores Blobs, else its bytes.
+ * WebKit refuses Blobs in ephemeral sessions (Safari private windows, WebKitGTK automation:
+ * "Error preparing Blob/File data to be stored in object store").
+ */
+type DocumentRow = { sessionId: string; path: string } & ({ blob: Blob } | { bytes: ArrayBuffer; type: string });
+
 export type StoredExchange = Exchange & { sessionId: string };
 
 interface RlmDb extends DBSchema {
   sessions: { key: string; value: SessionRecord; indexes: { updatedAt: number } };
-  documents: { key: [string, string]; value: StoredDocument; indexes: { sessionId: string } };
+  documents: { key: [string, string]; value: DocumentRow; indexes: { sessionId: string } };
   exchanges: { key: string; value: StoredExchange; indexes: { sessionId: string } };
 }
 
@@ -76,15 +83,29 @@ export class SessionStore implements SessionStorage {
 
   async saveDocuments(sessionId: string, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
     try {
-      const tx = this.db.transaction("documents", "readwrite");
-      await Promise.all([...docs.map((d) => tx.store.put({ sessionId, path: d.path, blob: d.blob })), tx.done]);
+      await this.putDocuments(docs.map((d) => ({ sessionId, path: d.path, blob: d.blob })));
     } catch (err) {
-      throw mapError(err);
+      if (mapError(err) instanceof StorageFullError) throw mapError(err);
+      // Feature detection by trying: an engine that refuses Blobs here still takes bytes.
+      const rows = await Promise.all(docs.map(async (d) => ({ sessionId, path: d.path, bytes: await d.blob.arrayBuffer(), type: d.blob.type })));
+      try {
+        await this.putDocuments(rows);
+      } catch {
+        throw mapError(err);
+      }
     }
   }
 
+  private async putDocuments(rows: DocumentRow[]): Promise<void> {
+    const tx = this.db.transaction("documents", "readwrite");
+    await Promise.all([...rows.map((row) => tx.store.put(row)), tx.done]);
+  }
+
   async loadDocuments(sessionId: string): Promise<StoredDocument[]> {
-    return this.db.getAllFromIndex("documents", "sessionId", sessionId);
+    const rows = await this.db.getAllFromIndex("documents", "sessionId", sessionId);
+    return rows.map((row) =>
+      "blob" in row ? { sessionId: row.sessionId, path: row.path, blob: row.blob } : { sessionId: row.sessionId, path: row.path, blob: new Blob([row.bytes], { type: row.type }) },
+    );
   }
 
   async deleteDocument(sessionId: string, path: string): Promise<void> {

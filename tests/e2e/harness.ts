@@ -41,15 +41,36 @@ export function watchErrors(page: Page): string[] {
   return errors;
 }
 
-export async function newPage(browser: Browser, options: Parameters<Browser["newContext"]>[0] = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+/**
+ * Tests set the app up through a settings link (openaiUrl), which the page only proposes: this
+ * confirms the proposal as a person would, whenever its dialog is in the way of an action.
+ */
+export async function acceptLinkSettings(page: Page): Promise<void> {
+  await page.addLocatorHandler(page.getByRole("dialog", { name: "Settings from a link" }), async (dialog) => {
+    const apply = dialog.getByRole("button", { name: "Apply these settings" });
+    if (await apply.count()) await apply.click();
+    else await dialog.getByRole("button", { name: "Keep my settings" }).click();
+  });
+}
+
+export async function newPage(
+  browser: Browser,
+  options: Parameters<Browser["newContext"]>[0] = {},
+  { linkSettings = "accept" }: { linkSettings?: "accept" | "manual" } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true, ...options });
   const page = await context.newPage();
+  if (linkSettings === "accept") await acceptLinkSettings(page);
   return { context, page, errors: watchErrors(page) };
 }
 
-/** The page URL that points the app at the scripted model server. */
+/**
+ * The page URL that points the app at the scripted model server. mode=rlm: the tests script the
+ * RLM loop over small documents, which auto mode would answer in one direct call (pass
+ * `mode: "auto"` to test that).
+ */
 export function openaiUrl(appUrl: string, baseUrl: string, extra: Record<string, string> = {}): string {
-  const params = new URLSearchParams({ backend: "openai", baseUrl, model: "root-model", subModel: "sub-model", ...extra });
+  const params = new URLSearchParams({ backend: "openai", baseUrl, model: "root-model", subModel: "sub-model", mode: "rlm", ...extra });
   return `${appUrl}?${params}`;
 }
 

@@ -13,7 +13,9 @@ let dir: string;
 
 function run(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [bin, ...args], { timeout: 90_000 }, (err, stdout, stderr) => {
+    // The start-up snapshot goes to this test's own directory, not the user's cache.
+    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
+    const child = execFile(process.execPath, [bin, ...args], { timeout: 90_000, env }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
     });
     if (input !== undefined) child.stdin?.end(input);
@@ -49,6 +51,7 @@ describe("rlm CLI", () => {
       "--sub-model", "sub-model",
       "--output-trajectory", trajectory,
       "--json",
+      "--mode", "rlm", // the loop is under test: auto mode would answer these two lines directly
     ]);
     expect(out.code).toBe(0);
     const json = JSON.parse(out.stdout) as { answer: string; status: string; usage: { subcalls: number }; sources: unknown[] };
@@ -66,7 +69,7 @@ describe("rlm CLI", () => {
 
   it("reads the document from stdin and prints just the answer", async () => {
     server.scripts.root = [code("FINAL(context.strip().upper())")];
-    const out = await run(["--task", "shout", "--model", "root-model", "--base-url", server.baseUrl, "--max-iterations", "3"], "quiet words\n");
+    const out = await run(["--task", "shout", "--model", "root-model", "--base-url", server.baseUrl, "--max-iterations", "3", "--mode", "rlm"], "quiet words\n");
     expect(out.code).toBe(0);
     expect(out.stdout).toBe("QUIET WORDS\n");
   });
@@ -74,7 +77,7 @@ describe("rlm CLI", () => {
   it("shows live steps with --verbose, then the answer's sources with the passage", async () => {
     server.scripts.root = [code("import re\nm = re.search('secret word is', context)\nprint(context[m.start() - 40:m.end() + 20])"), code("FINAL('OSPREY')")];
     const doc = `${"Filler line, nothing to see here at all.\n".repeat(300)}The secret word is OSPREY, said the guard.\n${"More filler, still nothing.\n".repeat(50)}`;
-    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose"], doc);
+    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose", "--mode", "rlm"], doc);
     expect(out.code).toBe(0);
     expect(out.stderr).toContain("turn 1");
     expect(out.stderr).toContain("The secret word is OSPREY");
@@ -84,7 +87,7 @@ describe("rlm CLI", () => {
 
   it("includes the sources in --json", async () => {
     server.scripts.root = [code("import re\nm = re.search('OSPREY', context)\nFINAL(context[m.start():m.end()])")];
-    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--json"], "a\nb\nthe word is OSPREY\n");
+    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--json", "--mode", "rlm"], "a\nb\nthe word is OSPREY\n");
     const json = JSON.parse(out.stdout) as { sources: Array<{ doc: string; line: number; start: number; passage: { text: string } }> };
     expect(json.sources[0]).toMatchObject({ doc: "stdin", line: 3, start: 16, passage: { text: "OSPREY" } });
   });

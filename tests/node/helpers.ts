@@ -16,8 +16,9 @@ export function engines(server: ScriptedServer, window = 8192, stream = true) {
   return { root, sub };
 }
 
+/** These tests drive the RLM loop: auto mode would answer their small documents in one call. */
 export function config(overrides: Partial<RlmConfig> = {}): RlmConfig {
-  return { ...DEFAULT_CONFIG, maxIterations: 6, cellTimeoutMs: 20_000, ...overrides };
+  return { ...DEFAULT_CONFIG, maxIterations: 6, cellTimeoutMs: 20_000, runMode: "rlm", ...overrides };
 }
 
 export const text = (s: string) => new Blob([s]);

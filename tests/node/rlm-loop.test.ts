@@ -179,13 +179,23 @@ describe("the RLM loop", () => {
     expect(result.iterations[3]?.iteration_time).toBeNull();
   });
 
-  it("ends with the best answer when a model never writes code", async () => {
-    await repl.setContextText("abc");
+  // Prose is never an answer (issue 13): the model's "best answer" in prose used to come back
+  // with exit 0. Now the harness reads the document itself, and the result says so.
+  it("answers through the fallback when a model never writes code, never with its prose", async () => {
+    await repl.loadDocuments([{ name: "memo.txt", data: text("The password is swordfish.") }]);
     server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "It is probably abc." : "Let me think about it.");
-    const result = await ask("Q", { maxIterations: 2 });
-    expect(result.status).toBe("out-of-iterations");
-    expect(result.answer).toBe("It is probably abc.");
-    expect(server.requests.filter((r) => r.isRoot)[1]?.lastUser).toContain("no ```repl block");
+    server.scripts.sub = (req) => (req.lastUser.includes("Answers found in different parts") ? "swordfish" : /password is (\w+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    const result = await ask("What is the password?", { maxIterations: 2 });
+    expect(result.answer).not.toBe("It is probably abc.");
+    expect(result.answer).toBe("swordfish");
+    expect(result).toMatchObject({ status: "answered", producedBy: "fallback" });
+    expect(server.requests.filter((r) => r.isRoot)[1]?.lastUser).toContain("Nothing ran");
+    const step = result.iterations.at(-1)!;
+    expect(step.fallback?.chunks_read).toBe(1);
+    // The pieces it read are the answer's sources, placed in the document like any other read.
+    const piece = { doc: "memo.txt", start: 0, end: 26, line: 1, end_line: 1, kind: "prompt" };
+    expect(step.code_blocks[0]?.result.rlm_calls.map((c) => c.sources)).toEqual([[piece], [piece]]);
+    expect(result.sources?.[0]).toMatchObject({ doc: "memo.txt", start: 0, end: 26, reasons: expect.arrayContaining(["subcall-answered"]) });
   });
 
   it("gives the cell an Error: string when a sub-call fails, and the run continues", async () => {
@@ -244,7 +254,8 @@ describe("the RLM loop", () => {
 
   it("stops counting sub-calls at the budget", async () => {
     await repl.setContextText("abc");
-    server.scripts.root = [code("out = llm_query_batched(['a'] * 5)\nprint(out)"), code("FINAL(out[-1])")];
+    // Five different prompts: identical ones are answered once per run and cost nothing.
+    server.scripts.root = [code("out = llm_query_batched(['a%d' % i for i in range(5)])\nprint(out)"), code("FINAL(out[-1])")];
     server.scripts.sub = "fine";
     const result = await ask("Q", { maxSubcalls: 3 });
     expect(result.answer).toMatch(/^Error: the sub-call budget is used up \(3 of 3\)/);

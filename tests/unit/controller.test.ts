@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { AppController, type AppDeps } from "../../src/app/controller.svelte.ts";
 import type { IngestFiles } from "../../src/app/documents.ts";
 import { EngineManager } from "../../src/app/engines.svelte.ts";
+import { DEFAULT_SETTINGS } from "../../src/app/settings.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import type { IngestInput } from "../../src/ingest/index.ts";
 import { ScriptedRepl } from "../fixtures/scripted-repl.ts";
@@ -45,7 +46,12 @@ interface Harness {
 
 function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayMs?: number } = {}): Harness {
   const repls: ScriptedRepl[] = [];
-  const params = new URLSearchParams({ backend: "openai", baseUrl: extra.baseUrl ?? server.baseUrl, model: "root-model" });
+  // The person's saved settings: the scripted server as an OpenAI-compatible endpoint.
+  const saved = structuredClone(DEFAULT_SETTINGS);
+  saved.backend = "openai";
+  saved.openai = { ...saved.openai, baseUrl: extra.baseUrl ?? server.baseUrl, model: "root-model" };
+  // mode=rlm: these runs script the RLM loop; auto mode would answer their tiny documents directly.
+  saved.run.mode = "rlm";
   const deps: AppDeps = {
     openStore: async () => store,
     createRepl: (onStatus) => {
@@ -55,8 +61,7 @@ function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayM
     },
     ingest,
     engines: (settings) => new EngineManager(settings),
-    settingsStorage: null,
-    search: `?${params}`,
+    settingsStorage: { getItem: () => JSON.stringify(saved), setItem: () => undefined },
     download: () => undefined,
   };
   return { app: new AppController(deps), store, repls };

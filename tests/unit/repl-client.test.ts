@@ -13,16 +13,38 @@ const context = JSON.stringify({ type: "str", total_chars: 3, items: 1 });
 const good = (stdout: string, final: string | null = null) =>
   JSON.stringify({ stdout, stderr: "", final_answer: final, locals: {}, execution_time: 0, error: null, interrupted: false });
 
-function fakeTransport(runCell: (code: string) => Promise<string>, boots: { count: number }): () => ReplTransport {
+/** How the fake worker's own JS behaves on the private port (the real one: workers/repl-runtime.ts). */
+interface PulseBehaviour {
+  /** Announce each cell's start (a wedged worker does not). */
+  announce?: (code: string) => boolean;
+  /** Answer heartbeats (a worker kept busy after a cell does not). */
+  answer?: () => boolean;
+  /** Send the result on the private port too. */
+  deliver?: boolean;
+}
+
+function fakeTransport(runCell: (code: string) => Promise<string>, boots: { count: number }, behaviour: PulseBehaviour = {}): () => ReplTransport {
   return () => {
     boots.count += 1;
+    // The worker's private port, as the real worker's JS answers it: heartbeats echoed, each
+    // cell's start announced.
+    let pulse: MessagePort | undefined;
     const api = {
-      boot: async (o: { syncMode: string }) => ({ syncMode: o.syncMode === "jspi" ? ("jspi" as const) : ("sab" as const), pythonVersion: "3", bootMs: 1 }),
+      boot: async (o: { syncMode: string; pingPort?: MessagePort }) => {
+        pulse = o.pingPort;
+        if (pulse) pulse.onmessage = (e: MessageEvent) => (behaviour.answer?.() ?? true) && pulse!.postMessage(e.data);
+        return { syncMode: o.syncMode === "jspi" ? ("jspi" as const) : ("sab" as const), pythonVersion: "3", bootMs: 1 };
+      },
       loadDocuments: async () => context,
       addDocument: async () => context,
       removeDocument: async () => context,
       setContextText: async () => context,
-      runCell,
+      runCell: async (code: string, _cap: number, id?: number) => {
+        if (behaviour.announce?.(code) ?? true) pulse?.postMessage({ started: id });
+        const result = await runCell(code);
+        if (behaviour.deliver) pulse?.postMessage({ id, result });
+        return result;
+      },
       beginQuestion: async () => undefined,
       resetNamespace: async () => undefined,
       variableNames: async () => "[]",
@@ -117,5 +139,56 @@ describe("ReplClient with a misbehaving worker", () => {
     expect(replies.some((r) => (r as { id?: number }).id === undefined)).toBe(false);
     expect(repl.takeProtocolErrors()).toHaveLength(3);
     repl.close();
+  });
+
+  it("a worker that cannot even start a cell (work left behind holds it) is rebuilt at once", async () => {
+    const boots = { count: 0 };
+    const repl = new ReplClient(
+      fakeTransport(() => new Promise(() => undefined), boots, { announce: () => boots.count > 1 }),
+      { heartbeatMs: 200 },
+    );
+    await repl.setContextText("abc");
+    const started = Date.now();
+    const r = await repl.runCell("print(1)", { timeoutMs: 60_000 });
+    expect(Date.now() - started).toBeLessThan(5_000); // the heartbeat, not the 60 s cell limit
+    expect(r.error).toBe("WorkerRestarted");
+    expect(r.stderr).toContain("before this cell could run");
+    expect(repl.restartCount).toBe(1);
+  });
+
+  it("a worker that goes silent after a cell keeps the cell's output and is rebuilt", async () => {
+    const boots = { count: 0 };
+    let silent = false;
+    const repl = new ReplClient(
+      fakeTransport(async (code) => {
+        if (code === "wedge") silent = true;
+        return good(`ran ${code}`);
+      }, boots, { answer: () => !silent || boots.count > 1 }),
+      { heartbeatMs: 200 },
+    );
+    await repl.setContextText("abc");
+    const r = await repl.runCell("wedge");
+    expect(r.stdout).toBe("ran wedge");
+    expect(r.error).toBe("WorkerRestarted");
+    expect(r.stderr).toContain("after the cell it stopped answering");
+    expect((await repl.runCell("next")).stdout).toBe("ran next");
+  });
+
+  it("takes the result from the private port when the cell's Comlink reply never comes", async () => {
+    const boots = { count: 0 };
+    const repl = new ReplClient(
+      fakeTransport(async () => good("via the private port"), boots, { deliver: true }),
+      { heartbeatMs: 200 },
+    );
+    // The Comlink reply is held back forever; only the private port delivers.
+    const api = (repl as unknown as { transport: ReplTransport | null });
+    await repl.setContextText("abc");
+    const original = api.transport!.api.runCell;
+    (api.transport!.api as unknown as { runCell: unknown }).runCell = (...args: unknown[]) => {
+      void (original as (...a: unknown[]) => Promise<string>)(...args);
+      return new Promise(() => undefined);
+    };
+    const r = await repl.runCell("x", { timeoutMs: 10_000 });
+    expect(r.stdout).toBe("via the private port");
   });
 });

@@ -261,14 +261,14 @@ class _Evidence:
     @property
     def _by_id(self):
         if self._ids_stale:
-            self._ids = {id(text): name for name, text in _documents.items() if isinstance(text, str)}
+            self._ids = {id(text): name for name, text in _loaded_documents.items() if isinstance(text, str)}
             self._ids_stale = False
         return self._ids
 
     def doc_name(self, value):
         """The name of the document `value` is (the very object, never an equal copy), or None."""
         name = self._by_id.get(id(value))
-        if name is not None and _documents.get(name) is value:
+        if name is not None and _loaded_documents.get(name) is value:
             return name
         return None
 
@@ -351,11 +351,11 @@ class _Evidence:
         if not self.enabled:
             return None
         if doc is None:
-            if len(_documents) != 1:
+            if len(_loaded_documents) != 1:
                 print("Error: cite: there are several documents; name one: cite(start, end, doc=\"path\").", file=sys.stderr)
                 return None
-            doc = next(iter(_documents))
-        text = _documents.get(doc)
+            doc = next(iter(_loaded_documents))
+        text = _loaded_documents.get(doc)
         if not isinstance(text, str):
             print("Error: cite: no document named {!r}.".format(doc), file=sys.stderr)
             return None
@@ -389,7 +389,7 @@ class _Evidence:
         enough. Each character of `text` belongs to one alignment: one that explains text an
         earlier one claimed wholly replaces it (in repetitive text the first place a probe
         matched may not be where the piece came from); a partial overlap is trimmed off."""
-        doc = _documents[name]
+        doc = _loaded_documents[name]
         back = _common_backward(text, t, doc, d, 0)
         ahead = _common_forward(text, t, doc, d)
         ts, te = t - back, t + ahead
@@ -412,7 +412,7 @@ class _Evidence:
         i = self.slice_head
         while i < len(self.slices) and tries < _EV_SLICE_TRIES:
             name, s, e = self.slices[i]
-            doc = _documents.get(name)
+            doc = _loaded_documents.get(name)
             o = text.find(doc[s:s + _EV_PROBE]) if doc is not None else -1
             if o >= 0 and _covering_end(found, o) is None:
                 self._align(text, o, name, s, found)
@@ -430,12 +430,12 @@ class _Evidence:
         before it), then recent regex matches and citations."""
         if self.cursor is not None:
             name, c = self.cursor
-            doc = _documents.get(name)
+            doc = _loaded_documents.get(name)
             o = text.find(doc[c:c + _EV_PROBE]) if doc is not None and c + _EV_MIN_FRAGMENT <= len(doc) else -1
             if o >= 0 and _covering_end(found, o) is None:
                 self._align(text, o, name, c, found)
         for name, s, e in reversed(self.anchors):
-            doc = _documents.get(name)
+            doc = _loaded_documents.get(name)
             if doc is None:
                 continue
             o = text.find(doc[s:min(e, s + 200)])
@@ -470,7 +470,7 @@ class _Evidence:
         around recent regex matches and citations."""
         if self.cursor is not None:
             name, c = self.cursor
-            doc = _documents.get(name)
+            doc = _loaded_documents.get(name)
             if doc is not None:
                 if doc.startswith(probe, c):
                     return name, c
@@ -480,7 +480,7 @@ class _Evidence:
                 if i >= 0:
                     return name, i
         for name, s, e in reversed(self.near):
-            doc = _documents.get(name)
+            doc = _loaded_documents.get(name)
             if doc is not None:
                 i = doc.find(probe, max(0, s - _EV_ANCHOR_WINDOW), e + _EV_ANCHOR_WINDOW)
                 if i >= 0:
@@ -493,7 +493,7 @@ class _Evidence:
         if not self.first_full_search and self.scan_left <= 0:
             return None
         self.first_full_search = False
-        for name, doc in _documents.items():
+        for name, doc in _loaded_documents.items():
             if not isinstance(doc, str):
                 continue
             i = doc.find(probe)
@@ -509,7 +509,7 @@ class _Evidence:
 
     def describe(self, entry):
         name, start, end, kind = entry[:4]
-        doc = _documents[name]
+        doc = _loaded_documents[name]
         index = self._index(name, doc)
         line, page, para = index.position(doc, start)
         end_line, end_page, _ = index.position(doc, max(start, end - 1))
@@ -534,6 +534,23 @@ class _Evidence:
                 self.record(name, s, e, "prompt", in_cell=False)
                 ranges.append(self.describe((name, s, e, "prompt")))
             out.append(ranges)
+        return out
+
+    def place(self, ranges):
+        """Pieces of `context` the harness read itself (its fallback map-reduce) as prompt
+        sources with their lines: [{doc, start, end}] -> [range]; doc None names the one document."""
+        if not self.enabled:
+            return []
+        out = []
+        for r in ranges[:_EV_RANGES_PER_PROMPT]:
+            name = r.get("doc") if isinstance(r, dict) else None
+            if name is None and len(_loaded_documents) == 1:
+                name = next(iter(_loaded_documents))
+            doc = _loaded_documents.get(name)
+            s, e = (r.get("start"), r.get("end")) if isinstance(r, dict) else (None, None)
+            if isinstance(doc, str) and isinstance(s, int) and isinstance(e, int) and 0 <= s < e <= len(doc):
+                self.record(name, s, e, "prompt", in_cell=False)
+                out.append(self.describe((name, s, e, "prompt")))
         return out
 
     def cell_sources(self, stdout, final):
@@ -570,7 +587,7 @@ class _Evidence:
         names ("which file defines f?"), the strings the code looked for."""
         hits = []
         scanned = 0
-        for name, doc in _documents.items():
+        for name, doc in _loaded_documents.items():
             named_by_answer = name in answer
             if not isinstance(doc, str) or not (named_by_answer or name in self.literals):
                 continue
@@ -602,7 +619,7 @@ class _Evidence:
         hits = []
         scanned = 0
         for name, s, e in _read_unions(self.question_ranges):
-            doc = _documents.get(name)
+            doc = _loaded_documents.get(name)
             if doc is None:
                 continue
             stop = min(e, s + _EV_ANSWER_SCAN_CHARS - scanned)
@@ -704,7 +721,7 @@ def source_passages(ranges_json):
     sources: [{"before", "text", "after"} | null]. At most 400 characters of a long range."""
     out = []
     for r in json.loads(ranges_json)[:64]:
-        doc = _documents.get(r.get("doc")) if isinstance(r, dict) else None
+        doc = _loaded_documents.get(r.get("doc")) if isinstance(r, dict) else None
         s, e = (r.get("start"), r.get("end")) if isinstance(r, dict) else (None, None)
         if not isinstance(doc, str) or not isinstance(s, int) or not isinstance(e, int) or not 0 <= s < e <= len(doc):
             out.append(None)

@@ -256,6 +256,9 @@ class _NoEvidence:
     def cite(self, start, end, doc=None):
         return None
 
+    def place(self, ranges):
+        return []
+
 
 _evidence = _NoEvidence()
 
@@ -310,6 +313,7 @@ def _install_scaffold():
     _ns["FINAL"] = FINAL
     _ns["FINAL_VAR"] = FINAL_VAR
     _ns["cite"] = cite
+    _ns.update(_HELPERS)  # search, map_query (section "helpers for small models")
     if not isinstance(_ns.get("answer"), _Answer):
         previous = _ns.get("answer")
         fresh = _fresh_answer()
@@ -372,13 +376,13 @@ def decode_bytes(data):
 # The session's documents, in the order they were added: name -> decoded text. `context` is
 # built from them (one document: its str; several: a dict path -> text). Adding or removing one
 # document decodes only that one; rebuilding `context` copies no text, only references.
-_documents = {}
+_loaded_documents = {}
 _encodings = {}
 
 
 def set_context(value):
     """Replace `context` with a value (a child RLM's task text, tests); forgets the documents."""
-    _documents.clear()
+    _loaded_documents.clear()
     _encodings.clear()
     _set_context_value(value)
 
@@ -403,7 +407,7 @@ def _read_source(src):
 
 
 def _rebuild_context(shape="auto"):
-    texts = list(_documents.values())
+    texts = list(_loaded_documents.values())
     if shape == "auto":
         shape = "str" if len(texts) <= 1 else "dict"
     if shape == "str":
@@ -411,20 +415,20 @@ def _rebuild_context(shape="auto"):
     elif shape == "list":
         value = texts
     else:
-        value = dict(_documents)
+        value = dict(_loaded_documents)
     _set_context_value(value)
 
 
 def _documents_json():
-    return json.dumps(describe_context([_encodings[n] for n in _documents]))
+    return json.dumps(describe_context([_encodings[n] for n in _loaded_documents]))
 
 
 def add_document(name, src):
     """Decode one document and add it to `context` (a document of the same name is replaced)."""
     text, enc = _read_source(src)
     name = str(name)
-    _documents.pop(name, None)
-    _documents[name] = text
+    _loaded_documents.pop(name, None)
+    _loaded_documents[name] = text
     _encodings[name] = enc
     _rebuild_context()
     return _documents_json()
@@ -433,7 +437,7 @@ def add_document(name, src):
 def remove_document(name):
     """Drop one document from `context`; its text is freed once no variable holds it."""
     name = str(name)
-    _documents.pop(name, None)
+    _loaded_documents.pop(name, None)
     _encodings.pop(name, None)
     _rebuild_context()
     return _documents_json()
@@ -444,11 +448,11 @@ def load_documents(names, sources, shape):
 
     shape: "auto" (one document -> str, several -> dict path -> text), "str", "list", "dict".
     Returns a JSON description of what was loaded."""
-    _documents.clear()
+    _loaded_documents.clear()
     _encodings.clear()
     for name, src in zip(list(names), sources):
         text, enc = _read_source(src)
-        _documents[str(name)] = text
+        _loaded_documents[str(name)] = text
         _encodings[str(name)] = enc
         del text
     _rebuild_context(shape)
@@ -545,9 +549,13 @@ async def _run(code_obj):
     return result
 
 
-async def run_cell(code, output_cap):
+async def run_cell(code, output_cap, cell_id=0):
     """Run one cell. Returns JSON: stdout, stderr, final_answer, locals, execution_time,
     error (exception type or null), interrupted."""
+    try:
+        _rlm_host.cell_started(cell_id)
+    except Exception:
+        pass
     _state.final = None
     _state.final_set = False
     out = _CappedWriter(int(output_cap))
@@ -559,7 +567,7 @@ async def run_cell(code, output_cap):
     interrupted = False
     _evidence.begin_cell(code)
     try:
-        body, tail = _compile_cell(code)
+        body, tail = _compile_cell(rewrite_final_var_assignments(code))
         await _run(body)
         if tail is not None:
             value = await _run(tail)
@@ -569,14 +577,19 @@ async def run_cell(code, output_cap):
         interrupted = True
         error = "KeyboardInterrupt"
         err.drop_trailing_line("KeyboardInterrupt")  # Pyodide echoes the bare name when JS raises it
-        err.write("KeyboardInterrupt: the cell was stopped (Stop button or time limit). "
-                  "Variables from earlier cells are kept.\n")
+        # Python cannot tell who raised it; the host knows (Stop, the time limit, or the code
+        # itself) and puts its own explanation in place of this line.
+        err.write("KeyboardInterrupt: the cell was interrupted. Variables from earlier cells are kept.\n")
     except SystemExit as exc:
         error = "SystemExit"
-        err.write("SystemExit: {} (exit() does nothing here; the REPL keeps running)\n".format(exc.code))
+        if isinstance(exc, _ProcessExitRefused):
+            err.write("SystemExit: os._exit({}) would end the Python process; it does nothing here, "
+                      "the REPL keeps running.\n".format(exc.code))
+        else:
+            err.write("SystemExit: {} (exit() does nothing here; the REPL keeps running)\n".format(exc.code))
     except BaseException as exc:  # noqa: BLE001 - report everything, keep the REPL alive
         error = type(exc).__name__
-        err.write(_format_error(exc, code) + "\n")
+        err.write(_format_error(exc, code) + error_hint(exc) + "\n")
     finally:
         sys.stdout, sys.stderr = saved
         _install_scaffold()
@@ -593,7 +606,7 @@ async def run_cell(code, output_cap):
         sources = _evidence.cell_sources(stdout, final)
     except BaseException:  # noqa: BLE001 - the cell's result matters more than its sources
         sources = []
-    return json.dumps({
+    result = json.dumps({
         "stdout": stdout,
         "stderr": err.getvalue(),
         "final_answer": final,
@@ -603,10 +616,312 @@ async def run_cell(code, output_cap):
         "interrupted": interrupted,
         "sources": sources,
     }, ensure_ascii=False, default=str)
+    try:
+        _rlm_host.cell_finished(cell_id, result)
+    except Exception:
+        pass
+    return result
 
 
 def variable_names():
     return json.dumps(_user_names())
+
+
+# --- helpers for small models (issue 13) -----------------------------------------------
+# What a 0.5B-8B root needs to act in one call (small-models.md M12, M13): search() and
+# map_query(), error messages that list what exists, FINAL_VAR("x") = value understood, and
+# probes the host uses without disturbing the model's namespace (a syntax check, reading
+# `context` piece by piece for the harness's own map-reduce). The host passes the sub-model's
+# limits with configure_helpers(); until then the defaults fit a 4,096-token sub-model.
+
+import importlib.util
+import re as _re
+
+_helper_config = {
+    "chunk_chars": 8000,        # characters of `context` per map_query prompt
+    "max_chunks": 40,           # map_query refuses more parts than this (each is a sub-call)
+    "search_max_hits": 20,
+    "search_output_chars": 4000,
+}
+
+# Modules worth naming when an import fails; only those Pyodide really has are listed.
+_USEFUL_MODULES = (
+    "re", "json", "math", "collections", "itertools", "functools", "statistics", "string",
+    "textwrap", "difflib", "datetime", "random", "heapq", "bisect", "csv", "html", "unicodedata",
+)
+_available_modules = None
+
+_NOT_FOUND = "NOT FOUND"
+_MAP_PROMPT = (
+    "Here is part {part} of {parts} of a document{where}.\n<<<\n{text}\n>>>\n"
+    "Question: {question}\n"
+    "Answer from this part only, briefly. If this part does not contain the answer, reply exactly: " + _NOT_FOUND
+)
+
+
+def configure_helpers(options_json):
+    """Set the helpers' limits from the host (sub-model window, sub-call budget). Returns them."""
+    options = json.loads(options_json)
+    for key in ("chunk_chars", "max_chunks", "search_max_hits", "search_output_chars"):
+        if isinstance(options.get(key), int) and options[key] > 0:
+            _helper_config[key] = options[key]
+    return json.dumps(_helper_config)
+
+
+def _documents():
+    """(name, text) pairs of `context`: one unnamed str, or every document of a dict or list."""
+    value = _ns.get("context", _context_value)
+    if isinstance(value, str):
+        return [(None, value)]
+    if isinstance(value, dict):
+        return [(str(k), v if isinstance(v, str) else _to_text(v)) for k, v in value.items()]
+    if isinstance(value, (list, tuple)):
+        return [(str(i), v if isinstance(v, str) else _to_text(v)) for i, v in enumerate(value)]
+    return [(None, _to_text(value))]
+
+
+class _Hits(list):
+    """search() results: a list of dicts {n, doc, start, end, text} that prints as numbered
+    snippets, so `print(search("x"))` is useful as it is."""
+
+    note = ""
+
+    def __str__(self):
+        lines = []
+        for h in self:
+            where = "offset {}".format(h["start"]) if h["doc"] is None else "{}, offset {}".format(h["doc"], h["start"])
+            lines.append("{}. [{}] {}".format(h["n"], where, h["text"]))
+        text = "\n".join(lines)
+        limit = _helper_config["search_output_chars"]
+        if len(text) > limit:
+            text = text[:limit] + " …"
+        return (text + ("\n" + self.note if self.note else "")).strip()
+
+    __repr__ = __str__
+
+
+def _compile_pattern(pattern, ignore_case):
+    flags = _re.IGNORECASE if ignore_case else 0
+    try:
+        return _re.compile(pattern, flags)
+    except _re.error:
+        return _re.compile(_re.escape(pattern), flags)  # "price ($)" meant literally
+
+
+def search(pattern, window=200, max_hits=None, ignore_case=True):
+    """Find `pattern` (a regex, or plain text) in `context`. Returns numbered snippets with
+    `window` characters on each side and their offsets (and document names for a dict)."""
+    if not isinstance(pattern, str) or not pattern:
+        raise ValueError("search(pattern): pattern must be a non-empty string, e.g. search('deadline')")
+    window = max(0, min(int(window), 2000))
+    limit = int(max_hits or _helper_config["search_max_hits"])
+    rx = _compile_pattern(pattern, ignore_case)
+    hits = _Hits()
+    total = 0
+    for doc, text in _documents():
+        for m in rx.finditer(text):
+            total += 1
+            if len(hits) < limit:
+                a, b = max(0, m.start() - window), min(len(text), m.end() + window)
+                snippet = text[a:b].replace("\n", " ")
+                hits.append({"n": len(hits) + 1, "doc": doc, "start": m.start(), "end": m.end(), "text": snippet})
+            if total >= 10000:
+                break
+    if not hits:
+        size = sum(len(t) for _, t in _documents())
+        hits.note = "No match for {!r} in context ({} characters). Try other words or a shorter pattern.".format(pattern, size)
+    elif total > len(hits):
+        hits.note = "… {} more matches (pass max_hits=… or a narrower pattern).".format(total - len(hits) if total < 10000 else "many")
+    return hits
+
+
+def _piece_end(body, start, chunk_chars):
+    """Where the piece from `start` ends: at most chunk_chars on, after the last line break in
+    its last fifth (else the last space in its last tenth). A hard cut split records, sentences
+    and needles between two pieces, and neither piece's answer then had them whole."""
+    end = start + chunk_chars
+    if end >= len(body):
+        return len(body)
+    newline = body.rfind("\n", start + chunk_chars * 4 // 5, end)
+    if newline >= 0:
+        return newline + 1
+    space = body.rfind(" ", start + chunk_chars * 9 // 10, end)
+    return space + 1 if space >= 0 else end
+
+
+def _pieces(chunk_chars, text=None):
+    """(doc, start, end, text) pieces of `context` (or of `text`) of at most chunk_chars each,
+    cut at a line break or a space near the limit when there is one."""
+    docs = [(None, text)] if text is not None else _documents()
+    for doc, body in docs:
+        start = 0
+        while True:
+            end = _piece_end(body, start, chunk_chars)
+            yield doc, start, end, body[start:end]
+            if end >= len(body):
+                break
+            start = end
+
+
+class _Answers(list):
+    """map_query() results: a list of dicts {part, doc, start, end, answer}; printing shows
+    the parts that found something."""
+
+    def __str__(self):
+        found = [a for a in self if _NOT_FOUND not in a["answer"].upper()]
+        lines = []
+        for a in found:
+            where = "" if a["doc"] is None else a["doc"] + ", "
+            lines.append("part {} ({}chars {}-{}): {}".format(a["part"], where, a["start"], a["end"], a["answer"].strip()))
+        lines.append("{} of {} parts found something.".format(len(found), len(self)))
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def map_query(question, chunk_chars=None, text=None):
+    """Ask a helper model `question` about every part of `context` (or of `text`), in one
+    batch. Returns one answer per part; parts without the answer say NOT FOUND."""
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("map_query(question): question must be a non-empty string")
+    size = int(chunk_chars or _helper_config["chunk_chars"])
+    if size < 200:
+        raise ValueError("map_query: chunk_chars must be at least 200")
+    pieces = list(_pieces(size, text if isinstance(text, str) else None))
+    cap = _helper_config["max_chunks"]
+    if len(pieces) > cap:
+        raise ValueError(
+            "map_query: that is {} parts of {} characters, more than the {} allowed. Narrow it first: "
+            "hits = search('word'); then map_query(question, text=context[start:end]).".format(len(pieces), size, cap)
+        )
+    prompts = [
+        _MAP_PROMPT.format(part=i + 1, parts=len(pieces), where="" if doc is None else " ({})".format(doc), text=body, question=question)
+        for i, (doc, start, end, body) in enumerate(pieces)
+    ]
+    replies = llm_query_batched(prompts)
+    return _Answers(
+        {"part": i + 1, "doc": doc, "start": start, "end": end, "answer": reply}
+        for i, ((doc, start, end, _body), reply) in enumerate(zip(pieces, replies))
+    )
+
+
+_HELPERS = {"search": search, "map_query": map_query}
+RESERVED = RESERVED + tuple(_HELPERS)
+
+
+# FINAL_VAR("x") = value is a SyntaxError in Python; small models write it again and again
+# (M03e). It is rewritten on the same line, so error line numbers still match the model's code.
+_FINAL_VAR_ASSIGN = _re.compile(r"""^(\s*)FINAL_VAR\(\s*["']?([A-Za-z_]\w*)["']?\s*\)\s*=(?!=)\s*(.+?)\s*$""")
+
+
+def rewrite_final_var_assignments(code):
+    """`FINAL_VAR("x") = expr` -> `x = expr; FINAL_VAR("x")` (FINAL(expr) for reserved names)."""
+    if "FINAL_VAR" not in code:
+        return code
+    out = []
+    for line in code.split("\n"):
+        m = _FINAL_VAR_ASSIGN.match(line)
+        if not m:
+            out.append(line)
+        elif m.group(2) in RESERVED:
+            out.append("{}FINAL({})".format(m.group(1), m.group(3)))
+        else:
+            out.append('{0}{1} = {2}; FINAL_VAR("{1}")'.format(m.group(1), m.group(2), m.group(3)))
+    return "\n".join(out)
+
+
+def _modules_here():
+    global _available_modules
+    if _available_modules is None:
+        _available_modules = [m for m in _USEFUL_MODULES if importlib.util.find_spec(m) is not None]
+    return _available_modules
+
+
+def error_hint(exc):
+    """A line to add to a NameError or ImportError: what does exist (M12)."""
+    if isinstance(exc, ImportError):
+        missing = getattr(exc, "name", None) or "that module"
+        return ("\nModule {!r} is not available here and nothing can be installed. "
+                "You can import: {}.".format(missing, ", ".join(_modules_here())))
+    if isinstance(exc, NameError):
+        name = getattr(exc, "name", None)
+        if name in _modules_here():
+            return "\n`{0}` is a module: add `import {0}` at the top of the block.".format(name)
+        helpers = ["context", "llm_query", "llm_query_batched", "rlm_query", "search", "map_query",
+                   "SHOW_VARS", "FINAL", "FINAL_VAR", "answer"]
+        mine = _user_names()
+        return "\nNames you can use: {}. Your variables: {}.".format(", ".join(helpers), ", ".join(mine) if mine else "none yet")
+    return ""
+
+
+# --- probes: called by the host through the `_rlm_probe` module, never by model code ---------
+
+def _probe_syntax(code):
+    """Does `code` parse as Python? If not, would it without its last line (a cut-off reply)?"""
+    code = rewrite_final_var_assignments(code)
+    try:
+        ast.parse(code)
+        return json.dumps({"ok": True})
+    except SyntaxError as exc:
+        result = {"ok": False, "error": "SyntaxError: {}".format(exc.msg), "line": exc.lineno,
+                  "trimmed": None, "dropped": None}
+    lines = code.rstrip().split("\n")
+    if len(lines) > 1:
+        shorter = "\n".join(lines[:-1])
+        try:
+            ast.parse(shorter)
+            result["trimmed"], result["dropped"] = shorter, lines[-1]
+        except SyntaxError:
+            pass
+    return json.dumps(result)
+
+
+def _probe_layout():
+    """[[doc, length], ...] of `context`, for the harness's map-reduce."""
+    return json.dumps([[doc, len(text)] for doc, text in _documents()])
+
+
+def _probe_read(doc, start, end):
+    for name, text in _documents():
+        if name == doc:
+            return text[int(start):int(end)]
+    raise KeyError("no document {!r} in context".format(doc))
+
+
+def _probe_rank(question, chunk_chars, max_chunks):
+    """The pieces the harness should read: all of them if few enough, else those sharing the
+    most words with the question (kept in document order), so a bounded map-reduce reads the
+    likely places of a huge document instead of its first pages."""
+    pieces = [(doc, start, end) for doc, start, end, _t in _pieces(int(chunk_chars))]
+    if len(pieces) <= max_chunks:
+        return json.dumps(pieces)
+    words = {w.lower() for w in _re.findall(r"[A-Za-z0-9][\w-]{2,}", question)}
+    words -= {"the", "and", "what", "which", "who", "how", "does", "did", "was", "were", "are", "this", "that",
+              "with", "from", "for", "answer", "question", "text", "document", "context", "mentioned", "provided"}
+    texts = {doc: text for doc, text in _documents()}
+    patterns = [_re.compile(_re.escape(w), _re.IGNORECASE) for w in words]
+    scored = []
+    for i, (doc, start, end) in enumerate(pieces):
+        body = texts[doc][start:end]
+        score = sum(1 for rx in patterns if rx.search(body))
+        scored.append((-score, i))
+    keep = sorted(i for _s, i in sorted(scored)[:int(max_chunks)])
+    return json.dumps([pieces[i] for i in keep])
+
+
+def _probe_place(ranges_json):
+    """The harness's own reads (the fallback's pieces) as sources with lines, for citations."""
+    return json.dumps(_evidence.place(json.loads(ranges_json)), ensure_ascii=False)
+
+
+_probe_module = types.ModuleType("_rlm_probe")
+_probe_module.syntax = _probe_syntax
+_probe_module.layout = _probe_layout
+_probe_module.read = _probe_read
+_probe_module.rank = _probe_rank
+_probe_module.configure = configure_helpers
+_probe_module.place = _probe_place
+sys.modules["_rlm_probe"] = _probe_module
 
 
 def _interruptible_sleep(seconds):
@@ -626,4 +941,41 @@ def _interruptible_sleep(seconds):
 
 
 time.sleep = _interruptible_sleep
+
+# Deep recursion past the browser's native stack kills the whole interpreter, which looks like
+# a hang; within this limit it is an ordinary RecursionError the model can read and fix.
+MAX_RECURSION_LIMIT = 3000
+_set_recursion_limit = sys.setrecursionlimit
+
+
+def _bounded_setrecursionlimit(limit):
+    _set_recursion_limit(min(int(limit), MAX_RECURSION_LIMIT))
+    if int(limit) > MAX_RECURSION_LIMIT:
+        print("Note: the recursion limit stays at {} here; deeper recursion would crash the browser's "
+              "Python. Rewrite the recursion as a loop.".format(MAX_RECURSION_LIMIT), file=sys.stderr)
+
+
+sys.setrecursionlimit = _bounded_setrecursionlimit
+
+
+# os._exit() and os.abort() would end the interpreter the session lives in, and the host would
+# only notice at the cell's time limit. Here they raise SystemExit, which run_cell reports.
+class _ProcessExitRefused(SystemExit):
+    pass
+
+
+def _no_process_exit(code=0):
+    raise _ProcessExitRefused(code)
+
+
+def _patch_process_exits():
+    import os
+    import posix
+    for module in (os, posix):
+        for name in ("_exit", "abort"):
+            if hasattr(module, name):
+                setattr(module, name, _no_process_exit)
+
+
+_patch_process_exits()
 reset_namespace()

@@ -123,7 +123,10 @@ export class WebLLMEngine implements ChatEngine {
               ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
               ...(request.topP !== undefined ? { topP: request.topP } : {}),
               ...(request.seed !== undefined ? { seed: request.seed } : {}),
-              ...(this.spec.supportsThinkingToggle ? { enableThinking: this.thinking } : {}),
+              // Per request (sub-calls ask for none) or the engine's setting; only for models
+              // with the switch: WebLLM pre-fills an empty <think> block whenever it is false.
+              ...(this.spec.supportsThinkingToggle ? { enableThinking: request.thinking ?? this.thinking } : {}),
+              ...(request.stop?.length ? { stop: [...request.stop] } : {}),
             },
             onToken
               ? (delta) => {

@@ -36,6 +36,8 @@ export interface WorkerCompletionRequest {
    * without the switch: WebLLM injects an empty <think> block whenever it is false.
    */
   enableThinking?: boolean;
+  /** Extra stop strings for this request (WebLLM adds them to the template's own). */
+  stop?: string[];
 }
 
 export interface WorkerUsage {

@@ -35,8 +35,8 @@ const TYPES: Record<string, string> = {
   ".webmanifest": "application/manifest+json",
 };
 
-/** The built worker's entry: `createReplWorker({pythonSource: ..., afterBoot: lockDown})`. */
-const AFTER_BOOT = /afterBoot:[\w$]+\}/;
+/** The built worker's entry: `createReplWorker({pythonSource: ..., afterBoot: lockDown, ...})`. */
+const AFTER_BOOT = /afterBoot:[\w$]+(?=[,}])/;
 
 export async function startVariantServer(options: VariantOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const dist = new URL("../../../dist/", import.meta.url).pathname;
@@ -45,7 +45,7 @@ export async function startVariantServer(options: VariantOptions): Promise<{ url
   let workerBody = readFileSync(`${dist}assets/${workerName}`, "utf8");
   if (!options.lockDown) {
     if (!AFTER_BOOT.test(workerBody)) throw new Error("The built REPL worker no longer has an `afterBoot:` hook this test can remove.");
-    workerBody = workerBody.replace(AFTER_BOOT, "afterBoot:void 0}");
+    workerBody = workerBody.replace(AFTER_BOOT, "afterBoot:void 0");
   }
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {

@@ -1,0 +1,232 @@
+// Settings that arrive in a page link (?backend=openai&baseUrl=...&model=...) are a proposal,
+// never a change. Opening such a link used to switch the endpoint at once and send the saved API
+// key and the session's questions to whatever host the link named; a prompt-injected answer
+// could carry that link. Now the page shows what would change, applies it only when the person
+// confirms, never lets a link bring a saved key to another origin (see apiKeyFor), and takes
+// the parameters out of the address bar either way, so a reload never undoes what was saved.
+import { PROMPT_CHOICES } from "../core/profiles/types.ts";
+import { RUN_MODE_CHOICES } from "../core/run-mode.ts";
+import { findCatalogEntry } from "../engines/webllm/catalog.ts";
+import { apiKeyFor, describeEndpoint, originOf, type Settings } from "./settings.ts";
+
+export interface LinkChange {
+  key: string;
+  label: string;
+  from: string;
+  to: string;
+}
+
+export interface LinkRefusal {
+  key: string;
+  value: string;
+  why: string;
+}
+
+export interface LinkProposal {
+  /** The settings as they would be once applied. */
+  next: Settings;
+  changes: LinkChange[];
+  /** Values that were not taken, with the reason. */
+  refused: LinkRefusal[];
+  /** Where questions go now and would go after applying (origin, or "this browser"). */
+  endpoint: { from: string; to: string; changed: boolean };
+  /** A key is saved, and it would not be sent to the proposed endpoint. */
+  keyWithheld: boolean;
+}
+
+type Parsed = { apply: (s: Settings) => void } | { why: string };
+
+interface LinkField {
+  key: string;
+  label: string;
+  /** The value as a link carries it and the dialog shows it; null when unset. */
+  read(s: Settings): string | null;
+  /** Whether a share link includes it (default: whenever it is set). */
+  shared?: (s: Settings) => boolean;
+  parse(raw: string, s: Settings): Parsed;
+}
+
+const MAX_TEXT = 200;
+
+function wholeNumber(min: number, max: number, set: (s: Settings, n: number) => void): LinkField["parse"] {
+  return (raw) => {
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
+      return { why: `must be a whole number from ${min.toLocaleString("en-US")} to ${max.toLocaleString("en-US")}` };
+    }
+    return { apply: (s) => set(s, n) };
+  };
+}
+
+function decimal(min: number, max: number, set: (s: Settings, n: number) => void): LinkField["parse"] {
+  return (raw) => {
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(n) || n < min || n > max) return { why: `must be a number from ${min} to ${max}` };
+    return { apply: (s) => set(s, n) };
+  };
+}
+
+function modelName(raw: string, s: Settings): { name: string } | { why: string } {
+  const name = raw.trim();
+  // Control and format characters would let a name look like something else in the dialog.
+  if (!name || name.length > MAX_TEXT || /[\p{Cc}\p{Cf}]/u.test(name)) return { why: `must be a model name of 1 to ${MAX_TEXT} visible characters` };
+  if (s.backend === "webllm" && !findCatalogEntry(name) && !s.webllm.customModels.some((m) => m.id === name)) {
+    return { why: "is not a model in this app's catalog" };
+  }
+  return { name };
+}
+
+const FIELDS: LinkField[] = [
+  {
+    key: "backend",
+    label: "Model source",
+    read: (s) => s.backend,
+    parse: (raw) => (raw === "openai" || raw === "webllm" ? { apply: (s) => (s.backend = raw) } : { why: 'must be "openai" or "webllm"' }),
+  },
+  {
+    key: "baseUrl",
+    label: "Endpoint (base URL)",
+    // Shown even while the backend is local: a link must not change it unseen.
+    read: (s) => s.openai.baseUrl,
+    shared: (s) => s.backend === "openai",
+    parse: (raw) => {
+      if (!originOf(raw)) return { why: "is not an http:// or https:// address" };
+      const url = new URL(raw.trim());
+      if (url.username || url.password) return { why: "carries a user name or password" };
+      return { apply: (s) => (s.openai.baseUrl = url.href.replace(/\/$/, "")) };
+    },
+  },
+  {
+    key: "model",
+    label: "Model",
+    read: (s) => (s.backend === "openai" ? s.openai.model : s.webllm.modelId) || null,
+    parse: (raw, s) => {
+      const m = modelName(raw, s);
+      if ("why" in m) return m;
+      return { apply: (t) => (t.backend === "openai" ? (t.openai.model = m.name) : (t.webllm.modelId = m.name)) };
+    },
+  },
+  {
+    key: "subModel",
+    label: "Sub-call model",
+    read: (s) => (s.backend === "openai" ? s.openai.subModel : s.webllm.subModelId) || null,
+    parse: (raw, s) => {
+      const m = modelName(raw, s);
+      if ("why" in m) return m;
+      return { apply: (t) => (t.backend === "openai" ? (t.openai.subModel = m.name) : (t.webllm.subModelId = m.name)) };
+    },
+  },
+  {
+    key: "contextWindow",
+    label: "Context window (tokens)",
+    read: (s) => (s.backend === "openai" ? (s.openai.contextWindow ? String(s.openai.contextWindow) : null) : String(s.webllm.contextWindow)),
+    parse: wholeNumber(0, 10_000_000, (s, n) => (s.backend === "openai" ? (s.openai.contextWindow = n) : (s.webllm.contextWindow = n))),
+  },
+  { key: "maxIterations", label: "Max iterations", read: (s) => String(s.run.maxIterations), parse: wholeNumber(1, 200, (s, n) => (s.run.maxIterations = n)) },
+  { key: "maxDepth", label: "Max depth", read: (s) => String(s.run.maxDepth), parse: wholeNumber(1, 3, (s, n) => (s.run.maxDepth = n)) },
+  {
+    key: "maxTokens",
+    label: "Max tokens per turn",
+    read: (s) => (s.run.maxTokensPerTurn ? String(s.run.maxTokensPerTurn) : null),
+    parse: wholeNumber(0, 1_000_000, (s, n) => (s.run.maxTokensPerTurn = n)),
+  },
+  { key: "temperature", label: "Temperature", read: (s) => (s.run.temperature === null ? null : String(s.run.temperature)), parse: decimal(0, 2, (s, n) => (s.run.temperature = n)) },
+  { key: "topP", label: "Top-p", read: (s) => (s.run.topP === null ? null : String(s.run.topP)), parse: decimal(0, 1, (s, n) => (s.run.topP = n)) },
+  {
+    key: "seed",
+    label: "Seed",
+    read: (s) => (s.run.seed === null ? null : String(s.run.seed)),
+    parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1, (s, n) => (s.run.seed = n)),
+  },
+  { key: "cellTimeout", label: "Cell time limit (s)", read: (s) => String(s.run.cellTimeoutS), parse: wholeNumber(1, 3600, (s, n) => (s.run.cellTimeoutS = n)) },
+  {
+    key: "compare",
+    label: "Also answer directly",
+    read: (s) => (s.compare ? "1" : null),
+    parse: (raw) => {
+      if (raw === "1" || raw === "true") return { apply: (s) => (s.compare = true) };
+      if (raw === "0" || raw === "false") return { apply: (s) => (s.compare = false) };
+      return { why: 'must be "1" or "0"' };
+    },
+  },
+  {
+    key: "prompt",
+    label: "Prompt profile",
+    read: (s) => s.run.prompt,
+    shared: (s) => s.run.prompt !== "auto",
+    parse: oneOf(PROMPT_CHOICES, (s, v) => (s.run.prompt = v)),
+  },
+  {
+    key: "mode",
+    label: "Method",
+    read: (s) => s.run.mode,
+    shared: (s) => s.run.mode !== "auto",
+    parse: oneOf(RUN_MODE_CHOICES, (s, v) => (s.run.mode = v)),
+  },
+];
+
+function oneOf<T extends string>(choices: readonly T[], set: (s: Settings, v: T) => void): LinkField["parse"] {
+  return (raw) =>
+    (choices as readonly string[]).includes(raw) ? { apply: (s) => set(s, raw as T) } : { why: `must be one of ${choices.join(", ")}` };
+}
+
+/** Secrets a link might try to carry; refused by name, never read. */
+const SECRET_PARAMS = ["apiKey", "api_key", "key", "token"];
+
+/** Every parameter this module reads: what is taken out of the address bar. */
+export const LINK_PARAMS: readonly string[] = [...FIELDS.map((f) => f.key), ...SECRET_PARAMS];
+
+/** How a setting reads in the dialog. */
+function shown(field: LinkField, s: Settings): string {
+  return field.read(s) ?? "(not set)";
+}
+
+/**
+ * What a page link proposes to change in `current`, or null when it carries no settings.
+ * `next` is computed but nothing is applied.
+ */
+export function proposeFromLink(current: Settings, search: string): LinkProposal | null {
+  const params = new URLSearchParams(search);
+  if (!LINK_PARAMS.some((key) => params.has(key))) return null;
+  const next = structuredClone(current);
+  const refused: LinkRefusal[] = [];
+  for (const key of SECRET_PARAMS) {
+    if (params.has(key)) refused.push({ key, value: "(hidden)", why: "API keys are never taken from links; enter yours in Settings" });
+  }
+  // The backend first: "model" means a different setting for each backend.
+  for (const field of FIELDS) {
+    const raw = params.get(field.key);
+    if (raw === null) continue;
+    const parsed = field.parse(raw, next);
+    if ("why" in parsed) refused.push({ key: field.key, value: raw.slice(0, MAX_TEXT), why: parsed.why });
+    else parsed.apply(next);
+  }
+  const changes = FIELDS.filter((f) => shown(f, current) !== shown(f, next)).map((f) => ({
+    key: f.key,
+    label: f.label,
+    from: shown(f, current),
+    to: shown(f, next),
+  }));
+  const from = describeEndpoint(current).origin;
+  const to = describeEndpoint(next).origin;
+  const keyWithheld = next.backend === "openai" && !!current.openai.apiKey && !apiKeyFor(next.openai);
+  return { next, changes, refused, endpoint: { from, to, changed: from !== to }, keyWithheld };
+}
+
+/** The page address without the parameters a settings link carries (others, like ?view=, stay). */
+export function withoutLinkParams(href: string): string {
+  const url = new URL(href);
+  for (const key of LINK_PARAMS) url.searchParams.delete(key);
+  return url.href;
+}
+
+/** A link that proposes these settings to whoever opens it (never the API key). */
+export function shareLink(settings: Settings, base: string): string {
+  const url = new URL(base);
+  url.search = "";
+  for (const field of FIELDS) {
+    const value = field.read(settings);
+    if (value !== null && value !== "" && (field.shared?.(settings) ?? true)) url.searchParams.set(field.key, value);
+  }
+  return url.href;
+}

@@ -1,0 +1,78 @@
+// Auto mode's other branch: the whole document and the question in one call (direct.ts), shown
+// and recorded like a one-turn run, so the page, the CLI and the exported trajectory treat it
+// like any answer and say how it was produced.
+import { EngineAbortedError } from "../engines/errors.ts";
+import type { ChatEngine } from "../engines/types.ts";
+import type { HistoryEntry } from "../repl/types.ts";
+import { answerDirectly, type DocumentSource } from "./direct.ts";
+import { iterationRecord } from "./records.ts";
+import type { Emit } from "./subcalls.ts";
+import type { RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
+import { UsageTracker } from "./usage.ts";
+
+export interface DirectRunInput {
+  question: string;
+  /** Earlier questions and answers of the session: a follow-up needs them. */
+  previous: readonly HistoryEntry[];
+  engine: ChatEngine;
+  document: DocumentSource;
+  config: RlmConfig;
+  /** Why the direct answer was chosen, for the result. */
+  reason: string;
+  signal: AbortSignal;
+  onEvent?: RlmEventListener;
+}
+
+const clip = (text: string, max: number) => {
+  const t = text.replace(/\s+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+};
+
+/** The question with the last few exchanges after it, as the RLM's first message has them. */
+export function directQuestion(question: string, previous: readonly HistoryEntry[]): string {
+  if (!previous.length) return question;
+  const lines = previous.slice(-3).map((h) => `- Q: ${clip(h.question, 200)} → A: ${clip(h.answer, 300)}`);
+  return `${question}\n\n(Earlier questions in this conversation, for reference:\n${lines.join("\n")})`;
+}
+
+export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
+  const usage = new UsageTracker();
+  const emit: Emit = (event) => {
+    try {
+      i.onEvent?.({ ...event, depth: 0 } as RlmEvent);
+    } catch {
+      // A broken listener must not break the run.
+    }
+  };
+  const mode = { used: "direct" as const, reason: i.reason };
+  emit({ type: "run-started", question: i.question, contextChars: i.document.totalChars });
+  emit({ type: "turn-started", turn: 0 });
+  const started = Date.now();
+  try {
+    const direct = await answerDirectly({
+      engine: i.engine,
+      question: directQuestion(i.question, i.previous),
+      document: i.document,
+      ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
+      ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
+      ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),
+      signal: i.signal,
+      onToken: (text) => emit({ type: "token", turn: 0, text }),
+    });
+    usage.addTime("generationMs", direct.durationMs);
+    usage.addCall(direct.model, direct.usage, "root");
+    emit({ type: "turn-finished", turn: 0, response: direct.answer, usage: direct.usage, durationMs: direct.durationMs });
+    const record = iterationRecord(0, started, direct.messages, direct.answer);
+    record.final_answer = direct.answer || null;
+    record.iteration_time = direct.durationMs / 1000;
+    record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars };
+    emit({ type: "iteration", record });
+    const base = { iterations: [record], usage: usage.snapshot(), mode };
+    if (!direct.answer) return { ...base, answer: "", status: "failed", message: "The model gave an empty answer. Ask again, or choose RLM in Settings." };
+    return { ...base, answer: direct.answer, status: "answered", producedBy: "model" };
+  } catch (err) {
+    const stopped = i.signal.aborted || err instanceof EngineAbortedError;
+    const message = stopped ? "Stopped." : err instanceof Error ? err.message : String(err);
+    return { answer: "", status: stopped ? "stopped" : "failed", message, iterations: [], usage: usage.snapshot(), mode };
+  }
+}

@@ -1,0 +1,79 @@
+// M02: premature or unverified finals. When the document is bigger than the root's window the
+// model cannot know the answer before it has looked, so a final that arrives before any code
+// ran, or that no output ever mentioned, is refused — at most twice per run ("the second
+// attempt is almost always materially better"), then the gate steps aside.
+import { CHARS_PER_TOKEN } from "../../engines/tokens.ts";
+import { mentions } from "../finals.ts";
+
+export interface EvidenceGateOptions {
+  contextChars: number;
+  rootWindowTokens: number;
+  /** Refusals per run before every final is let through (default 2). */
+  maxRefusals?: number;
+  /** Answers longer than this (characters) are not looked up in outputs (lists, paragraphs). */
+  maxCheckedAnswerChars?: number;
+}
+
+export interface FinalToCheck {
+  answer: string;
+  /** "text": FINAL written as prose; "code": submitted by a cell (FINAL(...), answer dict). */
+  source: "text" | "code";
+  /** For "code": the cell that submitted it (a hard-coded literal there is a guess). */
+  code?: string;
+}
+
+export type EvidenceVerdict = { accept: true } | { accept: false; reason: "no-code-yet" | "not-in-output"; refusalsLeft: number };
+
+export class EvidenceGate {
+  private ranCode = false;
+  private readonly seen: string[] = [];
+  private refusals = 0;
+  readonly active: boolean;
+  private readonly maxRefusals: number;
+  private readonly maxChecked: number;
+
+  constructor(options: EvidenceGateOptions) {
+    // Only a document the model cannot have read whole needs evidence.
+    this.active = options.contextChars > options.rootWindowTokens * CHARS_PER_TOKEN;
+    this.maxRefusals = options.maxRefusals ?? 2;
+    this.maxChecked = options.maxCheckedAnswerChars ?? 80;
+  }
+
+  /** Everything the model has been shown from the REPL: cell output and sub-call replies. */
+  noteOutput(text: string): void {
+    this.ranCode = true;
+    if (text) this.seen.push(text);
+    if (this.seen.length > 50) this.seen.shift();
+  }
+
+  /**
+   * `lastChance`: the model cannot try again (its turns are over), so a refusal does not cost
+   * it a retry and the allowance of refusals does not apply: an unsupported guess is refused
+   * and the harness reads the document itself instead.
+   */
+  check(final: FinalToCheck, options: { lastChance?: boolean } = {}): EvidenceVerdict {
+    if (!this.active || (this.refusals >= this.maxRefusals && !options.lastChance)) return { accept: true };
+    const refuse = (reason: "no-code-yet" | "not-in-output"): EvidenceVerdict => {
+      this.refusals += 1;
+      return { accept: false, reason, refusalsLeft: Math.max(0, this.maxRefusals - this.refusals) };
+    };
+    const answer = final.answer.trim();
+    const checkable = answer.length > 0 && answer.length <= this.maxChecked;
+    const inOutput = checkable && this.seen.some((t) => mentions(t, answer));
+    if (final.source === "text") {
+      if (!this.ranCode) return refuse("no-code-yet");
+      if (checkable && !inOutput) return refuse("not-in-output");
+      return { accept: true };
+    }
+    // A cell's final is computed, unless the cell just wrote the answer in as a literal.
+    const literal = checkable && final.code !== undefined && hardCoded(final.code, answer);
+    if (literal && !inOutput) return refuse(this.ranCode ? "not-in-output" : "no-code-yet");
+    return { accept: true };
+  }
+}
+
+/** The answer appears in the code as a string or number literal (FINAL("4815162")). */
+function hardCoded(code: string, answer: string): boolean {
+  const literals = [...code.matchAll(/(["'])((?:\\.|(?!\1).)*)\1|\b\d[\d_.]*\b/g)].map((m) => (m[2] ?? m[0]).trim());
+  return literals.some((l) => l !== "" && l.toLowerCase() === answer.toLowerCase());
+}

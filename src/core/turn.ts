@@ -1,0 +1,235 @@
+// Steps 2–4 of one root turn, once the reply is in: parse → run cells → observe. Every remedy of
+// the small-model catalogue (shared/reference/small-models.md) is applied at its place:
+//   - a reply with no action (prose, a tool call, code only inside <think>, a shell block) never
+//     ends the run: the model is told what was wrong (M01, M06, M07, M08);
+//   - code in any accepted fence runs, a ```markdown block only if it is Python, a cut-off last
+//     line is dropped (M06); the same code again is answered from the cache, not re-run (M09);
+//   - a FINAL is resolved (FINAL(result) means the variable), refused when it is a placeholder or
+//     a plan (M03), checked against what the outputs showed (M02, M04), and tidied (M15);
+//   - the stuck detector says when to warn and when to give up on the model (M09, M10, M12).
+// What the model is told comes back as notes; the loop decides what happens next.
+import type { CellResult } from "../repl/protocol.ts";
+import * as say from "./feedback.ts";
+import type { TaskFacts } from "./feedback.ts";
+import { assignedNamesIn, assignmentAsCode, decideBareName, judgeFinalWithCode, normaliseAnswer, refuseFinal } from "./finals.ts";
+import { formatCell, formatTurnOutput } from "./format.ts";
+import type { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector, StuckReason } from "./guards/index.ts";
+import type { CodeBlock } from "./parse.ts";
+import { prepareBlock, type SyntaxChecker } from "./repl-probes.ts";
+import type { ReplyAnalysis } from "./reply.ts";
+
+/** One of each per question; a child RLM has its own. */
+export interface RunGuards {
+  repeat: RepeatGuard;
+  noAction: NoActionCounter;
+  stuck: StuckDetector;
+  evidence: EvidenceGate;
+  /** Warnings that are said once per run (a nudge repeated every turn is noise). */
+  warned: Set<StuckReason>;
+}
+
+/** What a turn needs from its run. */
+export interface TurnHost {
+  question: string;
+  guards: RunGuards;
+  /** The task, the names that exist and the imports that work (refreshed after every cell). */
+  facts(): TaskFacts;
+  /** Runs a cell for this turn: recorded in its trajectory and shown live. */
+  runCell(code: string): Promise<CellResult>;
+  checkSyntax: SyntaxChecker;
+  /** Names the model assigned in any code this run (`FINAL(result)` means the variable). */
+  assigned: ReadonlySet<string>;
+  outputCharsPerCell: number;
+  stopped(): boolean;
+}
+
+export interface TurnOutcome {
+  /** Cell results the model is shown as REPL output, in order. */
+  outputs: CellResult[];
+  /** What the model is told after the output (or instead of it, when nothing ran). */
+  notes: string[];
+  /** An accepted, tidied answer. */
+  answer: string | null;
+  /** Ran code, or gave an accepted final (the no-action counter's question). */
+  acted: boolean;
+  /** A cell raised, or a failed cell was sent again (the same error again). */
+  raised: boolean;
+  /** Why the harness should take over from the model now, or null. */
+  fallback: string | null;
+}
+
+/** Feedback lines without the task reminder: the loop adds it once per message. */
+const quiet = (host: TurnHost): TaskFacts => ({ ...host.facts(), restate: false });
+
+/**
+ * Plays one analysed reply. `lastChance`: the final request after the turns ran out, where a
+ * refused final cannot be retried, so the evidence gate's allowance no longer applies.
+ */
+export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance = false): Promise<TurnOutcome> {
+  const out: TurnOutcome = { outputs: [], notes: [], answer: null, acted: false, raised: false, fallback: null };
+  if (reply.kind === "neither") {
+    out.notes.push(say.messageForInaction(quiet(host), reply));
+    return out;
+  }
+  if (reply.refused.length) out.notes.push(say.wrongLanguageMessage(quiet(host), reply.refused.map((b) => b.language)));
+  if (reply.problems.includes("fabricated-output")) {
+    out.notes.push(say.fabricatedOutputNote(reply.problems.includes("final-after-fabricated-output")));
+  }
+  const submitted = reply.runnable.length ? await runBlocks(reply.runnable, host, out, lastChance) : false;
+  if (!submitted && reply.final && out.fallback === null && !host.stopped()) await takeTextFinal(reply, host, out, lastChance);
+  return out;
+}
+
+// --- code --------------------------------------------------------------------------------------
+
+const SUBMITS = /\bFINAL(?:_VAR)?\s*\(|\banswer\s*\[\s*["']ready["']\s*\]\s*=/;
+
+/** Runs the reply's blocks unless they repeat an earlier turn. True when a cell submitted a final. */
+async function runBlocks(blocks: CodeBlock[], host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<boolean> {
+  const codes: string[] = [];
+  for (const block of blocks) {
+    const prepared = await prepareBlock(block, host.checkSyntax);
+    if (prepared.action === "skip") out.notes.push(say.notPythonMessage(quiet(host), block.language, prepared.syntaxError));
+    else {
+      codes.push(prepared.code);
+      if (prepared.note === "dropped-last-line") out.notes.push(say.unclosedFenceNote(prepared.dropped));
+    }
+  }
+  if (!codes.length) return false;
+  const all = codes.join("\n");
+  // Code that submits is never "the same again": the last lookup plus FINAL(...) ends the run.
+  const verdict = SUBMITS.test(all) ? ({ repeated: false } as const) : host.guards.repeat.check(all);
+  if (verdict.repeated) {
+    out.notes.unshift(say.repeatedActionMessage(quiet(host), verdict.cachedOutput));
+    out.acted = true;
+    out.raised = verdict.failed;
+    if (verdict.fallback) out.fallback = `it sent the same code ${verdict.repeats + 1} times in a row`;
+    return false;
+  }
+  const submitted = await runCells(codes, host, out, lastChance);
+  host.guards.repeat.record(all, out.outputs.map((r) => formatCell(r, host.outputCharsPerCell)).join("\n"), out.raised);
+  observeStuck(all, host, out);
+  return submitted;
+}
+
+/** The cells in order, until one submits a final or the run is stopped. */
+async function runCells(codes: string[], host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<boolean> {
+  for (const code of codes) {
+    const result = await runAndNote(code, host, out);
+    if (result.final_answer !== null) {
+      acceptCandidate(result.final_answer, { source: "code", code }, host, out, lastChance);
+      return true;
+    }
+    if (host.stopped()) break;
+  }
+  return false;
+}
+
+/** Runs one cell the model wrote (or meant): its output is shown and counts as evidence. */
+async function runAndNote(code: string, host: TurnHost, out: TurnOutcome): Promise<CellResult> {
+  const result = await host.runCell(code);
+  out.outputs.push(result);
+  out.acted = true;
+  if (result.error && result.error !== "KeyboardInterrupt") out.raised = true;
+  host.guards.evidence.noteOutput(`${result.stdout}\n${result.stderr}`);
+  return result;
+}
+
+const STUCK_WHY: Record<Exclude<StuckReason, "no-context">, string> = {
+  "same-error": "its code failed with the same error three times in a row",
+  "forbidden-import": "it kept importing modules that are not available here",
+};
+
+/**
+ * The stuck detector after code ran. Not reading `context` for a few turns is only ever a
+ * warning, given once: a model that works on chunks it already made is not stuck, and giving
+ * up on it would throw away a good run.
+ */
+function observeStuck(code: string, host: TurnHost, out: TurnOutcome): void {
+  const failing = out.outputs.find((r) => r.error && r.error !== "KeyboardInterrupt");
+  const verdict = host.guards.stuck.observe({ code, errorType: failing?.error ?? null, errorText: failing?.stderr ?? "" });
+  if (verdict.stuck && verdict.stuck !== "no-context") out.fallback = STUCK_WHY[verdict.stuck];
+  else if (verdict.stuck === "no-context" && !host.guards.warned.has("no-context")) {
+    host.guards.warned.add("no-context");
+    out.notes.push(say.stuckWarning(quiet(host), "no-context"));
+  } else if (verdict.warn && verdict.warn !== "no-context") out.notes.push(say.stuckWarning(quiet(host), verdict.warn));
+}
+
+// --- finals ------------------------------------------------------------------------------------
+
+/** A FINAL written as text: next to code only if the fresh output bears it out (M04). */
+async function takeTextFinal(reply: ReplyAnalysis, host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<void> {
+  const marker = reply.final!;
+  if (reply.kind === "both" && out.outputs.length) {
+    const judged = judgeFinalWithCode(marker, out.outputs);
+    if (!judged.accept) {
+      out.notes.push(say.finalWithCodeMessage(judged.why));
+      return;
+    }
+  }
+  if (marker.kind === "assignment") {
+    const code = assignmentAsCode(marker);
+    const result = await runAndNote(code, host, out);
+    if (result.final_answer !== null) acceptCandidate(result.final_answer, { source: "code", code }, host, out, lastChance);
+    return;
+  }
+  if (marker.kind === "variable") return submitVariable(marker.name, null, host, out, lastChance);
+  if (marker.bareName) return submitVariable(marker.bareName, marker.value, host, out, lastChance);
+  acceptCandidate(marker.value, { source: "text" }, host, out, lastChance);
+}
+
+/**
+ * FINAL_VAR(name), or FINAL(name) with a bare name: the variable when it exists. When it does
+ * not, FINAL(Paris) is the word, but FINAL(result) is a missing variable — never the answer
+ * "result" (M03c/d). `literal`: the bare FINAL's text, null for FINAL_VAR.
+ */
+async function submitVariable(name: string, literal: string | null, host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<void> {
+  const result = await host.runCell(`FINAL_VAR(${JSON.stringify(name)})`);
+  if (result.final_answer !== null) return acceptCandidate(result.final_answer, { source: "code" }, host, out, lastChance);
+  if (literal !== null) {
+    const decision = decideBareName(name, Object.keys(result.locals), host.assigned);
+    if (decision.action === "literal") return acceptCandidate(decision.value, { source: "text" }, host, out, lastChance);
+  }
+  out.outputs.push(result);
+  out.notes.push(say.missingVariableMessage(quiet(host), name));
+}
+
+/** A submitted answer, tidied (M15), then refused if it is not one (M03g) or has no evidence yet (M02). */
+function acceptCandidate(
+  value: string,
+  from: { source: "text" | "code"; code?: string },
+  host: TurnHost,
+  out: TurnOutcome,
+  lastChance: boolean,
+): void {
+  // Checked as it will be given: "Answer: 42" is looked for in the outputs as "42".
+  const answer = normaliseAnswer(value, host.question);
+  const refused = refuseFinal(answer);
+  if (refused) {
+    out.notes.push(say.refusedFinalMessage(quiet(host), refused));
+    return;
+  }
+  const verdict = host.guards.evidence.check({ answer, ...from }, { lastChance });
+  if (!verdict.accept) {
+    out.notes.push(say.evidenceRefusedMessage(quiet(host), verdict.reason));
+    return;
+  }
+  out.answer = answer;
+  out.acted = true;
+}
+
+/** Names a cell binds, for FINAL(name) decisions later in the run. */
+export function noteAssignments(code: string, into: Set<string>): void {
+  for (const name of assignedNamesIn(code)) into.add(name);
+}
+
+/**
+ * What the model reads after a turn: the REPL output, then what went wrong, with the task
+ * restated once at the end for profiles that restate it (M10), then the turn footer.
+ */
+export function observationMessage(out: TurnOutcome, facts: TaskFacts, outputCharsPerCell: number, footer: string): string {
+  const notes = out.notes.length ? out.notes : out.outputs.length ? [] : [say.noActionMessage({ ...facts, restate: false })];
+  const reminder = facts.restate && notes.length ? say.taskReminder(facts) : "";
+  if (out.outputs.length) return formatTurnOutput(out.outputs, outputCharsPerCell, [...notes, reminder], footer);
+  return [...notes, reminder, footer].filter(Boolean).join("\n\n");
+}

@@ -1,0 +1,85 @@
+// The host's end of the private port between the page and the REPL worker's own JS. Python can
+// reach the worker's globals, not this port (it is held in closures on both sides), so what
+// travels here cannot be intercepted by model code in flight:
+//   host → worker: a number (a heartbeat); the worker answers with the same number once the
+//                   work already queued in it has run.
+//   worker → host: { started: id } when Python begins cell `id`, and { id, result } when it ends
+//                   it — the result comes here first, so a worker that work left behind wedges
+//                   right after the cell still delivers the cell's output.
+// Everything that arrives is checked, like every other message from the worker.
+
+type Waiter = (data: unknown) => boolean;
+
+export class WorkerPulse {
+  private seq = 0;
+  private readonly waiters = new Set<Waiter>();
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly timeoutMs: number,
+  ) {
+    port.onmessage = (event: MessageEvent) => {
+      for (const waiter of [...this.waiters]) if (waiter(event.data)) this.waiters.delete(waiter);
+    };
+  }
+
+  /** True if the worker answers within the timeout: its event loop is free and it is there. */
+  alive(): Promise<boolean> {
+    const nonce = ++this.seq;
+    const answered = this.next((d) => d === nonce, this.timeoutMs);
+    this.port.postMessage(nonce);
+    return answered.then((d) => d !== undefined);
+  }
+
+  /** Resolves with `why` if Python does not start cell `id` in time; stays pending otherwise. */
+  startedOrWedged(id: number, why: string): Promise<{ gone: string }> {
+    return new Promise((resolve) => {
+      void this.next((d) => isRecord(d) && d.started === id, this.timeoutMs).then((d) => {
+        if (d === undefined) resolve({ gone: why });
+      });
+    });
+  }
+
+  /** Cell `id`'s result text as Python sent it at the end of the cell; pending until then. */
+  result(id: number): Promise<string> {
+    return new Promise((resolve) => {
+      void this.next((d) => isRecord(d) && d.id === id && typeof d.result === "string").then((d) =>
+        resolve((d as { result: string }).result),
+      );
+    });
+  }
+
+  /** Forgets every wait (a new cell, or the worker is gone). */
+  reset(): void {
+    this.waiters.clear();
+  }
+
+  close(): void {
+    this.reset();
+    this.port.close();
+  }
+
+  /** The next message that `match` accepts, or undefined after `timeoutMs` (if given). */
+  private next(match: (data: unknown) => boolean, timeoutMs?: number): Promise<unknown> {
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waiter: Waiter = (data) => {
+        if (!match(data)) return false;
+        clearTimeout(timer);
+        resolve(data);
+        return true;
+      };
+      this.waiters.add(waiter);
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          this.waiters.delete(waiter);
+          resolve(undefined);
+        }, timeoutMs);
+      }
+    });
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null;
+}

@@ -1,0 +1,81 @@
+// Puts rendered chunks into the page a few at a time, yielding between slices, so that no task
+// the page runs for a huge answer comes near 50 ms. Each chunk is its own block; when there are
+// several, blocks off screen skip layout (content-visibility: auto) until they are scrolled to.
+// A huge answer is shown in part first: a page holding hundreds of thousands of elements makes
+// every later style pass and garbage collection slow (a 630 ms GC pause was traced after a 1 MB
+// answer was shown whole), so the rest comes when the person asks for it.
+import type { RenderChunk } from "./markdown-html.ts";
+import { sanitizeToFragment } from "./sanitize.ts";
+
+/**
+ * Work done per task before giving the page back its turn. (Pacing by animation frame instead,
+ * one budget per frame for all views, was tried and measured worse: many more 50-160 ms tasks
+ * for the same answers, at a lower load.)
+ */
+const SLICE_MS = 5;
+/** Rough height of a character of text, for the size a skipped block reserves. */
+const PX_PER_CHAR = 0.3;
+/** What is shown at first and added by each "Show more": about this many elements. */
+export const SHOWN_WEIGHT = 12_000;
+
+/** About how many elements a chunk adds to the page (a plain chunk is text: a few per 100 characters of layout). */
+export function chunkWeight(chunk: RenderChunk): number {
+  return chunk.kind === "html" ? Math.ceil(chunk.tags / 2) : Math.ceil(chunk.text.length / 100);
+}
+
+export function chunkChars(chunk: RenderChunk): number {
+  return chunk.kind === "html" ? chunk.sourceChars : chunk.text.length;
+}
+
+function yieldToPage(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (scheduler?.yield) return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+export function chunkElement(chunk: RenderChunk, many: boolean): HTMLElement {
+  const element = document.createElement("div");
+  element.className = many ? "md-chunk many" : "md-chunk";
+  if (chunk.kind === "html") element.append(sanitizeToFragment(chunk.html));
+  else {
+    element.classList.add("plain");
+    element.textContent = chunk.text;
+  }
+  if (many) element.style.containIntrinsicSize = `auto ${Math.max(40, Math.round(chunkChars(chunk) * PX_PER_CHAR))}px`;
+  return element;
+}
+
+export interface PaintOptions {
+  /** Index of the first chunk to paint; 0 replaces what the host shows. */
+  from: number;
+  /** Stop after about this many elements (Infinity: paint to the end). */
+  budget: number;
+}
+
+/**
+ * Paints `chunks` from `options.from` into `host`, and returns the index where it stopped.
+ * Painting from 0 replaces the host's content, but only once the first slice is ready, so an
+ * update (a streamed reply) never flashes empty. Stops quietly when `signal` aborts (a newer
+ * text is on its way).
+ */
+export async function paintChunks(host: HTMLElement, chunks: RenderChunk[], signal: AbortSignal, options: PaintOptions): Promise<number> {
+  const many = chunks.length > 1;
+  let i = options.from;
+  let replace = options.from === 0;
+  let spent = 0;
+  const more = () => i < chunks.length && spent < options.budget;
+  while (more() || replace) {
+    if (signal.aborted) return i;
+    const deadline = performance.now() + SLICE_MS;
+    const built: HTMLElement[] = [];
+    while (more() && (built.length === 0 || performance.now() < deadline)) {
+      spent += chunkWeight(chunks[i]!);
+      built.push(chunkElement(chunks[i++]!, many));
+    }
+    if (replace) host.replaceChildren(...built);
+    else host.append(...built);
+    replace = false;
+    if (more()) await yieldToPage();
+  }
+  return i;
+}

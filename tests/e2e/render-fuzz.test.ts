@@ -1,0 +1,178 @@
+// Any text a model or a document can produce renders, completely and without freezing the page.
+// Hostile markdown arrives the way it would in real use: Python builds it from the document
+// (here, from an expression) and submits it with FINAL_VAR, and the model's own prose carries
+// more of it into the steps view. Inside the page a PerformanceObserver records every task over
+// 50 ms ("longtask"); none may happen while an answer is rendered, nor when the session is
+// reopened after a reload. Each answer ends with a marker that must be on the page, so nothing
+// may swallow the rest of an answer.
+//
+// Run: npm run build && npx vitest run --project e2e tests/e2e/render-fuzz.test.ts
+import { mkdirSync } from "node:fs";
+import { loadavg } from "node:os";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repl } from "../fixtures/scripted-server.ts";
+import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { QuestionScripts } from "./sandbox/drive.ts";
+
+const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+
+const MB = 1_000_000;
+/**
+ * Python expressions of about 1 MB each (the hostile answers). `dense`: legitimate but huge
+ * formatted content (hundreds of thousands of elements once shown whole); its figures are
+ * reported, not asserted: on this 2-core machine under others' load they still exceed 50 ms
+ * (bench/RESULTS.md, "Rendering model text").
+ */
+const CASES: Array<{ name: string; python: string; dense?: boolean }> = [
+  { name: "prototype-named fence languages", python: `"".join(f"\`\`\`{n}\\ncode in {n}\\n\`\`\`\\n" for n in ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "isPrototypeOf", "__defineGetter__", "prototype"])` },
+  { name: "5,000 nested quotes", python: `"> " * 5000 + "deep inside"` },
+  { name: "1,000 nested list levels", python: `"\\n".join("  " * i + "- level " + str(i) for i in range(1000))` },
+  { name: "quadratic emphasis _a", python: `"_a" * ${MB / 2}` },
+  { name: "quadratic emphasis *a", python: `"*a" * ${MB / 2}` },
+  { name: "unbalanced strong", python: `"**" * ${MB / 4} + "a" + "*" * ${MB / 4}` },
+  { name: "quadratic links", python: `"[a](" * ${MB / 4}` },
+  { name: "open brackets", python: `"[" * ${MB}` },
+  { name: "image brackets", python: `"![" * ${MB / 2}` },
+  { name: "unclosed HTML in MathML", python: `"<math><mtext><table><mglyph><style><!--" * ${MB / 40}` },
+  { name: "unclosed HTML in SVG", python: `"<svg><foreignObject><style><!--</style><img src=x onerror=alert(1)>" * ${Math.floor(MB / 70)}` },
+  { name: "a 1 MB table", python: `"| a | b |\\n|:--|--:|\\n" + "| x *y* | [z](https://example.org) |\\n" * ${MB / 40}`, dense: true },
+  { name: "a 1 MB ordinary answer", python: `("## Part\\n\\nSome *text* with \`code\`, **bold** and [a link](https://example.org).\\n\\n- one\\n- two\\n\\n\`\`\`python\\nprint('hi')\\n\`\`\`\\n\\n" * ${Math.floor(MB / 120)})`, dense: true },
+  { name: "random markdown characters", python: `__import__("random").seed(7) or "".join(__import__("random").choice("*_[]()!\`<>#-|\\\\ \\na&;:/") for _ in range(${MB}))` },
+];
+
+/** Turn text (the model's prose, shown in the steps) with the same kinds of trouble. */
+const HOSTILE_PROSE = [
+  "```constructor\nprose fence\n```",
+  "```__proto__\nprose fence\n```",
+  "> ".repeat(3000) + "deep prose",
+  "_a".repeat(2_000),
+  "<math><mtext><table><mglyph><style><!--",
+  "prose continues after all that",
+].join("\n\n");
+
+const LONGTASK_OBSERVER = `
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({ start: Math.round(e.startTime), ms: Math.round(e.duration) });
+  }).observe({ type: "longtask", buffered: true });
+`;
+
+type LongTask = { start: number; ms: number };
+const longTasksSince = (page: Page, since: number) =>
+  page.evaluate((t) => ((window as unknown as { __longTasks: LongTask[] }).__longTasks ?? []).filter((e) => e.start >= t), since);
+const now = (page: Page) => page.evaluate(() => performance.now());
+
+/** Waits until every markdown view on the page has finished (formatted, or shown plain for good). */
+async function allRendered(page: Page, timeoutMs: number): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const views = Array.from(document.querySelectorAll<HTMLElement>(".markdown"));
+      return views.length > 0 && views.every((v) => v.dataset.render === "done" || v.dataset.render === "fallback");
+    },
+    undefined,
+    { timeout: timeoutMs, polling: 250 },
+  );
+}
+
+let stack: Stack;
+const scripts = new QuestionScripts();
+
+beforeAll(async () => {
+  // 64 characters per streamed piece: the prose is streamed like a fast model's, not one
+  // 16-character event at a time in a single burst (that measures the stream reader, not rendering).
+  stack = await startStack({ root: scripts.root, sub: "sub reply", contextWindow: 131072, chunkChars: 64 });
+}, 120_000);
+afterAll(async () => stack?.close());
+
+describe("rendering is total and bounded", () => {
+  it("hostile answers and turn text render in full, with no task over 50 ms, also after a reload", async () => {
+    const { context, page, errors } = await newPage(stack.browser);
+    await context.addInitScript({ content: LONGTASK_OBSERVER });
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { contextWindow: "131072" }));
+    await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
+    await page.getByLabel("Document").setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("a small document") });
+    await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor({ timeout: 60_000 });
+
+    // A first, ordinary question: what the page does once (loading the run's code, the first
+    // connection to the model server) is not what this test measures.
+    scripts.set("[warm-up]", [repl('FINAL("warm")')]);
+    await page.getByRole("textbox", { name: "Question" }).fill("[warm-up] hello");
+    await page.getByRole("button", { name: "Ask" }).click();
+    await page.locator("article.exchange .status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 60_000 });
+    await page.waitForTimeout(1000);
+
+    const report: string[] = [];
+    const failures: string[] = [];
+    const only = process.env.RENDER_FUZZ_ONLY?.split(",").map(Number);
+    const cases = CASES.map((c, i) => ({ ...c, i })).filter((c) => !only || only.includes(c.i));
+    for (const c of cases) {
+      const tag = `[fuzz-${c.i}]`;
+      const marker = `END-OF-ANSWER-${c.i}`;
+      scripts.set(tag, [repl(`x = ${c.python}\nx = x + "\\n\\n${marker}"\nFINAL_VAR("x")`, c.i === 0 ? HOSTILE_PROSE : c.name)]);
+      const before = await page.locator("article.exchange").count();
+      await page.getByRole("textbox", { name: "Question" }).fill(`${tag} ${c.name}`);
+      await page.getByRole("button", { name: "Ask" }).click();
+      const article = page.locator("article.exchange").nth(before);
+      await article.locator(".status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 120_000 });
+      // From here on the page is rendering the answer (the run that produced it is not measured).
+      const started = await now(page);
+      const answer = article.getByRole("region", { name: "Answer" });
+      await answer.locator(".markdown[data-render=done], .markdown[data-render=fallback]").waitFor({ timeout: 60_000 });
+      await page.waitForTimeout(300);
+      const shownFirst = await longTasksSince(page, started);
+      // A huge answer shows in part at first; the person asks for the rest.
+      const showAll = answer.getByRole("button", { name: "Show all" });
+      let afterShowAll: LongTask[] = [];
+      if (await showAll.count()) {
+        const clicked = await now(page);
+        await showAll.click();
+        await answer.locator(".markdown[data-render=done], .markdown[data-render=fallback]").waitFor({ timeout: 400_000 });
+        expect(await answer.locator(".md-more").count()).toBe(0);
+        await page.waitForTimeout(300);
+        afterShowAll = await longTasksSince(page, clicked);
+      }
+      const shown = await answer.locator(".markdown").evaluate((el: HTMLElement) => ({ state: el.dataset.render, text: el.textContent ?? "" }));
+      expect(shown.text, `${c.name}: the end of the answer is on the page`).toContain(marker);
+      report.push(`${c.name}: ${shown.state}, ${shown.text.length.toLocaleString("en-US")} characters; tasks over 50 ms: shown ${JSON.stringify(shownFirst.map((t) => t.ms))}, show all ${JSON.stringify(afterShowAll.map((t) => t.ms))}`);
+      if (!c.dense && (shownFirst.length || afterShowAll.length)) failures.push(report.at(-1)!);
+    }
+
+    // The model's prose of the first case, shown in the steps view, renders too.
+    if (!only || only.includes(0)) {
+      const first = page.locator("article.exchange").nth(1);
+      await first.getByRole("button", { name: /Show steps/ }).click();
+      const steps = first.getByRole("region", { name: "Trajectory" });
+      await steps.getByText("prose continues after all that").waitFor({ timeout: 30_000 });
+      await expect.poll(() => steps.locator(".code-lang").allInnerTexts()).toEqual(expect.arrayContaining(["constructor", "__proto__"]));
+    }
+    await page.locator("article.exchange").last().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}huge-answer-1280.png` });
+
+    // Reopening the session renders every answer again. Measured from the moment the first
+    // exchange is on screen: loading the app itself is not rendering.
+    await page.reload();
+    await page.locator("article.exchange").first().waitFor({ timeout: 60_000 });
+    const reopened = await now(page);
+    await page.locator("article.exchange").nth(cases.length).waitFor({ timeout: 60_000 });
+    await allRendered(page, 240_000);
+    await page.waitForTimeout(500);
+    const afterReload = await longTasksSince(page, reopened);
+    report.push(`after reload: tasks over 50 ms ${JSON.stringify(afterReload.map((t) => t.ms))}`);
+    if (afterReload.length) failures.push(report.at(-1)!);
+    // Each answer shows in full, or in part with a way to see the rest.
+    for (const [n, c] of cases.entries()) {
+      const region = page.locator("article.exchange").nth(n + 1).getByRole("region", { name: "Answer" });
+      const text = await region.evaluate((el) => el.textContent ?? "");
+      if (!text.includes(`END-OF-ANSWER-${c.i}`)) await region.getByRole("button", { name: "Show all" }).waitFor();
+    }
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator("article.exchange").last().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}huge-answer-390.png` });
+    console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n${report.join("\n")}`);
+    expect(failures, "main-thread tasks over 50 ms while rendering").toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 900_000);
+});

@@ -1,0 +1,366 @@
+// One session, one sandbox (issue 11): attacks by model-written Python that tried to reach
+// another session, outlive its own, lift the host's caps, wedge the app or mislead the person.
+// The built app in Chromium; the scripted model server plays each attack cell, and the test
+// checks what a person sees on the page and what the model server (the only place a sub-call
+// can send data) received.
+import { randomBytes } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { launch, startApp } from "./harness.ts";
+import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
+import { installForgery, victimCell } from "./sandbox/forgeries.ts";
+
+let model: ScriptedServer;
+let app: { url: string; close: () => Promise<void> };
+let browser: Browser;
+const scripts = new QuestionScripts();
+// A long cell limit, so that a wedged worker found by the heartbeat is told apart from one
+// stopped by the time limit.
+const PARAMS = { maxIterations: "8", contextWindow: "131072", cellTimeout: "60" };
+/** A rebuilt worker boots Python again; on this shared 2-core machine that can take a while. */
+const PYTHON_BOOT_ALLOWANCE_MS = 30_000;
+
+beforeAll(async () => {
+  [model, app, browser] = await Promise.all([
+    startScriptedServer({ root: scripts.root, sub: (req) => `sub saw ${req.lastUser.length} chars`, contextWindow: 131072 }),
+    startApp(),
+    launch(),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([app?.close(), model?.close()]);
+});
+
+let tagSeq = 0;
+/** Asks a question whose root turns are `cells` (then FINAL(final)), and returns each turn's output. */
+async function run(page: Page, cells: string[], final = "done", timeoutMs = 90_000): Promise<string[]> {
+  const tag = `[s11-${++tagSeq}]`;
+  scripts.set(tag, [...cells.map((c) => repl(c)), repl(`FINAL(${JSON.stringify(final)})`)]);
+  await ask(page, `${tag} Go`, final, timeoutMs);
+  return turnOutputs(model, tag);
+}
+
+async function newSession(page: Page): Promise<void> {
+  await page.getByRole("button", { name: "+ New" }).click();
+  try {
+    await page.getByText("Drop files anywhere on this page").waitFor();
+  } catch (err) {
+    await page.screenshot({ path: "/tmp/new-session-failed.png", fullPage: true });
+    throw err;
+  }
+}
+
+async function pythonReady(page: Page): Promise<void> {
+  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
+}
+
+/** Python that walks the whole file system and reports every file holding `needle`. */
+const findEverywhere = (needle: string) => `
+import os
+hits = []
+for root, dirs, files in os.walk("/"):
+    if root.startswith(("/proc", "/dev", "/sys", "/lib", "/usr")):
+        dirs[:] = []
+        continue
+    for f in files:
+        p = os.path.join(root, f)
+        try:
+            with open(p, "rb") as fh:
+                if ${JSON.stringify(needle)}.encode() in fh.read(50_000_000):
+                    hits.append(p)
+        except Exception:
+            pass
+print("FOUND", hits)
+print("INPUT", sorted(os.listdir("/input")) if os.path.exists("/input") else [])
+`;
+
+describe("a session's Python is its own", () => {
+  it("another session cannot read its files, see its patches, listeners or module state, or be forged, even after it is deleted", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    const { page, errors } = opened;
+    try {
+      const secret = `SECRET-${randomBytes(6).toString("hex")}`;
+      // Session A: a secret document, and code that plants everything it can for later.
+      await pythonReady(page);
+      await uploadText(page, "memo-a.txt", `The vault code is ${secret}.`);
+      const plantOut = await run(page, [
+        [
+          "import builtins, json, sys, js",
+          "builtins.print = lambda *a, **k: None",
+          "json.STOLEN = context",
+          "sys.modules['planted_by_a'] = type(sys)('planted_by_a')",
+          "sys.modules['planted_by_a'].context = context",
+          "builtins.open = lambda *a, **k: (_ for _ in ()).throw(RuntimeError('open patched by A'))",
+          "js.globalThis.PLANTED_BY_A = context",
+        ].join("\n"),
+        installForgery("raw-html", "FORGED-BY-A", "http://127.0.0.1:9"),
+      ], "planted");
+      // (The forged reply to A's own last cell is dropped, so A may take one more turn.)
+      expect(plantOut.length).toBeGreaterThanOrEqual(2);
+
+      // Session B: its own document and harmless code that looks for A's traces.
+      await newSession(page);
+      await pythonReady(page);
+      await uploadText(page, "memo-b.txt", "Nothing secret here.");
+      const probe = [
+        findEverywhere(secret),
+        [
+          "import json, sys, builtins, js",
+          "print('JSON-STOLEN', hasattr(json, 'STOLEN'))",
+          "print('MODULE', 'planted_by_a' in sys.modules)",
+          "print('JS-GLOBAL', getattr(js.globalThis, 'PLANTED_BY_A', None) is not None)",
+          "print('PRINT-WORKS', builtins.print is print)",
+          `print(llm_query('everything B found: ' + str([hits, getattr(json, 'STOLEN', None)])))`,
+        ].join("\n"),
+        victimCell("raw-html"),
+      ];
+      const out = await run(page, probe, "looked");
+      expect(out[0]).toContain("FOUND []");
+      expect(out[0]).toContain("INPUT []"); // every mount is removed once Python has read it
+      expect(out[0]).not.toContain(secret);
+      expect(out[1]).toContain("JSON-STOLEN False");
+      expect(out[1]).toContain("MODULE False");
+      expect(out[1]).toContain("JS-GLOBAL False");
+      expect(out[1]).toContain("PRINT-WORKS True");
+      expect(out[2]).toContain("VICTIM raw-html");
+      expect(out[2]).not.toContain("FORGED-BY-A");
+      expect(await page.getByText("FORGED-BY-A").count()).toBe(0);
+      // Nothing of A's reached B's model either.
+      expect(model.requests.some((r) => JSON.stringify(r.messages).includes(secret) && r.lastUser.includes("everything B found"))).toBe(false);
+
+      // Deleting A ends its Python; B still finds nothing of it.
+      await page.getByRole("button", { name: /^Delete session .*\[s11-1\]/ }).click();
+      await page.getByRole("button", { name: "Delete", exact: true }).click();
+      await page.getByRole("button", { name: /^Delete session .*\[s11-1\]/ }).waitFor({ state: "detached" });
+      const again = await run(page, [findEverywhere(secret)], "still nothing");
+      expect(again[0]).toContain("FOUND []");
+      expect(await lastStatus(page)).toBe("Answered");
+      expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);
+    } finally {
+      await opened.close();
+    }
+  }, 240_000);
+});
+
+describe("nothing outlives a session", () => {
+  // Each API by name: every one must be unreachable from model code. A verdict line per API.
+  const STORAGE_PROBES: Array<[string, string]> = [
+    ["FileSystem API sync (TEMPORARY)", "js.webkitRequestFileSystemSync(0, 1024)"],
+    ["FileSystem API sync (PERSISTENT)", "js.webkitRequestFileSystemSync(1, 1024)"],
+    ["FileSystem API sync URL", "js.webkitResolveLocalFileSystemSyncURL('filesystem:x')"],
+    ["FileSystem API async", "js.webkitRequestFileSystem(0, 1024)"],
+    ["IndexedDB", "js.indexedDB.open('planted')"],
+    ["Cache Storage", "await js.caches.open('planted')"],
+    ["OPFS", "await js.navigator.storage.getDirectory()"],
+    ["navigator.storage", "await js.navigator.storage.estimate()"],
+    ["storage buckets", "await js.navigator.storageBuckets.open('planted')"],
+    ["BroadcastChannel", "js.BroadcastChannel.new('planted')"],
+    ["SharedWorker", "js.SharedWorker.new('data:text/javascript,1')"],
+    ["service worker", "await js.navigator.serviceWorker.getRegistrations()"],
+    ["cookies", "await js.cookieStore.set('planted', '1')"],
+    ["Web Locks", "await js.navigator.locks.request('planted', lambda l: None)"],
+    ["close the worker", "js.close()"],
+  ];
+  const probeCell = [
+    "import js",
+    "async def _probe(name, attempt):",
+    "    try:",
+    "        await attempt()",
+    "        print('REACHABLE', name)",
+    "    except BaseException as e:",
+    "        print('BLOCKED', name, type(e).__name__)",
+    ...STORAGE_PROBES.flatMap(([name, expr], i) => [`async def _p${i}():`, `    return ${expr}`, `await _probe(${JSON.stringify(name)}, _p${i})`]),
+  ].join("\n");
+
+  it("no storage, channel or worker API that survives the worker is reachable, each checked by name", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    try {
+      await pythonReady(opened.page);
+      await uploadText(opened.page, "n.txt", "nothing");
+      const [out] = await run(opened.page, [probeCell], "probed");
+      for (const [name] of STORAGE_PROBES) expect(out, name).toMatch(new RegExp(`^BLOCKED ${name.replace(/[()]/g, "\\$&")} `, "m"));
+      expect(out).not.toContain("REACHABLE");
+      // The REPL still works after all that (close() did not end it).
+      const [alive] = await run(opened.page, ["print('ALIVE', len(context))"], "alive");
+      expect(alive).toContain("ALIVE 7");
+    } finally {
+      await opened.close();
+    }
+  }, 180_000);
+});
+
+describe("the host trusts nothing the worker says about itself", () => {
+  it("a cell that patches Python's output cap still shows a bounded output, quickly", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    try {
+      await pythonReady(opened.page);
+      await uploadText(opened.page, "c.txt", "cap");
+      const patch = [
+        "import sys",
+        "big = 'E' * 60_000_000",
+        "type(sys.stderr).getvalue = lambda self: big",
+        "print('patched')",
+      ].join("\n");
+      const started = Date.now();
+      const out = await run(opened.page, [patch, "print('next cell')"], "bounded");
+      expect(Date.now() - started).toBeLessThan(60_000);
+      // The model saw bounded outputs, and the session kept working (the answer came through).
+      expect(out[0]!.length).toBeLessThan(60_000);
+      expect(out[1]!.length).toBeLessThan(60_000);
+      // What the page keeps is bounded too (the trajectory holds the cell's stderr).
+      await opened.page.getByRole("button", { name: /Show steps/ }).last().click();
+      const longest = await opened.page.evaluate(() => Math.max(...[...document.querySelectorAll("pre.output")].map((p) => p.textContent?.length ?? 0)));
+      expect(longest).toBeLessThan(1_000_000);
+    } finally {
+      await opened.close();
+    }
+  }, 180_000);
+});
+
+describe("Stop and the next question always work", () => {
+  it("work a cell schedules for later never runs, and a wedged worker is rebuilt with a plain message", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    const { page } = opened;
+    try {
+      await pythonReady(page);
+      await uploadText(page, "w.txt", "wedge");
+      // A timer that would spin forever two seconds after the cell returned.
+      const timer = "import js\nfrom pyodide.ffi import create_proxy\ndef spin():\n    while True:\n        pass\nkeep = create_proxy(spin)\njs.setTimeout(keep, 2000)\nprint('scheduled')";
+      await run(page, [timer], "timer set");
+      await page.waitForTimeout(2500);
+      const [after] = await run(page, ["print('STILL-FINE')"], "timer cancelled");
+      expect(after).toContain("STILL-FINE");
+      // A message handler that spins: the heartbeat finds the worker silent and it is rebuilt.
+      const wedge = "import js\nfrom pyodide.ffi import create_proxy\ndef spin(e):\n    while True:\n        pass\nch = js.MessageChannel.new()\nh = create_proxy(spin)\nch.port1.onmessage = h\nch.port2.postMessage(1)\nprint('wedged')";
+      const started = Date.now();
+      const out = await run(page, [wedge, "print('NEXT')", "print('AFTER', len(context))"], "recovered", 120_000);
+      // Found silent before the next cell or right after this one, not at a time limit.
+      expect(out.slice(0, 2).join("\n")).toMatch(/WorkerRestarted: (after the cell it|before this cell could run, the Python worker had) stopped answering/);
+      expect(out[2]).toContain("AFTER 5");
+      expect(Date.now() - started).toBeLessThan(PYTHON_BOOT_ALLOWANCE_MS + 15_000);
+      await expect(page.locator(".chip", { hasText: "Python ready" }).count()).resolves.toBe(1);
+    } finally {
+      await opened.close();
+    }
+  }, 240_000);
+
+  it("Stop ends a run within 2 s even when Python must be killed, and + New and the next question work", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    const { page } = opened;
+    try {
+      await pythonReady(page);
+      await uploadText(page, "s.txt", "stop");
+      const tag = `[s11-${++tagSeq}]`;
+      // C code that never checks for interrupts: only killing the worker stops it.
+      scripts.set(tag, [repl("sum(range(10**13))"), repl('FINAL("never")')]);
+      await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Spin in C`);
+      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByText("running…").first().waitFor({ timeout: 60_000 });
+      await page.waitForTimeout(500);
+      const clicked = Date.now();
+      await page.getByRole("button", { name: "Stop" }).click();
+      await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
+      expect(Date.now() - clicked).toBeLessThan(2_000);
+      await expect(page.getByRole("button", { name: "+ New" }).isEnabled()).resolves.toBe(true);
+      const [next] = await run(page, ["print('NEXT', context)"], "next works", 120_000);
+      expect(next).toContain("NEXT stop");
+    } finally {
+      await opened.close();
+    }
+  }, 240_000);
+});
+
+describe("messages name the cause", () => {
+  it("the code's own KeyboardInterrupt, os._exit, and deep recursion are each named, and the REPL keeps going", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    const { page } = opened;
+    try {
+      await pythonReady(page);
+      await uploadText(page, "m.txt", "msgs");
+      const out = await run(
+        page,
+        [
+          "raise KeyboardInterrupt",
+          "import sys\nsys.setrecursionlimit(10**6)\ndef f(n):\n    return f(n + 1)\nf(0)",
+          "import os\nos._exit(3)",
+          "print('ALIVE')",
+        ],
+        "named",
+        180_000,
+      );
+      expect(out[0]).toContain("the code raised KeyboardInterrupt itself");
+      expect(out[0]).not.toMatch(/pressed Stop|time limit/);
+      expect(out[1]).toContain("RecursionError");
+      expect(out[1]).toMatch(/recursion limit stays at/);
+      expect(out[2]).toMatch(/ended the Python process|SystemExit/);
+      expect(out[2]).not.toMatch(/time limit/);
+      expect(out[3]).toContain("ALIVE");
+    } finally {
+      await opened.close();
+    }
+  }, 240_000);
+
+  it("Stop while the documents are still loading ends quietly: no traceback, no progress bar left", async () => {
+    const opened: AppPage = await openApp(browser, app.url, model, PARAMS);
+    const { page } = opened;
+    try {
+      await pythonReady(page);
+      await page.evaluate(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(["filler line of a large document\n".repeat(2_000_000)], "large.txt", { type: "text/plain" }));
+        for (const type of ["dragenter", "dragover", "drop"]) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+      });
+      await page.getByRole("button", { name: "Remove large.txt" }).waitFor({ timeout: 60_000 });
+      // After a reload the documents load into a new Python while the question waits for them.
+      await page.reload();
+      await page.locator(".docs .name", { hasText: "large.txt" }).waitFor({ timeout: 60_000 });
+      const tag = `[s11-${++tagSeq}]`;
+      scripts.set(tag, [repl('FINAL("late")')]);
+      await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Quick`);
+      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByRole("button", { name: "Stop" }).click({ timeout: 5_000 });
+      await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
+      await page.waitForTimeout(1500);
+      expect(await page.locator(".notices").innerText()).not.toMatch(/Traceback|KeyboardInterrupt|serializing/);
+      expect(await page.locator(".docs .progress").count()).toBe(0);
+      // The documents still arrive, and the next question uses them.
+      const [out] = await run(page, ["print('LINES', context.count(chr(10)))"], "loaded after all");
+      expect(out).toContain("LINES 2000000");
+    } finally {
+      await opened.close();
+    }
+  }, 180_000);
+});
+
+describe("a runaway allocation", () => {
+  it("that takes the tab down reopens with the session intact and the question marked", async () => {
+    const opened = await openApp(browser, app.url, model, PARAMS);
+    const { page } = opened;
+    try {
+      await pythonReady(page);
+      await uploadText(page, "r.txt", "runaway");
+      const tag = `[s11-${++tagSeq}]`;
+      // JS arrays on the worker's V8 heap until it is exhausted: Chromium ends the renderer.
+      scripts.set(tag, [repl("import js\na = []\nwhile True:\n    a.append(js.Array.new(10**7).fill(0.5))"), repl('FINAL("never")')]);
+      const crashed = new Promise<void>((resolve) => page.once("crash", () => resolve()));
+      await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Allocate`);
+      await page.getByRole("button", { name: "Ask" }).click();
+      await Promise.race([crashed, page.waitForTimeout(120_000)]);
+      // A new tab on the same profile: the session, its document and the question are there.
+      const again = await page.context().newPage();
+      await again.goto(page.url());
+      await again.locator(".docs .name", { hasText: "r.txt" }).waitFor({ timeout: 60_000 });
+      const exchange = again.locator("article.exchange").last();
+      await exchange.locator(".chip", { hasText: /Cut off|Stopped|Failed/ }).waitFor({ timeout: 30_000 });
+      await exchange.getByText(/cut off .* or the tab crashed/).waitFor();
+      await again.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
+      const [next] = await run(again, ["print('BACK', context)"], "back again", 120_000);
+      expect(next).toContain("BACK runaway");
+    } finally {
+      await opened.close();
+    }
+  }, 300_000);
+});

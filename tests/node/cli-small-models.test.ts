@@ -1,0 +1,76 @@
+// `rlm --prompt`, `rlm --mode` and how the answer came about, through the real command (issue 13).
+// Scripts read `--json`: every key it had keeps its name and meaning; only new keys are added.
+import { execFile } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
+import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+
+const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
+let server: ScriptedServer;
+
+function run(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [bin, ...args], { timeout: 120_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
+    });
+    child.stdin?.end(input);
+  });
+}
+
+const base = () => ["--model", "root-model", "--base-url", server.baseUrl, "--json"];
+const isDirect = (req: ScriptedRequest) => req.messages[0]?.content === VANILLA_SYSTEM_PROMPT;
+/** The keys `--json` printed before issue 13, in their order. */
+const OLD_KEYS = ["answer", "status", "iterations", "usage"];
+const USAGE_KEYS = ["models", "rootCalls", "subcalls", "generationMs", "replMs", "subcallMs", "totalMs", "promptTokens", "completionTokens"];
+
+beforeAll(async () => {
+  server = await startScriptedServer({ contextWindow: 4096 });
+});
+afterAll(async () => server?.close());
+
+describe("rlm --mode and --prompt", () => {
+  it("auto (the default) answers a small document directly; --json adds mode and producedBy only", async () => {
+    server.requests.length = 0;
+    server.scripts.root = (req) => (isDirect(req) ? "blue" : code("FINAL('rlm')"));
+    const out = await run(["--task", "Which colour?", ...base()], "The door is blue.");
+    expect(out.code).toBe(0);
+    const json = JSON.parse(out.stdout) as Record<string, unknown>;
+    expect(Object.keys(json)).toEqual([...OLD_KEYS, "mode", "producedBy", "sources"]);
+    expect(Object.keys(json.usage as object)).toEqual(USAGE_KEYS);
+    expect(json).toMatchObject({ answer: "blue", status: "answered", iterations: 1, producedBy: "model", mode: { used: "direct" } });
+    expect(server.requests.filter((r) => r.isRoot)).toHaveLength(1);
+  });
+
+  it("--mode rlm --prompt canonical: the loop runs with the canonical prompt", async () => {
+    server.requests.length = 0;
+    server.scripts.root = [code("print(len(context))"), code('answer["content"] = context.split()[-1]\nanswer["ready"] = True')];
+    const out = await run(["--task", "Last word?", ...base(), "--mode", "rlm", "--prompt", "canonical"], "The door is blue");
+    expect(out.code).toBe(0);
+    const json = JSON.parse(out.stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ answer: "blue", mode: { used: "rlm", reason: "RLM was asked for" }, producedBy: "model" });
+    const first = server.requests.find((r) => r.isRoot)!;
+    expect(first.messages[0]!.content).toContain("llm_query_batched");
+    expect(first.firstUser).toMatch(/^Answer the following: Last word\?/);
+  });
+
+  it("a root that never writes code is answered by the fallback: --json and --verbose say so", async () => {
+    server.requests.length = 0;
+    server.scripts.root = "Searching for today's date now.";
+    server.scripts.sub = (req) => (req.lastUser.includes("Answers found") ? "2026-11-23" : (/dated (\S+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND"));
+    const out = await run(["--task", "What is the date?", ...base(), "--mode", "rlm", "--verbose"], "This letter is dated 2026-11-23.");
+    expect(out.code).toBe(0);
+    const json = JSON.parse(out.stdout) as Record<string, unknown>;
+    expect(Object.keys(json)).toEqual([...OLD_KEYS, "mode", "producedBy", "fallback", "sources"]);
+    expect(json).toMatchObject({ answer: "2026-11-23", status: "answered", producedBy: "fallback", fallback: { chunksRead: 1, chunksTotal: 1, partial: false } });
+    // The fallback's answer points at the piece it came from, like any other answer.
+    expect((json.sources as Array<{ doc: string; line: number }>)[0]).toMatchObject({ doc: "stdin", line: 1 });
+    expect(out.stderr).toContain("prompt profile: guided");
+    expect(out.stderr).toMatch(/answered by the fallback \(The model could not drive the run/);
+  });
+
+  it("rejects an unknown --mode with the choices", async () => {
+    const out = await run(["--task", "q", "--model", "m", "--mode", "fast"], "doc");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("--mode must be one of auto, rlm, direct");
+  });
+});

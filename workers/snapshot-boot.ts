@@ -1,0 +1,237 @@
+// Starting Python: from a memory snapshot of "Pyodide + rlm_runtime.py" when a valid one is
+// stored, else from scratch (and then a snapshot is made for next time). About 80 % of a bare
+// start is Python bootstrapping itself; a restore skips all of it (see
+// /work/shared/reference/pyodide-startup.md for the measurements behind each choice here).
+//
+// Pyodide's snapshot options are private (`_makeSnapshot`, `_loadSnapshot`,
+// `_snapshotDeserializer`, `makeMemorySnapshot`): pinned pyodide, and tests/node/snapshot.test.ts
+// restores, runs, interrupts and sub-calls after every upgrade.
+import { loadPyodide, version as pyodideVersion, type PyodideInterface } from "pyodide";
+import type { BootPhase, SnapshotBootReport } from "../src/repl/protocol.ts";
+import {
+  PYODIDE_INITIAL_HEAP_BYTES,
+  PYODIDE_SNAPSHOT_HEADER_MAX_BYTES,
+  SnapshotRejected,
+  envelopeHeader,
+  openEnvelope,
+  runtimeText,
+  snapshotKey,
+} from "./snapshot-format.ts";
+import type { SnapshotStore } from "./snapshot-store.ts";
+import { withSharedWasm } from "./shared-wasm.ts";
+
+/** The name the host module goes into a snapshot under; a restore swaps in the new worker's own. */
+const HOST_MODULE_NAME = "_rlm_host";
+
+export interface PythonBootRequest {
+  indexURL?: string;
+  /** Source of workers/python/rlm_runtime.py. */
+  runtimeSource: string;
+  /** More runtime files, run after it in the same namespace (rlm_evidence.py); part of the snapshot. */
+  runtimeSections?: ReadonlyArray<{ filename: string; source: string }>;
+  /** The `_rlm_host` module the runtime imports: JavaScript, so never part of the heap itself. */
+  hostModule: object;
+  /** Where snapshots live; null when they are off (then `offNote` says why). */
+  store: SnapshotStore | null;
+  offNote?: string;
+  /** Make and store a new snapshot even if a good one is stored. */
+  rebuild?: boolean;
+  /** pyodide.asm.wasm compiled by the page (browser only). */
+  wasmModule?: WebAssembly.Module;
+  onPhase?: (phase: BootPhase) => void;
+}
+
+export interface PythonBootResult {
+  py: PyodideInterface;
+  report: SnapshotBootReport;
+}
+
+type Clock = { enter(phase: BootPhase): void; phases: SnapshotBootReport["phases"] };
+
+function phaseClock(onPhase?: (phase: BootPhase) => void): Clock {
+  const phases: SnapshotBootReport["phases"] = [];
+  let current: { phase: BootPhase; since: number } | null = null;
+  return {
+    phases,
+    enter(phase) {
+      const now = performance.now();
+      if (current) phases.push({ phase: current.phase, ms: Math.round(now - current.since) });
+      current = phase === "ready" ? null : { phase, since: now };
+      onPhase?.(phase);
+    },
+  };
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
+
+export async function bootPython(request: PythonBootRequest): Promise<PythonBootResult> {
+  const clock = phaseClock(request.onPhase);
+  const { store } = request;
+  const finish = (py: PyodideInterface, path: SnapshotBootReport["path"], notes: string[], stored?: SnapshotBootReport["stored"]): PythonBootResult => {
+    clock.enter("ready");
+    const report: SnapshotBootReport = { path, phases: clock.phases };
+    if (stored) report.stored = stored;
+    if (notes.length) report.note = notes.join("; ");
+    if (store) report.where = store.where;
+    return { py, report };
+  };
+  if (!store) return finish(await plainBoot(request, clock), "plain", [request.offNote ?? "snapshots are off"]);
+
+  const key = snapshotKey(pyodideVersion, runtimeText(request.runtimeSource, request.runtimeSections));
+  const notes: string[] = [];
+  if (request.rebuild) notes.push("asked to rebuild the snapshot");
+  const restored = request.rebuild ? null : await restoreStored(request, store, key, clock, notes);
+  if (restored) return finish(restored, "restored", notes);
+  try {
+    const made = await makeSnapshotAndRestore(request, store, key, clock, notes);
+    return finish(made.py, "made-snapshot", notes, made.stored);
+  } catch (err) {
+    notes.push(`could not make a snapshot (${message(err)}), so Python started without one`);
+  }
+  return finish(await plainBoot(request, clock), "plain", notes);
+}
+
+async function restoreStored(
+  request: PythonBootRequest,
+  store: SnapshotStore,
+  key: string,
+  clock: Clock,
+  notes: string[],
+): Promise<PyodideInterface | null> {
+  clock.enter("reading-snapshot");
+  let found: Awaited<ReturnType<SnapshotStore["find"]>>;
+  try {
+    found = await store.find(key);
+  } catch (err) {
+    notes.push(`could not read the stored snapshot: ${message(err)}`);
+    return null;
+  }
+  if (!found) {
+    notes.push("no stored snapshot yet");
+    return null;
+  }
+  clock.enter("restoring-snapshot");
+  try {
+    // Handed over as a pending promise: Pyodide imports its JS while the bytes are read and checked.
+    const payload = found.bytes.then((stored) => openEnvelope(key, stored));
+    // A rejection is handled below, through loadPyodide; it must not count as unhandled before
+    // Pyodide gets to await it (Node would end the worker thread).
+    payload.catch(() => undefined);
+    const py = await restore(request, payload);
+    release(await payload);
+    return py;
+  } catch (err) {
+    const why = err instanceof SnapshotRejected ? `the stored snapshot was rejected: ${err.message}` : `restoring the stored snapshot failed: ${message(err)}`;
+    notes.push(`${why}; it was deleted and a new one made`);
+    await store.remove(key);
+    return null;
+  }
+}
+
+async function makeSnapshotAndRestore(
+  request: PythonBootRequest,
+  store: SnapshotStore,
+  key: string,
+  clock: Clock,
+  notes: string[],
+): Promise<{ py: PyodideInterface; stored: NonNullable<SnapshotBootReport["stored"]> }> {
+  clock.enter("loading-pyodide");
+  const maker = await withSharedWasm(request.wasmModule, () => loadPyodide({ ...indexOption(request), _makeSnapshot: true }));
+  clock.enter("installing-runtime");
+  installRuntime(maker, request);
+  clock.enter("making-snapshot");
+  const bytes = maker.makeMemorySnapshot({
+    serializer: (value: unknown) => {
+      if (value === request.hostModule) return HOST_MODULE_NAME;
+      throw new Error("the Python runtime holds a JavaScript object that cannot go into a snapshot");
+    },
+  });
+  if (bytes.byteLength > PYODIDE_INITIAL_HEAP_BYTES + PYODIDE_SNAPSHOT_HEADER_MAX_BYTES) {
+    throw new Error(`the heap grew to ${bytes.byteLength} bytes during start-up; a snapshot over 30 MiB cannot be restored (pyodide#6254)`);
+  }
+  // The instance that made the snapshot has a recording proxy for `js` (pyodide wraps jsglobals
+  // for snapshotting), which breaks getters such as js.self.addEventListener ("Illegal
+  // invocation"). Hand out a fresh interpreter restored from the bytes; this also proves they
+  // restore before they are stored.
+  clock.enter("restoring-snapshot");
+  const py = await restore(request, bytes);
+  const writing = store.write(key, envelopeHeader(key, bytes), bytes);
+  release(bytes);
+  if (!store.waitForWrites) {
+    writing.catch((err: unknown) => console.warn(`Could not store the Python snapshot in ${store.where}:`, err));
+    return { py, stored: "pending" };
+  }
+  try {
+    await writing;
+    return { py, stored: "yes" };
+  } catch (err) {
+    notes.push(`could not store the snapshot in ${store.where}: ${message(err)}`);
+    return { py, stored: "failed" };
+  }
+}
+
+async function plainBoot(request: PythonBootRequest, clock: Clock): Promise<PyodideInterface> {
+  clock.enter("loading-pyodide");
+  const py = await withSharedWasm(request.wasmModule, () => loadPyodide(indexOption(request)));
+  clock.enter("installing-runtime");
+  installRuntime(py, request);
+  return py;
+}
+
+function installRuntime(py: PyodideInterface, request: PythonBootRequest): void {
+  py.registerJsModule(HOST_MODULE_NAME, request.hostModule);
+  py.runPython(request.runtimeSource, { filename: "rlm_runtime.py" });
+  for (const section of request.runtimeSections ?? []) py.runPython(section.source, { filename: section.filename });
+}
+
+async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promise<Uint8Array>): Promise<PyodideInterface> {
+  const py = await withSharedWasm(request.wasmModule, () =>
+    loadPyodide({
+      ...indexOption(request),
+      _loadSnapshot: snapshot,
+      _snapshotDeserializer: (name: unknown) => {
+        if (name === HOST_MODULE_NAME) return request.hostModule;
+        throw new Error(`the snapshot refers to an unknown JavaScript object ${JSON.stringify(name)}`);
+      },
+    }),
+  );
+  // Pyodide keeps the option, and with it the 30 MiB of snapshot bytes, for the worker's life.
+  delete (py as unknown as { _api: { config: Record<string, unknown> } })._api.config._loadSnapshot;
+  startSession(py);
+  return py;
+}
+
+/**
+ * Every restore begins from the same heap, so anything random in it would repeat in every
+ * session: reseed `random` (already imported by the stdlib at start-up) from os.urandom. The
+ * str hash seed cannot be changed once strings exist, so hash randomisation is per snapshot (per
+ * browser profile or per user cache), not per session: it only hardens dicts against
+ * hash-flooding, and nothing here depends on it. Pyodide also puts '' on sys.path a second time.
+ */
+function startSession(py: PyodideInterface): void {
+  // A scratch namespace: the runtime's own globals (its `sys`, its helpers) stay untouched.
+  const scratch = py.toPy({}) as { destroy(): void };
+  try {
+    py.runPython(
+      "import sys\n" +
+        "if 'random' in sys.modules: sys.modules['random'].seed()\n" +
+        "if sys.path[:2] == ['', '']: del sys.path[0]",
+      { globals: scratch as never },
+    );
+  } finally {
+    scratch.destroy();
+  }
+}
+
+/**
+ * Frees snapshot bytes now rather than at the next garbage collection, which an idle worker may
+ * not run for a long time: measured in Chromium, each idle sandbox otherwise kept 30 MB more.
+ * Pyodide has already copied them into its heap. (ArrayBuffer.prototype.transfer: Chromium 114+;
+ * where it is missing, as in Node 20, the bytes wait for the collector.)
+ */
+function release(bytes: Uint8Array): void {
+  const buffer = bytes.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer; detached?: boolean };
+  if (buffer instanceof ArrayBuffer && typeof buffer.transfer === "function" && !buffer.detached) buffer.transfer(0);
+}
+
+const indexOption = (request: PythonBootRequest) => (request.indexURL ? { indexURL: request.indexURL } : {});
