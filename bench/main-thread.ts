@@ -18,6 +18,7 @@ import { startBuiltApp } from "./lib/app-server.ts";
 import { launchChromium } from "./lib/chromium.ts";
 import { Report, load, spreadOf, today } from "./lib/report.ts";
 import { explainLongTasks, type TaskExplanation } from "./lib/trace.ts";
+import { INSTALL_OBSERVERS, longest, type Entry } from "./lib/long-tasks.ts";
 import { machine } from "./stats.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -29,47 +30,6 @@ const FILE_MB = 100;
 const SETTLE_MS = 10_000;
 const QUESTION = "What is the launch code?";
 const NEEDLE = "The launch code is ZEBRA-4471.";
-
-interface Entry {
-  kind: "longtask" | "loaf";
-  start: number;
-  duration: number;
-  /** Long animation frames: the scripts that ran, with their source. */
-  scripts?: Array<{ invoker: string; sourceURL: string; sourceFunctionName: string; duration: number; forcedStyleAndLayoutDuration: number }>;
-  styleAndLayoutMs?: number;
-}
-
-/**
- * Installed before any page script. A string, not a function: tsx would wrap a function's inner
- * helpers in `__name(...)` calls that do not exist in the page.
- */
-const INSTALL_OBSERVERS = `(() => {
-  window.__entries = [];
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__entries.push({ kind: "longtask", start: e.startTime, duration: e.duration });
-    }).observe({ type: "longtask", buffered: true });
-  } catch (e) {}
-  try {
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) {
-        window.__entries.push({
-          kind: "loaf",
-          start: e.startTime,
-          duration: e.duration,
-          styleAndLayoutMs: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
-          scripts: e.scripts.map((s) => ({
-            invoker: String(s.invoker),
-            sourceURL: String(s.sourceURL),
-            sourceFunctionName: String(s.sourceFunctionName),
-            duration: Number(s.duration),
-            forcedStyleAndLayoutDuration: Number(s.forcedStyleAndLayoutDuration),
-          })),
-        });
-      }
-    }).observe({ type: "long-animation-frame", buffered: true });
-  } catch (e) {}
-})();`;
 
 /** The root model's script: look, three rounds of 16 chunk reads with llm_query_batched, find and ask, answer. */
 function rootScript(req: ScriptedRequest): string {
@@ -167,7 +127,6 @@ async function cycle(browser: Browser, appUrl: string, baseUrl: string, file: st
   }
 }
 
-const longest = (entries: Entry[], kind: Entry["kind"]) => Math.max(0, ...entries.filter((e) => e.kind === kind).map((e) => e.duration));
 const over = (entries: Entry[]) => entries.filter((e) => e.kind === "longtask" && e.duration > LIMIT_MS).length;
 
 const report = new Report("main-thread");

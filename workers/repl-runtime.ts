@@ -38,6 +38,8 @@ function runtimeHasJspi(): boolean {
 export interface ReplWorkerHooks {
   /** Source of workers/python/rlm_runtime.py (each entry loads it its own way). */
   pythonSource: string;
+  /** Sections run after it in the same namespace: workers/python/rlm_evidence.py. */
+  pythonSections?: Array<{ filename: string; source: string }>;
   /** Runs once Pyodide is up: the browser entry removes network globals here. */
   afterBoot?: () => void;
   /** Runs after every cell: the browser entry cancels timers the cell left behind. */
@@ -295,6 +297,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       const { py: loaded, report } = await bootPython({
         ...(options.indexURL ? { indexURL: options.indexURL } : {}),
         runtimeSource: hooks.pythonSource,
+        runtimeSections: hooks.pythonSections ?? [],
         hostModule,
         ...("off" in store ? { store: null, offNote: store.off } : { store }),
         ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
@@ -304,6 +307,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       py = loaded;
       if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
       if (options.pingPort) pulse = privatePulse(options.pingPort);
+      if (options.recordSources === false) loaded.runPython("_evidence.enabled = False");
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
       hooks.afterBoot?.();
       return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started, snapshot: report };
@@ -366,6 +370,10 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
 
     async variableNames(): Promise<string> {
       return String(fn("variable_names")());
+    },
+
+    async sourcePassages(rangesJson: string): Promise<string> {
+      return String(fn("source_passages")(rangesJson));
     },
 
     async stats() {

@@ -10,9 +10,11 @@ import { fileSnapshotStore } from "./snapshot-store-node.ts";
 
 if (!parentPort) throw new Error("repl.node-entry.ts must run as a worker thread");
 const pythonSource = readFileSync(new URL("./python/rlm_runtime.py", import.meta.url), "utf8");
+const evidence = { filename: "rlm_evidence.py", source: readFileSync(new URL("./python/rlm_evidence.py", import.meta.url), "utf8") };
 Comlink.expose(
   createReplWorker({
     pythonSource,
+    pythonSections: [evidence],
     snapshotStore: (setting) =>
       setting?.kind === "directory" ? fileSnapshotStore(setting.path) : { off: "the snapshot cache is off" },
     mountHostFile,

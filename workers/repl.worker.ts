@@ -6,6 +6,7 @@
 // sandbox e2e test runs the attacks against each wall alone).
 import * as Comlink from "comlink";
 import pythonSource from "./python/rlm_runtime.py?raw";
+import evidenceSource from "./python/rlm_evidence.py?raw";
 import { createReplWorker } from "./repl-runtime.ts";
 import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 
@@ -154,9 +155,11 @@ function lockDown(): void {
   guardTimers();
 }
 
+const evidence = { filename: "rlm_evidence.py", source: evidenceSource };
 Comlink.expose(
   createReplWorker({
     pythonSource,
+    pythonSections: [evidence],
     // Python snapshots live in Cache Storage: read, and written (the put may finish later), before
     // lockDown() takes `caches` away from everything that runs after it.
     snapshotStore: (setting) => {

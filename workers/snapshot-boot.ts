@@ -14,6 +14,7 @@ import {
   SnapshotRejected,
   envelopeHeader,
   openEnvelope,
+  runtimeText,
   snapshotKey,
 } from "./snapshot-format.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
@@ -26,6 +27,8 @@ export interface PythonBootRequest {
   indexURL?: string;
   /** Source of workers/python/rlm_runtime.py. */
   runtimeSource: string;
+  /** More runtime files, run after it in the same namespace (rlm_evidence.py); part of the snapshot. */
+  runtimeSections?: ReadonlyArray<{ filename: string; source: string }>;
   /** The `_rlm_host` module the runtime imports: JavaScript, so never part of the heap itself. */
   hostModule: object;
   /** Where snapshots live; null when they are off (then `offNote` says why). */
@@ -74,7 +77,7 @@ export async function bootPython(request: PythonBootRequest): Promise<PythonBoot
   };
   if (!store) return finish(await plainBoot(request, clock), "plain", [request.offNote ?? "snapshots are off"]);
 
-  const key = snapshotKey(pyodideVersion, request.runtimeSource);
+  const key = snapshotKey(pyodideVersion, runtimeText(request.runtimeSource, request.runtimeSections));
   const notes: string[] = [];
   if (request.rebuild) notes.push("asked to rebuild the snapshot");
   const restored = request.rebuild ? null : await restoreStored(request, store, key, clock, notes);
@@ -178,6 +181,7 @@ async function plainBoot(request: PythonBootRequest, clock: Clock): Promise<Pyod
 function installRuntime(py: PyodideInterface, request: PythonBootRequest): void {
   py.registerJsModule(HOST_MODULE_NAME, request.hostModule);
   py.runPython(request.runtimeSource, { filename: "rlm_runtime.py" });
+  for (const section of request.runtimeSections ?? []) py.runPython(section.source, { filename: section.filename });
 }
 
 async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promise<Uint8Array>): Promise<PyodideInterface> {

@@ -41,6 +41,11 @@ export function fingerprint(text: string): string {
 }
 
 /** The key a snapshot is stored and checked under: changes whenever the heap it holds would. */
+/** Every runtime file goes into the heap a snapshot keeps, so the key covers all of them, in order. */
+export function runtimeText(runtimeSource: string, sections: ReadonlyArray<{ source: string }> = []): string {
+  return [runtimeSource, ...sections.map((s) => s.source)].join("\n");
+}
+
 export function snapshotKey(pyodideVersion: string, runtimeSource: string): string {
   const safeVersion = pyodideVersion.replace(/[^0-9A-Za-z.]/g, "_");
   return `pyodide-${safeVersion}-runtime-${fingerprint(runtimeSource)}-r${SNAPSHOT_RECIPE}`;

@@ -5,6 +5,7 @@ import { SessionStore } from "../store/index.ts";
 import type { AppDeps } from "./controller.svelte.ts";
 import { ingestForSession } from "./documents.ts";
 import { EngineManager } from "./engines.svelte.ts";
+import { documentIndexer } from "../viewer/client.ts";
 import { download } from "./exports.ts";
 
 export function browserAppDeps(): AppDeps {
@@ -19,5 +20,11 @@ export function browserAppDeps(): AppDeps {
     engines: (settings) => new EngineManager(settings),
     settingsStorage: globalThis.localStorage ?? null,
     download,
+    prepareDocument: (blob, meta) => {
+      // Errors show when the document is opened; here there is no one to tell.
+      documentIndexer()
+        .index(blob, { encoding: meta.encoding, pages: meta.kind === "pdf" })
+        .catch(() => undefined);
+    },
   };
 }

@@ -4,9 +4,10 @@
 // itself. Everything it needs from the browser comes in as `AppDeps`, so a unit test can build
 // it with an in-memory store, a scripted engine and a stand-in REPL.
 import { answerDirectly } from "../core/direct.ts";
+import { sourceLabel, type RankedSource } from "../core/evidence.ts";
 import { RlmSession } from "../core/session.ts";
 import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
-import { requestPersistentStorage, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
+import { requestPersistentStorage, type DocumentMeta, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
 import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
@@ -17,6 +18,7 @@ import { LiveSessions } from "./live-sessions.ts";
 import { Notices } from "./notices.svelte.ts";
 import { applyEvent, applyResult, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
 import { describeEndpoint, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
+import { ViewerState, sourceRequest } from "./viewer.svelte.ts";
 
 export type { Notice } from "./notices.svelte.ts";
 
@@ -30,6 +32,8 @@ export interface AppDeps {
   /** Where settings persist (localStorage in the browser). */
   settingsStorage: Pick<Storage, "getItem" | "setItem"> | null;
   download(name: string, content: string, type: string): void;
+  /** Prepares a document for the viewer in the background (its map takes a moment on 100 MB). */
+  prepareDocument?(blob: Blob, meta: DocumentMeta): void;
 }
 
 /** Sessions whose Python stays alive when another is opened (each holds a worker, ~50–80 MB). */
@@ -56,6 +60,7 @@ export class AppController {
   readonly view = new SessionView();
   readonly engines: EngineManager;
   readonly exports: Exporter;
+  readonly viewer = new ViewerState();
   library = $state<SessionLibrary | null>(null);
 
   private readonly live = new LiveSessions(LIVE_SESSIONS);
@@ -218,6 +223,38 @@ export class AppController {
     await this.live.get(record.id)?.removeDocument(path).catch((err: unknown) => this.reportError(err));
   }
 
+  /** Opens a document of the open session in the viewer, at a source's passage when given. */
+  async openDocument(path: string, source?: RankedSource): Promise<void> {
+    const meta = this.view.record?.documents.find((d) => d.path === path);
+    const blob = meta ? await this.documentBlob(path) : null;
+    if (!meta || !blob) {
+      this.notices.notify("warning", `${path} is no longer in this session, so it cannot be shown. Add it again to read it.`);
+      return;
+    }
+    this.viewer.show(source ? sourceRequest(meta, blob, source, sourceLabel(source)) : { meta, blob });
+  }
+
+  /** The documents of an answer's first sources get their viewer map while the person reads. */
+  private async prepareSources(sources: readonly RankedSource[]): Promise<void> {
+    if (!this.deps.prepareDocument) return;
+    for (const path of new Set(sources.slice(0, 3).map((s) => s.doc))) {
+      const meta = this.view.record?.documents.find((d) => d.path === path);
+      const blob = meta ? await this.documentBlob(path) : null;
+      if (meta && blob) this.deps.prepareDocument(blob, meta);
+    }
+  }
+
+  /** A document's bytes: from the live session if it has them, else from storage. */
+  private async documentBlob(path: string): Promise<Blob | null> {
+    const id = this.view.record?.id;
+    if (!id || !this.library) return null;
+    const live = this.live.get(id)?.documents.find((d) => d.path === path);
+    // The page's documents are Blobs (a path-backed document is the CLI's).
+    if (live && "data" in live) return live.data;
+    const loaded = await this.library.load(id);
+    return loaded?.documents.find((d) => d.path === path)?.blob ?? null;
+  }
+
   // --- asking ------------------------------------------------------------------------------
 
   async ask(question: string): Promise<void> {
@@ -262,6 +299,7 @@ export class AppController {
       },
     });
     applyResult(exchange, result);
+    void this.prepareSources(result.sources ?? []);
     await compare;
   }
 

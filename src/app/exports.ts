@@ -1,10 +1,31 @@
 // What a user can take away: the answer as markdown, the trajectory as JSONL the official rlm
 // visualizer opens, and successful runs as a chat-format dataset for fine-tuning.
+import { REASON_TEXT, sourceLabel, type RankedSource } from "../core/evidence.ts";
 import { toJsonl } from "../core/trajectory.ts";
 import type { RunMetadataRecord } from "../core/types.ts";
 import { inertMarkdown } from "./inert-markdown.ts";
 import type { Exchange } from "./run-view.ts";
 import { visibleName } from "./visible-text.ts";
+
+/** Document text inside Markdown: characters that would turn into formatting are escaped. */
+const escapeMarkdown = (s: string) => s.replace(/([\\`*_{}[\]<>#|~])/g, "\\$1");
+
+/** One source as a numbered item: where it is, why it ranks, and the passage quoted (focus in bold). */
+function sourceMarkdown(source: RankedSource, n: number): string[] {
+  const why = source.reasons.map((r) => REASON_TEXT[r]).join("; ");
+  const lines = [`${n}. ${escapeMarkdown(visibleName(sourceLabel(source)))}${why ? ` (${why})` : ""}`];
+  const p = source.passage;
+  if (p) {
+    // Bold line by line: emphasis cannot span lines, nor start or end with a space.
+    const bold = escapeMarkdown(p.text)
+      .split("\n")
+      .map((l) => (l.trim() ? l.replace(/^(\s*)(.*?)(\s*)$/, "$1**$2**$3") : l))
+      .join("\n");
+    const quoted = `${escapeMarkdown(p.before)}${bold}${escapeMarkdown(p.after)}`;
+    for (const line of quoted.split("\n")) lines.push(`   > ${line}`);
+  }
+  return lines;
+}
 
 /**
  * The answer as a Markdown file. It loads nothing when opened anywhere (remote images become
@@ -14,6 +35,9 @@ import { visibleName } from "./visible-text.ts";
 export function answerMarkdown(exchange: Exchange, documents: string[]): string {
   const title = inertMarkdown(visibleName(exchange.question.trim().replace(/\s+/g, " ")));
   const lines = [`# ${title}`, "", inertMarkdown(exchange.answer.trim()) || "_No answer._", ""];
+  if (exchange.sources?.length) {
+    lines.push("## Sources", "", ...exchange.sources.flatMap((s, i) => sourceMarkdown(s, i + 1)), "");
+  }
   const meta = [
     `- Status: ${exchange.status}`,
     `- Asked: ${new Date(exchange.startedAt).toISOString()}`,
@@ -32,7 +56,14 @@ export function answerMarkdown(exchange: Exchange, documents: string[]): string 
 export function trajectoryJsonl(metadata: RunMetadataRecord, exchanges: Exchange[]): string {
   return toJsonl(
     metadata,
-    exchanges.flatMap((e, i) => e.iterations.map((it) => ({ ...it, question_index: i }))),
+    exchanges.flatMap((e, i) =>
+      e.iterations.map((it, j) => ({
+        ...it,
+        question_index: i,
+        // The ranked sources ride on the question's last line (a field the visualizer ignores).
+        ...(j === e.iterations.length - 1 && e.sources?.length ? { answer_sources: e.sources } : {}),
+      })),
+    ),
   );
 }
 

@@ -2,6 +2,7 @@
 // can be tested without a browser and stored in IndexedDB as it grows.
 import type { ChatUsage } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
+import type { RankedSource } from "../core/evidence.ts";
 import type { FallbackSummary, IterationRecord, RlmEvent, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
 
 export interface SubcallView {
@@ -63,6 +64,8 @@ export interface Exchange {
   notices: string[];
   /** Before the first turn: what the question is waiting for. */
   waitingFor?: "python" | "documents" | "model";
+  /** The passages the answer came from, best first. */
+  sources?: RankedSource[];
   /** Where this question was sent: the endpoint's origin (or "this browser") and the model. */
   endpoint?: { origin: string; model: string };
   /** How it was answered: one direct call or the RLM (auto mode), and who wrote the answer. */
@@ -175,6 +178,8 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   if (result.message) exchange.message = result.message;
   else delete exchange.message;
   exchange.usage = result.usage;
+  if (result.sources?.length) exchange.sources = result.sources;
+  else delete exchange.sources;
   exchange.endedAt = Date.now();
   delete exchange.waitingFor;
   if (result.mode) exchange.mode = result.mode;

@@ -21,8 +21,8 @@ Input and output:
   --context-file PATH       a document; repeat for several (context becomes a dict path -> text)
   --task TEXT               the question
   --output-trajectory P     write the run as JSONL for the official rlm visualizer (.jsonl)
-  --json                    print {answer, status, usage, ...} as JSON instead of the answer
-  --verbose                 show each step live on stderr, and at the end where the time went
+  --json                    print {answer, status, usage, sources, ...} as JSON instead of the answer
+  --verbose                 show each step live on stderr; at the end, the answer's sources and where the time went
 
 Start-up cache (a snapshot of the started Python, ~30 MB: later runs start in well under a second):
   --cache-dir DIR           where it is kept (default $RLM_CACHE_DIR, else the user cache

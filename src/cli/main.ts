@@ -10,7 +10,7 @@ import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
 import { resolveCacheDir } from "./cache-dir.ts";
 import { contextDocuments } from "./context-files.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
-import { verbosePrinter } from "./verbose.ts";
+import { printSources, verbosePrinter } from "./verbose.ts";
 
 const VERSION = "0.1.0";
 
@@ -69,6 +69,7 @@ function jsonResult(result: RlmResult): string {
     ...(result.mode ? { mode: result.mode } : {}),
     ...(result.producedBy ? { producedBy: result.producedBy } : {}),
     ...(result.fallback ? { fallback: result.fallback } : {}),
+    sources: result.sources ?? [],
   };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
@@ -156,6 +157,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       ...(options.verbose ? { onEvent: verbosePrinter(io.stderr) } : {}),
     });
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
+    if (options.verbose && result.answer) printSources(io.stderr, result.sources ?? []);
     if (options.verbose) io.stderr(howAnswered(result));
     if (options.json) {
       io.stdout(jsonResult(result));

@@ -1,4 +1,6 @@
-// Live steps on stderr for --verbose: what the model wrote, what ran, what came back.
+// Live steps on stderr for --verbose: what the model wrote, what ran, what came back; and at
+// the end, the passages the answer came from.
+import { REASON_TEXT, sourceLabel, type RankedSource } from "../core/evidence.ts";
 import type { RlmEvent } from "../core/types.ts";
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more chars]` : s);
@@ -56,4 +58,19 @@ export function verbosePrinter(write: (line: string) => void): (event: RlmEvent)
         break;
     }
   };
+}
+
+/** The answer's sources, best first, each with why it ranks there and the passage quoted. */
+export function printSources(write: (line: string) => void, sources: readonly RankedSource[]): void {
+  if (!sources.length) {
+    write("sources: none recorded (the code read the documents in ways Python cannot see)\n");
+    return;
+  }
+  write("sources (best first):\n");
+  sources.forEach((s, i) => {
+    const why = s.reasons.map((r) => REASON_TEXT[r]).join("; ");
+    write(`  ${i + 1}. ${sourceLabel(s)} [characters ${s.start.toLocaleString("en-US")}–${s.end.toLocaleString("en-US")}]${why ? ` — ${why}` : ""}\n`);
+    const p = s.passage;
+    if (p) write(indent(clip(`${p.before}[${p.text}]${p.after}`, 600), "     │ ") + "\n");
+  });
 }

@@ -8,7 +8,7 @@ import type { CellResult } from "../repl/protocol.ts";
 import type { Budgets } from "./budgets.ts";
 import { fallbackChunkBudget, runFallback, type FallbackEvent, type FallbackResult } from "./fallback.ts";
 import { blockRecord, iterationRecord } from "./records.ts";
-import type { ProbeRepl } from "./repl-probes.ts";
+import { placeRanges, type ProbeRepl } from "./repl-probes.ts";
 import type { Emit, SubcallRouter } from "./subcalls.ts";
 import type { FallbackSummary, IterationRecord, SubcallRecord } from "./types.ts";
 
@@ -86,10 +86,12 @@ export async function fallbackStep(i: FallbackStepInput): Promise<FallbackStepRe
   let result: FallbackResult | null = null;
   let error: unknown = null;
   try {
+    const repl = oneCellAtATime(i.repl);
     result = await runFallback({
-      repl: oneCellAtATime(i.repl),
+      repl,
       question: i.question,
-      subcall: i.router.ask,
+      // Each piece is placed (lines, pages) so the answer's sources can point at it.
+      subcall: async (prompt, refs) => i.router.ask(prompt, refs ? await placeRanges(repl, refs) : []),
       budgets: i.budgets,
       maxChunks: fallbackChunkBudget(i.subcallsLeft),
       concurrency: i.concurrency,

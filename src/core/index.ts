@@ -15,6 +15,19 @@ export { systemPrompt, firstUserMessage, describeContext } from "./prompts.ts";
 export { RootConversation } from "./conversation.ts";
 export { clipMiddle, formatCell, formatTurnOutput } from "./format.ts";
 export { runMetadata, toJsonl, parseJsonl } from "./trajectory.ts";
+export {
+  MAX_RANKED_SOURCES,
+  REASON_TEXT,
+  answerOverlap,
+  collectReads,
+  rankSources,
+  sourceLabel,
+  withPassages,
+  type Place,
+  type RankedSource,
+  type Read,
+  type SourceReason,
+} from "./evidence.ts";
 export { UsageTracker, totalTokens } from "./usage.ts";
 export { DEFAULT_CONFIG } from "./types.ts";
 export type * from "./types.ts";

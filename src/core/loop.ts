@@ -12,6 +12,7 @@ import type { ChatEngine, ChatMessage } from "../engines/types.ts";
 import type { CellResult } from "../repl/protocol.ts";
 import type { HistoryEntry, Repl } from "../repl/types.ts";
 import { deriveBudgets, type Budgets } from "./budgets.ts";
+import { collectReads, rankSources, withPassages, type RankedSource } from "./evidence.ts";
 import { RootConversation } from "./conversation.ts";
 import { fallbackStep, fallbackSummary } from "./fallback-step.ts";
 import { runawayNote, type TaskFacts } from "./feedback.ts";
@@ -372,7 +373,19 @@ class QuestionRun {
         : ending.kind === "fallback"
           ? await this.takeOver(ending.why, "too-many-errors")
           : outcomeOf(ending);
-    return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot() };
+    const sources = await this.sourcesFor(outcome.answer);
+    return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot(), ...(sources.length ? { sources } : {}) };
+  }
+
+  /**
+   * The passages the answer came from. Only a root run reads documents (a child reads its
+   * prompt), and a run without an answer has nothing to support: it ends at once, so Stop is
+   * never held up by quoting.
+   */
+  private async sourcesFor(answer: string): Promise<RankedSource[]> {
+    if (this.depth > 0 || !answer) return [];
+    const { repl } = this.o;
+    return withPassages(rankSources(collectReads(this.iterations), answer), repl.sourcePassages?.bind(repl));
   }
 
   /**

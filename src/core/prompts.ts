@@ -25,6 +25,7 @@ Write Python in a \`\`\`repl block. It runs after your reply and you get its out
 - llm_query(prompt) -> str: ask a helper model. It cannot see \`context\`, so put the text it needs in the prompt (at most about ${chunk} characters).
 - llm_query_batched(prompts) -> list[str]: many llm_query calls at once; answers in the same order.
 ${rlmLine}- SHOW_VARS(): list your variables.
+- cite(start, end, doc=None): mark context[start:end] as where your answer comes from (doc: the key, when \`context\` is a dict).
 - FINAL(answer): submit the answer and stop. FINAL_VAR("name") submits a variable.
 
 How to work:

@@ -27,6 +27,7 @@ export function blockRecord(code: string, result: CellResult, records: SubcallRe
       execution_time: result.execution_time,
       rlm_calls: records,
       final_answer: result.final_answer,
+      ...(result.sources?.length ? { sources: result.sources } : {}),
     },
   };
 }

@@ -5,6 +5,7 @@
 // nothing is bound in the namespace and nothing enters the trajectory unless the caller adds it.
 // Why cells and not new worker methods: the REPL worker's protocol stays as it is, and a
 // restarted worker answers the same way.
+import { MAX_PROMPT_SOURCES, validSources, type SourceRange } from "../repl/protocol.ts";
 import type { CellResult, RunCellOptions } from "../repl/types.ts";
 import type { Budgets } from "./budgets.ts";
 import type { CodeBlock } from "./parse.ts";
@@ -115,6 +116,21 @@ export interface ChunkRef {
 export async function contextLayout(repl: ProbeRepl): Promise<DocumentLength[]> {
   const rows = JSON.parse(await probe(repl, "read the shape of `context`", "layout()")) as Array<[string | null, number]>;
   return rows.map(([doc, length]) => ({ doc, length }));
+}
+
+/**
+ * Pieces of `context` the harness read itself, as document passages with their lines (kind
+ * "prompt"), so an answer the fallback wrote has sources like any other. Nothing when the REPL
+ * cannot say: sources are a help, never a reason for the answer to fail.
+ */
+export async function placeRanges(repl: ProbeRepl, refs: readonly ChunkRef[]): Promise<SourceRange[]> {
+  if (!refs.length) return [];
+  try {
+    const refsJson = JSON.stringify(refs.map((r) => ({ doc: r.doc, start: r.start, end: r.end })));
+    return validSources(JSON.parse(await probe(repl, "place the pieces it read", `place(${py(refsJson)})`)), MAX_PROMPT_SOURCES);
+  } catch {
+    return [];
+  }
 }
 
 export async function readContext(repl: ProbeRepl, ref: ChunkRef): Promise<string> {

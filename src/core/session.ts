@@ -250,7 +250,11 @@ export class RlmSession {
 
   private remember(question: string, result: RlmResult): void {
     const index = this.history.length;
-    for (const it of result.iterations) this.iterations.push({ ...it, question_index: index });
+    const last = result.iterations.length - 1;
+    result.iterations.forEach((it, i) => {
+      const sources = i === last && result.sources?.length ? { answer_sources: result.sources } : {};
+      this.iterations.push({ ...it, question_index: index, ...sources });
+    });
     if (result.answer) this.history.push({ question, answer: result.answer });
     this.variablesKept = true;
   }

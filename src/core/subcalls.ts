@@ -7,12 +7,12 @@
 import { EngineAbortedError } from "../engines/errors.ts";
 import { Limiter } from "../engines/limiter.ts";
 import type { ChatEngine, ChatRequest, ChatUsage } from "../engines/types.ts";
-import type { SubcallRequest } from "../repl/protocol.ts";
+import type { SourceRange, SubcallRequest } from "../repl/protocol.ts";
 import type { Budgets } from "./budgets.ts";
 import { subcallRecord } from "./records.ts";
 import type { StopSignal } from "./stop.ts";
 import { SubcallPolicy } from "./subcall-policy.ts";
-import type { RlmConfig, RlmEvent, SourceRange, SubcallRecord } from "./types.ts";
+import type { RlmConfig, RlmEvent, SubcallRecord } from "./types.ts";
 import { UsageTracker } from "./usage.ts";
 
 /** An event as a run writes it; the run adds its depth and parent sub-call. */
@@ -91,20 +91,20 @@ export class SubcallRouter {
 
   /** The REPL's sub-call handler: one reply per prompt, in order. */
   readonly handle = (request: SubcallRequest): Promise<string[]> =>
-    Promise.all(request.prompts.map((p) => this.one(request.kind, p, request.model)));
+    Promise.all(request.prompts.map((p, i) => this.one(request.kind, p, request.model, request.sources?.[i] ?? [])));
 
-  /** A sub-call the harness makes itself (the fallback), recorded with the ranges it carries. */
-  readonly ask = (prompt: string, sources?: readonly SourceRange[]): Promise<string> =>
-    this.one("llm", prompt, null, sources?.map((r) => ({ doc: r.doc, start: r.start, end: r.end })));
+  /** A sub-call the harness makes itself (the fallback), recorded with the passages it carries. */
+  readonly ask = (prompt: string, sources: readonly SourceRange[] = []): Promise<string> => this.one("llm", prompt, null, [...sources]);
 
-  private async one(kind: "llm" | "rlm", prompt: string, model: string | null, sources?: SourceRange[]): Promise<string> {
+  private async one(kind: "llm" | "rlm", prompt: string, model: string | null, sources: SourceRange[]): Promise<string> {
     const cell = this.current;
     const useChild = kind === "rlm" && this.o.childRun !== undefined;
     const refusal = this.admit(useChild ? null : prompt, model);
     if (refusal) return refusal;
     const id = this.o.shared.nextId();
     const label = useChild ? `rlm(${this.o.rootEngine.model})` : this.labelFor(model);
-    this.o.emit({ type: "subcall-started", id, turn: cell?.turn ?? -1, cell: cell?.cell ?? -1, kind, prompt, model: label });
+    const quoted = sources.length ? { sources } : {};
+    this.o.emit({ type: "subcall-started", id, turn: cell?.turn ?? -1, cell: cell?.cell ?? -1, kind, prompt, model: label, ...quoted });
     const started = Date.now();
     let reply: Reply;
     let error: string | undefined;
@@ -118,8 +118,7 @@ export class SubcallRouter {
     const ms = Date.now() - started;
     this.o.shared.usage.addTime("subcallMs", ms);
     this.o.observe?.(reply.text);
-    const extra = { ...(error ? { error } : {}), ...reply.record, ...(sources?.length ? { source_ranges: sources } : {}) };
-    cell?.records.push(subcallRecord(label, prompt, reply.text, reply.usage, ms, extra));
+    cell?.records.push(subcallRecord(label, prompt, reply.text, reply.usage, ms, { ...(error ? { error } : {}), ...quoted, ...reply.record }));
     this.o.emit({ type: "subcall-finished", id, response: reply.text, ...(error ? { error } : {}), usage: reply.usage, durationMs: ms });
     return reply.text;
   }

@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatUsage } from "../engines/types.ts";
-import type { CellResult } from "../repl/protocol.ts";
+import type { CellResult, SourceRange } from "../repl/protocol.ts";
+import type { RankedSource } from "./evidence.ts";
 import type { PromptChoice } from "./profiles/types.ts";
 import type { RunModeRequest } from "./run-mode.ts";
 
@@ -83,19 +84,12 @@ export interface SubcallRecord {
   prompt_tokens: number;
   completion_tokens: number;
   error?: string;
+  /** Ours, ignored by the visualizer: the passages of the documents the prompt quoted. */
+  sources?: SourceRange[];
   /** A child RLM's own trajectory. */
   metadata?: { run_metadata: RunMetadataRecord; iterations: IterationRecord[] };
   /** Ours: answered from an identical earlier prompt of the run; no model call was made. */
   cached?: boolean;
-  /** Ours: the parts of `context` this prompt carried (the fallback's pieces), for citations. */
-  source_ranges?: SourceRange[];
-}
-
-/** A range of one document of `context` (`doc` null for a plain-string context). */
-export interface SourceRange {
-  doc: string | null;
-  start: number;
-  end: number;
 }
 
 export interface CodeBlockRecord {
@@ -107,6 +101,8 @@ export interface CodeBlockRecord {
     execution_time: number;
     rlm_calls: SubcallRecord[];
     final_answer: string | null;
+    /** Ours, ignored by the visualizer: what the cell read of the documents. */
+    sources?: SourceRange[];
   };
 }
 
@@ -123,6 +119,8 @@ export interface IterationRecord {
   question_index?: number;
   /** Ours: messages from the REPL worker that failed validation and were dropped. */
   dropped_messages?: string[];
+  /** Ours, on a question's last iteration: the answer's ranked sources. */
+  answer_sources?: RankedSource[];
   /** Ours: this step was the harness's own map-reduce, not a model turn. */
   fallback?: { reason: string; chunks_read: number; chunks_total: number; partial: boolean };
   /** Ours: this step was a direct answer (auto mode), the whole document in one prompt. */
@@ -149,6 +147,8 @@ export interface RlmResult {
   message?: string;
   iterations: IterationRecord[];
   usage: UsageSummary;
+  /** The passages the answer came from, best first (root runs that read documents). */
+  sources?: RankedSource[];
   /** Who wrote the answer: the root model, or the harness's fallback map-reduce. */
   producedBy?: "model" | "fallback";
   /** How the question was answered (auto mode) and why. */
@@ -192,6 +192,8 @@ export type RlmEvent = EventBase &
         kind: "llm" | "rlm";
         prompt: string;
         model: string;
+        /** The passages of the documents the prompt quotes. */
+        sources?: SourceRange[];
       }
     | {
         type: "subcall-finished";

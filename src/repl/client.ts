@@ -7,12 +7,14 @@ import {
   SAB_STATE_TOO_LARGE,
   parseCellResult,
   parseContextInfo,
+  parsePassages,
   isSubcallRequestMessage,
   parseSubcallRequest,
   type CellResult,
   type ContextDocumentInput,
   type ContextInfo,
   type ContextShape,
+  type Passage,
   type ReplBootInfo,
   type ReplBootOptions,
   type ReplStats,
@@ -151,6 +153,7 @@ export class ReplClient implements SessionRepl {
     const bootOptions: Omit<ReplBootOptions, "hostPort"> & { hostPort?: MessagePort } = {
       syncMode: this.options.syncMode ?? "auto",
       outputCap: this.outputCap,
+      ...(this.options.recordSources === false ? { recordSources: false } : {}),
       ...(this.options.indexURL ? { indexURL: this.options.indexURL } : {}),
       ...(interruptBuffer ? { interruptBuffer } : {}),
       ...transport.bootOptions,
@@ -260,6 +263,14 @@ export class ReplClient implements SessionRepl {
     const t = await this.ready();
     const s = await t.api.stats();
     return { wasmHeapBytes: typeof s?.wasmHeapBytes === "number" ? s.wasmHeapBytes : 0 };
+  }
+
+  /** The text of document ranges, for quoting an answer's sources (null where a range is gone). */
+  async sourcePassages(ranges: ReadonlyArray<{ doc: string; start: number; end: number }>): Promise<Array<Passage | null>> {
+    if (!ranges.length) return [];
+    const t = await this.ready();
+    const asked = ranges.map(({ doc, start, end }) => ({ doc, start, end }));
+    return parsePassages(await t.api.sourcePassages(JSON.stringify(asked)), asked.length);
   }
 
   async resetNamespace(): Promise<void> {

@@ -4,6 +4,7 @@
 // (measured with --cpu-prof). The bundle is built with esbuild (tsx's own compiler) into
 // node_modules/.cache on first use and rebuilt when any of its inputs changes; if anything about
 // it fails, the worker starts through tsx as before.
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -11,8 +12,11 @@ import { fileURLToPath } from "node:url";
 const root = new URL("../../", import.meta.url);
 const entry = new URL("workers/repl.node-entry.ts", root);
 const cacheDir = new URL("node_modules/.cache/recursive-reader/", root);
-const bundleFile = new URL("repl-worker.mjs", cacheDir);
-const manifestFile = new URL("repl-worker.json", cacheDir);
+// Named after the checkout it was built from: two checkouts that share node_modules (a linked
+// worktree) must not run each other's bundle.
+const checkout = createHash("sha256").update(fileURLToPath(root)).digest("hex").slice(0, 12);
+const bundleFile = new URL(`repl-worker-${checkout}.mjs`, cacheDir);
+const manifestFile = new URL(`repl-worker-${checkout}.json`, cacheDir);
 
 interface Manifest {
   esbuild: string;

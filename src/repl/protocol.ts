@@ -44,6 +44,8 @@ export interface ReplBootOptions {
   subcallUrl?: string;
   /** Characters of stdout (and of stderr) a cell may keep. */
   outputCap: number;
+  /** Record which passages of the documents each cell read (default true; off for benchmarks). */
+  recordSources?: boolean;
   /**
    * The heartbeat: the host posts a number, the worker's own JS (not Python) posts it back. It
    * lives on a port only that JS holds, so Python can neither answer for a wedged worker nor
@@ -157,6 +159,37 @@ export interface CellResult {
   /** Exception type name, or null. */
   error: string | null;
   interrupted: boolean;
+  /** What the cell read of the documents (absent from REPLs that do not record it). */
+  sources?: SourceRange[];
+}
+
+/**
+ * How a passage was read: printed by a cell, quoted in a sub-call prompt, matched by a regex,
+ * cited by the model with cite(), or (in the cell that submitted the answer) where the answer
+ * appears in what the question read.
+ */
+export type SourceKind = "print" | "prompt" | "match" | "cite" | "answer";
+
+/**
+ * A passage of a document. Offsets count characters of the document's Python str (code points,
+ * end exclusive); lines, pages and paragraphs are 1-based. Snake case, like the trajectory
+ * records it is stored in.
+ */
+export interface SourceRange {
+  /** The document's key in `context` (its path), or the single document's name. */
+  doc: string;
+  start: number;
+  end: number;
+  line: number;
+  end_line: number;
+  /** PDF documents: the page of `start` and of the last character. */
+  page?: number;
+  end_page?: number;
+  /** DOCX documents: the paragraph of `start`. */
+  paragraph?: number;
+  kind: SourceKind;
+  /** "answer" ranges: how much of the answer was found there, 0..1. */
+  score?: number;
 }
 
 /** A sub-call request from Python: `llm` is a plain model call, `rlm` a child RLM. */
@@ -164,6 +197,15 @@ export interface SubcallRequest {
   kind: "llm" | "rlm";
   prompts: string[];
   model: string | null;
+  /** For each prompt, the passages of the documents it quotes. */
+  sources?: SourceRange[][];
+}
+
+/** A passage's text as quoted under an answer: the range, and the rest of its lines around it. */
+export interface Passage {
+  before: string;
+  text: string;
+  after: string;
 }
 
 export type SubcallReply = { results: string[] } | { interrupted: true };
@@ -183,6 +225,8 @@ export interface ReplWorkerApi {
   beginQuestion(historyJson: string): Promise<void>;
   resetNamespace(): Promise<void>;
   variableNames(): Promise<string>;
+  /** JSON [{doc, start, end}] in, JSON [Passage | null] out: the text of ranges to quote. */
+  sourcePassages(rangesJson: string): Promise<string>;
   /** Memory the Python runtime holds (for benchmarks and diagnostics). */
   stats(): Promise<ReplStats>;
 }
@@ -231,11 +275,12 @@ export function parseCellResult(text: unknown, outputCap = Number.POSITIVE_INFIN
     !isRecord(v.locals) ||
     typeof v.execution_time !== "number" ||
     !(v.error === null || typeof v.error === "string") ||
-    typeof v.interrupted !== "boolean"
+    typeof v.interrupted !== "boolean" ||
+    !(v.sources === undefined || Array.isArray(v.sources))
   ) {
     throw new ReplProtocolError("cell result");
   }
-  return {
+  const result: CellResult = {
     stdout: capText(v.stdout, outputCap),
     stderr: capText(v.stderr, outputCap),
     final_answer: v.final_answer === null ? null : capText(v.final_answer, FINAL_ANSWER_MAX_CHARS),
@@ -244,6 +289,53 @@ export function parseCellResult(text: unknown, outputCap = Number.POSITIVE_INFIN
     error: v.error === null ? null : v.error.slice(0, 200),
     interrupted: v.interrupted,
   };
+  const sources = validSources(v.sources, MAX_CELL_SOURCES);
+  if (sources.length) result.sources = sources;
+  return result;
+}
+
+/** Caps on what the worker may claim it read: beyond them the rest is dropped. */
+export const MAX_CELL_SOURCES = 512;
+export const MAX_PROMPT_SOURCES = 64;
+const MAX_DOC_NAME = 4096;
+const SOURCE_KINDS: readonly SourceKind[] = ["print", "prompt", "match", "cite", "answer"];
+
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+
+/** One range as the worker sent it, or null when any field is off (the range is dropped). */
+export function parseSourceRange(v: unknown): SourceRange | null {
+  if (!isRecord(v)) return null;
+  const { doc, start, end, line, end_line, kind } = v;
+  if (typeof doc !== "string" || !doc || doc.length > MAX_DOC_NAME) return null;
+  if (!isCount(start) || !isCount(end) || end <= start || !isCount(line) || !isCount(end_line) || end_line < line) return null;
+  if (!SOURCE_KINDS.includes(kind as SourceKind)) return null;
+  const range: SourceRange = { doc, start, end, line, end_line, kind: kind as SourceKind };
+  if (v.page !== undefined) {
+    if (!isCount(v.page) || !isCount(v.end_page) || v.end_page < v.page) return null;
+    range.page = v.page;
+    range.end_page = v.end_page;
+  }
+  if (v.paragraph !== undefined) {
+    if (!isCount(v.paragraph)) return null;
+    range.paragraph = v.paragraph;
+  }
+  if (kind === "answer") {
+    if (typeof v.score !== "number" || !(v.score >= 0 && v.score <= 1)) return null;
+    range.score = v.score;
+  }
+  return range;
+}
+
+/** The well-formed ranges of a list, at most `max` of them. */
+export function validSources(list: unknown, max: number): SourceRange[] {
+  if (!Array.isArray(list)) return [];
+  const out: SourceRange[] = [];
+  for (const item of list) {
+    if (out.length >= max) break;
+    const range = parseSourceRange(item);
+    if (range) out.push(range);
+  }
+  return out;
 }
 
 /** Keeps both ends of an over-long text, and says how much was cut. */
@@ -285,11 +377,25 @@ export function parseSubcallRequest(text: unknown): SubcallRequest {
     (v.kind !== "llm" && v.kind !== "rlm") ||
     !Array.isArray(v.prompts) ||
     !v.prompts.every((p) => typeof p === "string") ||
-    !(v.model === null || v.model === undefined || typeof v.model === "string")
+    !(v.model === null || v.model === undefined || typeof v.model === "string") ||
+    !(v.sources === undefined || v.sources === null || (Array.isArray(v.sources) && v.sources.length === v.prompts.length))
   ) {
     throw new ReplProtocolError("sub-call request");
   }
-  return { kind: v.kind, prompts: v.prompts as string[], model: (v.model as string | null | undefined) ?? null };
+  const request: SubcallRequest = { kind: v.kind, prompts: v.prompts as string[], model: (v.model as string | null | undefined) ?? null };
+  if (Array.isArray(v.sources)) request.sources = v.sources.map((list) => validSources(list, MAX_PROMPT_SOURCES));
+  return request;
+}
+
+/** The worker's answer to sourcePassages: one passage (or null) per range asked about. */
+export function parsePassages(text: unknown, count: number): Array<Passage | null> {
+  const v = parseJson(text, "list of passages");
+  if (!Array.isArray(v) || v.length !== count) throw new ReplProtocolError("list of passages");
+  return v.map((p) =>
+    isRecord(p) && typeof p.before === "string" && typeof p.text === "string" && typeof p.after === "string"
+      ? { before: p.before.slice(0, 2000), text: p.text.slice(0, 2000), after: p.after.slice(0, 2000) }
+      : null,
+  );
 }
 
 export function parseStringList(text: unknown, what: string): string[] {

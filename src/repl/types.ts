@@ -1,5 +1,5 @@
 import type { Remote } from "comlink";
-import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
+import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
 
 /** Answers Python's sub-calls. Resolves to one reply per prompt, in order. */
 export type SubcallHandler = (request: SubcallRequest) => Promise<string[]>;
@@ -26,6 +26,8 @@ export interface Repl {
   setContextText(text: string): Promise<ContextInfo>;
   /** Messages from the worker that failed validation since the last call (then forgotten). */
   takeProtocolErrors?(): string[];
+  /** The text of document ranges, to quote an answer's sources (REPLs without documents omit it). */
+  sourcePassages?(ranges: ReadonlyArray<{ doc: string; start: number; end: number }>): Promise<Array<Passage | null>>;
 }
 
 /** What may be done to a freshly rebuilt worker before it is handed out again. */
@@ -86,6 +88,8 @@ export interface ReplClientOptions {
   heartbeatMs?: number;
   /** Called with each phase of a (re)start, for progress displays. */
   onStatus?: (status: ReplStatus) => void;
+  /** Record the passages each cell reads (default true); benchmarks turn it off to compare. */
+  recordSources?: boolean;
 }
 
 export type ReplStatus =
@@ -94,4 +98,4 @@ export type ReplStatus =
   | { state: "restarting"; reason: string }
   | { state: "failed"; message: string };
 
-export type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, SubcallRequest };
+export type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, SubcallRequest };

@@ -35,7 +35,7 @@ describe("rlm --mode and --prompt", () => {
     const out = await run(["--task", "Which colour?", ...base()], "The door is blue.");
     expect(out.code).toBe(0);
     const json = JSON.parse(out.stdout) as Record<string, unknown>;
-    expect(Object.keys(json)).toEqual([...OLD_KEYS, "mode", "producedBy"]);
+    expect(Object.keys(json)).toEqual([...OLD_KEYS, "mode", "producedBy", "sources"]);
     expect(Object.keys(json.usage as object)).toEqual(USAGE_KEYS);
     expect(json).toMatchObject({ answer: "blue", status: "answered", iterations: 1, producedBy: "model", mode: { used: "direct" } });
     expect(server.requests.filter((r) => r.isRoot)).toHaveLength(1);
@@ -60,8 +60,10 @@ describe("rlm --mode and --prompt", () => {
     const out = await run(["--task", "What is the date?", ...base(), "--mode", "rlm", "--verbose"], "This letter is dated 2026-11-23.");
     expect(out.code).toBe(0);
     const json = JSON.parse(out.stdout) as Record<string, unknown>;
-    expect(Object.keys(json)).toEqual([...OLD_KEYS, "mode", "producedBy", "fallback"]);
+    expect(Object.keys(json)).toEqual([...OLD_KEYS, "mode", "producedBy", "fallback", "sources"]);
     expect(json).toMatchObject({ answer: "2026-11-23", status: "answered", producedBy: "fallback", fallback: { chunksRead: 1, chunksTotal: 1, partial: false } });
+    // The fallback's answer points at the piece it came from, like any other answer.
+    expect((json.sources as Array<{ doc: string; line: number }>)[0]).toMatchObject({ doc: "stdin", line: 1 });
     expect(out.stderr).toContain("prompt profile: guided");
     expect(out.stderr).toMatch(/answered by the fallback \(The model could not drive the run/);
   });

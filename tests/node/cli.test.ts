@@ -54,8 +54,10 @@ describe("rlm CLI", () => {
       "--mode", "rlm", // the loop is under test: auto mode would answer these two lines directly
     ]);
     expect(out.code).toBe(0);
-    const json = JSON.parse(out.stdout) as { answer: string; status: string; usage: { subcalls: number } };
+    const json = JSON.parse(out.stdout) as { answer: string; status: string; usage: { subcalls: number }; sources: unknown[] };
     expect(json.answer).toBe("total 3, sub: pong");
+    // The first turn printed the keys, not document text; the answer is not quoted anywhere.
+    expect(json.sources).toEqual([]);
     expect(json.status).toBe("answered");
     expect(json.usage.subcalls).toBe(1);
     expect(server.requests.some((r) => r.model === "sub-model" && !r.isRoot)).toBe(true);
@@ -72,12 +74,22 @@ describe("rlm CLI", () => {
     expect(out.stdout).toBe("QUIET WORDS\n");
   });
 
-  it("shows live steps with --verbose", async () => {
-    server.scripts.root = [code("print('step one')"), code("FINAL('done')")];
-    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose", "--mode", "rlm"], "doc");
+  it("shows live steps with --verbose, then the answer's sources with the passage", async () => {
+    server.scripts.root = [code("import re\nm = re.search('secret word is', context)\nprint(context[m.start() - 40:m.end() + 20])"), code("FINAL('OSPREY')")];
+    const doc = `${"Filler line, nothing to see here at all.\n".repeat(300)}The secret word is OSPREY, said the guard.\n${"More filler, still nothing.\n".repeat(50)}`;
+    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose", "--mode", "rlm"], doc);
     expect(out.code).toBe(0);
     expect(out.stderr).toContain("turn 1");
-    expect(out.stderr).toContain("step one");
+    expect(out.stderr).toContain("The secret word is OSPREY");
+    expect(out.stderr).toMatch(/sources \(best first\):\n {2}1\. stdin · line 301 \[characters [\d,]+–[\d,]+\] — the answer appears here/);
+    expect(out.stderr).toContain("│ The secret word is [OSPREY], said the guard.");
+  });
+
+  it("includes the sources in --json", async () => {
+    server.scripts.root = [code("import re\nm = re.search('OSPREY', context)\nFINAL(context[m.start():m.end()])")];
+    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--json", "--mode", "rlm"], "a\nb\nthe word is OSPREY\n");
+    const json = JSON.parse(out.stdout) as { sources: Array<{ doc: string; line: number; start: number; passage: { text: string } }> };
+    expect(json.sources[0]).toMatchObject({ doc: "stdin", line: 3, start: 16, passage: { text: "OSPREY" } });
   });
 
   it("fails clearly when the server cannot be reached", async () => {

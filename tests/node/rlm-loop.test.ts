@@ -182,7 +182,7 @@ describe("the RLM loop", () => {
   // Prose is never an answer (issue 13): the model's "best answer" in prose used to come back
   // with exit 0. Now the harness reads the document itself, and the result says so.
   it("answers through the fallback when a model never writes code, never with its prose", async () => {
-    await repl.setContextText("The password is swordfish.");
+    await repl.loadDocuments([{ name: "memo.txt", data: text("The password is swordfish.") }]);
     server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "It is probably abc." : "Let me think about it.");
     server.scripts.sub = (req) => (req.lastUser.includes("Answers found in different parts") ? "swordfish" : /password is (\w+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask("What is the password?", { maxIterations: 2 });
@@ -192,10 +192,10 @@ describe("the RLM loop", () => {
     expect(server.requests.filter((r) => r.isRoot)[1]?.lastUser).toContain("Nothing ran");
     const step = result.iterations.at(-1)!;
     expect(step.fallback?.chunks_read).toBe(1);
-    expect(step.code_blocks[0]?.result.rlm_calls.map((c) => c.source_ranges)).toEqual([
-      [{ doc: null, start: 0, end: 26 }],
-      [{ doc: null, start: 0, end: 26 }],
-    ]);
+    // The pieces it read are the answer's sources, placed in the document like any other read.
+    const piece = { doc: "memo.txt", start: 0, end: 26, line: 1, end_line: 1, kind: "prompt" };
+    expect(step.code_blocks[0]?.result.rlm_calls.map((c) => c.sources)).toEqual([[piece], [piece]]);
+    expect(result.sources?.[0]).toMatchObject({ doc: "memo.txt", start: 0, end: 26, reasons: expect.arrayContaining(["subcall-answered"]) });
   });
 
   it("gives the cell an Error: string when a sub-call fails, and the run continues", async () => {

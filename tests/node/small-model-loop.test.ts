@@ -13,7 +13,7 @@ import { FAILURE_MODES, failedTurn, planFor, type FailureMode } from "../fixture
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
-import { config, engines, startRepl } from "./helpers.ts";
+import { config, engines, startRepl, text } from "./helpers.ts";
 
 const WINDOW = 4096;
 const NEEDLE = "7319001";
@@ -40,7 +40,7 @@ afterAll(async () => {
 beforeEach(async () => {
   server.requests.length = 0;
   await repl.resetNamespace();
-  await repl.setContextText(HAYSTACK);
+  await repl.loadDocuments([{ name: "haystack.txt", data: text(HAYSTACK) }]);
 });
 
 function ask(overrides: Parameters<typeof config>[0] = {}) {
@@ -113,7 +113,7 @@ describe("controls: correct replies in every accepted form", () => {
   });
 
   it("FINAL(Paris)-style words are answers when no such variable exists", async () => {
-    await repl.setContextText("The capital is Paris.");
+    await repl.loadDocuments([{ name: "haystack.txt", data: text("The capital is Paris.") }]);
     server.scripts.root = [code("print(context)"), "FINAL(Paris)"];
     const result = await ask();
     expect(result.answer).toBe("Paris");
@@ -138,8 +138,11 @@ describe("when the root cannot drive", () => {
     expect(calls.length).toBe(result.usage.subcalls);
     const at = HAYSTACK.indexOf(NEEDLE);
     const mapCalls = calls.filter((c) => c.prompt.startsWith("Here is part"));
-    expect(mapCalls.every((c) => c.source_ranges?.length === 1)).toBe(true);
-    expect(mapCalls.some((c) => c.source_ranges!.some((r) => r.start <= at && at < r.end) && c.response === NEEDLE)).toBe(true);
+    expect(mapCalls.every((c) => c.sources?.length === 1)).toBe(true);
+    expect(mapCalls.some((c) => c.sources!.some((r) => r.start <= at && at < r.end) && c.response === NEEDLE)).toBe(true);
+    // The answer's first source is the piece whose reply gave it.
+    const first = result.sources?.[0];
+    expect(first && first.doc === "haystack.txt" && first.extent.start <= at && at < first.extent.end).toBe(true);
     // The trajectory with the fallback step still opens in the official visualizer.
     const { root, sub } = engines(server, WINDOW);
     expect(visualizerProblems(toJsonl(runMetadata(root, sub, config()), result.iterations))).toEqual([]);
@@ -150,14 +153,14 @@ describe("when the root cannot drive", () => {
     const line = "Minutes of the meeting, nothing of note was decided today.\n";
     const before = line.repeat(Math.floor(7990 / line.length));
     const padded = before + "x".repeat(7990 - before.length) + "\n";
-    await repl.setContextText(`${padded}One of the special magic numbers for odd-stew is: ${NEEDLE}.\n${line.repeat(200)}`);
+    await repl.loadDocuments([{ name: "haystack.txt", data: text(`${padded}One of the special magic numbers for odd-stew is: ${NEEDLE}.\n${line.repeat(200)}`) }]);
     server.scripts.root = "Let me think.";
     server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/magic numbers for odd-stew is: (\d+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask();
     expect(result).toMatchObject({ answer: NEEDLE, producedBy: "fallback" });
-    const ranges = result.iterations.at(-1)!.code_blocks[0]!.result.rlm_calls.flatMap((c) => c.source_ranges ?? []);
-    expect(ranges[0]).toEqual({ doc: null, start: 0, end: padded.length });
+    const ranges = result.iterations.at(-1)!.code_blocks[0]!.result.rlm_calls.flatMap((c) => c.sources ?? []);
+    expect(ranges[0]).toMatchObject({ doc: "haystack.txt", start: 0, end: padded.length, line: 1 });
   });
 
   it("prose at the turn limit is never the answer: the fallback reads the document", async () => {

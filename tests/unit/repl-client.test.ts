@@ -48,6 +48,7 @@ function fakeTransport(runCell: (code: string) => Promise<string>, boots: { coun
       beginQuestion: async () => undefined,
       resetNamespace: async () => undefined,
       variableNames: async () => "[]",
+      sourcePassages: async () => "[]",
       stats: async () => ({ wasmHeapBytes: 0 }),
     } satisfies ReplWorkerApi;
     return {

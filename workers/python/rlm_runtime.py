@@ -21,7 +21,7 @@ import _rlm_host
 
 RESERVED = (
     "context", "llm_query", "llm_query_batched", "rlm_query", "rlm_query_batched",
-    "SHOW_VARS", "FINAL", "FINAL_VAR", "answer", "history",
+    "SHOW_VARS", "FINAL", "FINAL_VAR", "answer", "history", "cite",
 )
 CELL_FILENAME = "<cell>"
 _OMITTED_MARK = "\n... [{} characters omitted] ...\n"
@@ -131,8 +131,11 @@ class Interrupted(KeyboardInterrupt):
     pass
 
 
-def _host_request(kind, prompts, model):
-    request = json.dumps({"kind": kind, "prompts": prompts, "model": model})
+def _host_request(kind, prompts, model, sources=None):
+    message = {"kind": kind, "prompts": prompts, "model": model}
+    if sources is not None:
+        message["sources"] = sources
+    request = json.dumps(message)
     if _rlm_host.mode == "jspi":
         from pyodide.ffi import run_sync
         reply = run_sync(_rlm_host.call(request))
@@ -159,7 +162,11 @@ def _safe_request(kind, prompts, model):
     if model is not None and not isinstance(model, str):
         model = str(model)
     try:
-        return _host_request(kind, prompts, model)
+        sources = _evidence.prompt_sources(prompts)
+    except Exception:  # recording what a prompt quotes must never cost the call itself
+        sources = None
+    try:
+        return _host_request(kind, prompts, model, sources)
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # transport failures become answers, never exceptions
@@ -216,6 +223,46 @@ def FINAL_VAR(name):
     return None
 
 
+def cite(start, end, doc=None):
+    """Mark document[start:end] (character offsets) as a source of your answer. `doc` is the
+    document's key in `context` (leave it out when there is one document)."""
+    return _evidence.cite(start, end, doc)
+
+
+class _NoEvidence:
+    """What the runtime asks of the evidence recorder; rlm_evidence.py, loaded right after this
+    file, replaces it with the real one."""
+
+    enabled = False
+
+    def begin_question(self):
+        pass
+
+    def begin_cell(self, code=""):
+        pass
+
+    def documents_changed(self):
+        pass
+
+    def rewrite(self, tree):
+        return tree
+
+    def prompt_sources(self, prompts):
+        return None
+
+    def cell_sources(self, stdout, final):
+        return []
+
+    def cite(self, start, end, doc=None):
+        return None
+
+    def place(self, ranges):
+        return []
+
+
+_evidence = _NoEvidence()
+
+
 def SHOW_VARS():
     """List the variables created so far, with their types and sizes."""
     names = _user_names()
@@ -265,6 +312,7 @@ def _install_scaffold():
     _ns["SHOW_VARS"] = SHOW_VARS
     _ns["FINAL"] = FINAL
     _ns["FINAL_VAR"] = FINAL_VAR
+    _ns["cite"] = cite
     _ns.update(_HELPERS)  # search, map_query (section "helpers for small models")
     if not isinstance(_ns.get("answer"), _Answer):
         previous = _ns.get("answer")
@@ -282,6 +330,7 @@ def reset_namespace():
     global _history_value
     _ns.clear()
     _history_value = []
+    _evidence.begin_question()
     _install_scaffold()
     _builtin_names.update(("__name__", "__builtins__"))
 
@@ -291,6 +340,7 @@ def begin_question():
     _ns["answer"] = _fresh_answer()
     _state.final = None
     _state.final_set = False
+    _evidence.begin_question()
 
 
 def set_history(entries_json):
@@ -341,6 +391,7 @@ def _set_context_value(value):
     global _context_value
     _context_value = value
     _ns["context"] = value
+    _evidence.documents_changed()
 
 
 def _read_source(src):
@@ -481,7 +532,7 @@ def _locals_snapshot():
 def _compile_cell(code):
     """Compile a cell; a bare last expression is echoed like in a notebook, because small
     models often end a cell with `len(context)` and expect to see the number."""
-    tree = ast.parse(code, filename=CELL_FILENAME, mode="exec")
+    tree = _evidence.rewrite(ast.parse(code, filename=CELL_FILENAME, mode="exec"))
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
@@ -514,6 +565,7 @@ async def run_cell(code, output_cap, cell_id=0):
     started = time.perf_counter()
     error = None
     interrupted = False
+    _evidence.begin_cell(code)
     try:
         body, tail = _compile_cell(rewrite_final_var_assignments(code))
         await _run(body)
@@ -549,14 +601,20 @@ async def run_cell(code, output_cap, cell_id=0):
         snapshot = _locals_snapshot()
     except Exception:
         snapshot = {}
+    stdout = out.getvalue()
+    try:
+        sources = _evidence.cell_sources(stdout, final)
+    except BaseException:  # noqa: BLE001 - the cell's result matters more than its sources
+        sources = []
     result = json.dumps({
-        "stdout": out.getvalue(),
+        "stdout": stdout,
         "stderr": err.getvalue(),
         "final_answer": final,
         "locals": snapshot,
         "execution_time": elapsed,
         "error": error,
         "interrupted": interrupted,
+        "sources": sources,
     }, ensure_ascii=False, default=str)
     try:
         _rlm_host.cell_finished(cell_id, result)
@@ -851,12 +909,18 @@ def _probe_rank(question, chunk_chars, max_chunks):
     return json.dumps([pieces[i] for i in keep])
 
 
+def _probe_place(ranges_json):
+    """The harness's own reads (the fallback's pieces) as sources with lines, for citations."""
+    return json.dumps(_evidence.place(json.loads(ranges_json)), ensure_ascii=False)
+
+
 _probe_module = types.ModuleType("_rlm_probe")
 _probe_module.syntax = _probe_syntax
 _probe_module.layout = _probe_layout
 _probe_module.read = _probe_read
 _probe_module.rank = _probe_rank
 _probe_module.configure = configure_helpers
+_probe_module.place = _probe_place
 sys.modules["_rlm_probe"] = _probe_module
 
 
