@@ -5,11 +5,10 @@ import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 import { ReplClient } from "./client.ts";
-import { bundledReplWorkerUrl } from "./node-worker-bundle.ts";
 import type { ReplClientOptions } from "./types.ts";
 
-/** Through tsx: the fallback when the plain-JavaScript bundle cannot be built. */
-const tsxWorkerUrl = new URL("../../workers/repl.node-worker.mjs", import.meta.url);
+/** Plain JavaScript: it runs the worker from its cached bundle, or through tsx. */
+const workerUrl = new URL("../../workers/repl.node-worker.mjs", import.meta.url);
 
 export interface NodeReplOptions extends ReplClientOptions {
   /**
@@ -32,7 +31,7 @@ export function nodeReplTransportFactory(snapshotDir: string | null = null, rebu
 }
 
 export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
-  const worker = new Worker(bundledReplWorkerUrl() ?? tsxWorkerUrl);
+  const worker = new Worker(workerUrl);
   const api = Comlink.wrap<ReplWorkerApi>(nodeEndpoint(worker));
   const exitListeners: Array<(reason: string) => void> = [];
   let terminated = false;
