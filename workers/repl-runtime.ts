@@ -47,6 +47,8 @@ export interface ReplWorkerHooks {
   onPhase?: (phase: BootPhase) => void;
   /** This runtime's snapshot storage for the boot's setting, or why there is none. */
   snapshotStore?: (setting: SnapshotSetting | undefined) => SnapshotStore | { off: string };
+  /** Where Pyodide's files are when the host names none (Node: the installed package). */
+  indexURL?: string;
   /** Makes a host file readable at `at` in Python's file system (Node only). */
   mountHostFile?: (py: PyodideInterface, hostPath: string, at: string) => void;
 }
@@ -295,7 +297,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       };
       const store = hooks.snapshotStore?.(options.snapshot) ?? { off: "this runtime keeps no snapshots" };
       const { py: loaded, report } = await bootPython({
-        ...(options.indexURL ? { indexURL: options.indexURL } : {}),
+        ...(options.indexURL ?? hooks.indexURL ? { indexURL: options.indexURL ?? hooks.indexURL } : {}),
         runtimeSource: hooks.pythonSource,
         runtimeSections: hooks.pythonSections ?? [],
         hostModule,

@@ -1,6 +1,8 @@
 // The REPL worker as a Node worker thread (CLI, tests, benchmarks). Snapshots are files in the
 // directory the host names (the CLI's cache directory); without one, Python boots from scratch.
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import { parentPort } from "node:worker_threads";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
@@ -10,11 +12,15 @@ import { fileSnapshotStore } from "./snapshot-store-node.ts";
 
 if (!parentPort) throw new Error("repl.node-entry.ts must run as a worker thread");
 const pythonSource = readFileSync(new URL("./python/rlm_runtime.py", import.meta.url), "utf8");
+// Pyodide finds its own files from a stack trace, which source maps (tsx, --enable-source-maps in
+// the parent's flags) point at its TypeScript sources: "Cannot find module …/src/js/pyodide.asm.mjs".
+const pyodideDir = `${dirname(createRequire(import.meta.url).resolve("pyodide/package.json"))}/`;
 const evidence = { filename: "rlm_evidence.py", source: readFileSync(new URL("./python/rlm_evidence.py", import.meta.url), "utf8") };
 Comlink.expose(
   createReplWorker({
     pythonSource,
     pythonSections: [evidence],
+    indexURL: pyodideDir,
     snapshotStore: (setting) =>
       setting?.kind === "directory" ? fileSnapshotStore(setting.path) : { off: "the snapshot cache is off" },
     mountHostFile,
