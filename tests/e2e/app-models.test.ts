@@ -77,6 +77,9 @@ describe("without WebGPU", () => {
     await page.locator(".chip", { hasText: "No WebGPU" }).waitFor({ timeout: 60_000 });
     await page.getByRole("button", { name: "Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
+    // Without WebGPU, Settings opens where a model can actually be set up: the endpoint.
+    expect(await dialog.getByRole("radio", { name: /OpenAI-compatible endpoint/ }).isChecked()).toBe(true);
+    await dialog.getByRole("radio", { name: /In this browser/ }).check();
     await dialog.getByText("This browser cannot run local models (no WebGPU).").waitFor();
     expect(await dialog.getByText(/Chrome or Edge 113/).count()).toBe(1);
     await dialog.getByRole("button", { name: "Use an OpenAI-compatible endpoint instead" }).click();
