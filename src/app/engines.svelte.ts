@@ -2,7 +2,7 @@
 // OpenAI-compatible endpoint), keeps them while the settings stay the same, and reports their
 // state, GPU and download progress to the page.
 import type { ChatEngine } from "../engines/types.ts";
-import { OpenAIEngine } from "../engines/openai.ts";
+import { OpenAIEngine, listServerModels } from "../engines/openai.ts";
 import {
   CATALOG,
   ModelWorkerClient,
@@ -113,6 +113,41 @@ export class EngineManager {
       this.local = null;
     }
     if (this.status.state !== "loading") this.status = { state: "idle", label: this.label() };
+    void this.probeEndpoint();
+  }
+
+  private endpointProbes = 0;
+
+  /**
+   * Asks the endpoint for its models (GET /models): the chip turns green only for a server that
+   * answers and lists the chosen model. Before this, a server refusing connections showed the
+   * same chip as a working one until a question failed (issue 15).
+   */
+  async probeEndpoint(): Promise<void> {
+    const s = this.settings();
+    const model = s.openai.model.trim();
+    if (s.backend !== "openai" || !model) return;
+    const probe = ++this.endpointProbes;
+    const key = this.key();
+    const label = this.label();
+    if (this.status.state === "idle") this.status = { state: "connecting", label };
+    const stale = () => probe !== this.endpointProbes || key !== this.key();
+    try {
+      const models = await listServerModels(s.openai.baseUrl, apiKeyFor(s.openai) || undefined);
+      if (stale()) return;
+      const listed = models.find((m) => m.id === model);
+      if (models.length && !listed) {
+        const offered = models.slice(0, 5).map((m) => m.id).join(", ");
+        this.status = { state: "error", label, message: `The server at ${hostOf(s.openai.baseUrl)} does not offer the model ${model} (it lists ${offered}). Open Settings and pick one of its models.`, canReload: false };
+        return;
+      }
+      const window = s.openai.contextWindow || listed?.contextWindow;
+      if (this.status.state !== "ready") this.status = { state: "ready", label, detail: window ? `reachable · ${window.toLocaleString("en-US")}-token window` : "reachable" };
+    } catch (err) {
+      if (stale()) return;
+      this.openai = null; // the next question connects afresh instead of reusing a dead engine
+      this.status = { state: "error", label, message: err instanceof Error ? err.message : String(err), canReload: false };
+    }
   }
 
   /** Cheap checks (WebGPU adapter, recommendation) so the page can guide the user. */
@@ -124,6 +159,7 @@ export class EngineManager {
       this.gpu = { available: false, reason: "error", detail: "The WebGPU check failed.", deviceMemoryGB: undefined };
     }
     if (this.status.state === "idle") this.status = { state: "idle", label: this.label() };
+    await this.probeEndpoint();
   }
 
   /** Lists downloaded models and storage use (loads the model worker, about 6 MB, once). */
