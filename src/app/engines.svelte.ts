@@ -81,6 +81,8 @@ export class EngineManager {
   cached = $state<CachedModel[]>([]);
   storage = $state<StorageInfo | null>(null);
   notes = $state<string[]>([]);
+  /** The endpoint's window as its server reports it (for estimates before any question). */
+  endpointWindow = $state<number | undefined>();
 
   private openai: { key: string; root: ChatEngine; sub: ChatEngine } | null = null;
   private local: { key: string; engines: WebLLMEngines } | null = null;
@@ -142,6 +144,7 @@ export class EngineManager {
         return;
       }
       const window = s.openai.contextWindow || listed?.contextWindow;
+      this.endpointWindow = window;
       if (this.status.state !== "ready") this.status = { state: "ready", label, detail: window ? `reachable · ${window.toLocaleString("en-US")}-token window` : "reachable" };
     } catch (err) {
       if (stale()) return;
@@ -229,6 +232,7 @@ export class EngineManager {
       });
       const sub = s.openai.subModel.trim() ? root.withModel(s.openai.subModel.trim()) : root;
       this.openai = { key, root, sub };
+      this.endpointWindow = root.contextWindow;
       this.status = { state: "ready", label: this.label(), detail: `${root.contextWindow.toLocaleString("en-US")}-token window` };
       return this.openai;
     } catch (err) {
