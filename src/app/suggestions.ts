@@ -2,6 +2,7 @@
 // file list already holds (kind, extension, size, the first lines): no model call, so they are
 // there the moment a document is, even before any model is chosen.
 import type { DocumentMeta } from "../store/index.ts";
+import { visibleName } from "./visible-text.ts";
 
 /** At most this many suggestions: a row of buttons, not a menu. */
 export const MAX_SUGGESTIONS = 4;
@@ -21,13 +22,13 @@ export function headingsOf(preview: string): string[] {
     const numbered = /^(?:\d{1,2}\.|chapter\s+\w+[.:]?)\s+([A-Z].{2,70})$/i.exec(line);
     const caps = line.length >= 4 && line.length <= 60 && /^[A-Z][A-Z0-9 ,'&:-]+$/.test(line) ? line : null;
     const title = md?.[1] ?? numbered?.[1] ?? caps;
-    if (title) found.push(title.replace(/[*_`]+/g, "").replace(/[:.]+$/, "").trim());
+    if (title) found.push(visibleName(title).replace(/[*_`]+/g, "").replace(/[:.]+$/, "").trim());
   }
   return [...new Set(found)].filter(Boolean);
 }
 
 function kindQuestions(doc: DocumentMeta): string[] {
-  if (CODE_EXT.test(doc.name)) return [`What does ${doc.name} do, and where does it start?`, "Which functions look most error-prone, and why?"];
+  if (CODE_EXT.test(doc.name)) return [`What does ${visibleName(doc.name)} do, and where does it start?`, "Which functions look most error-prone, and why?"];
   if (TABLE_EXT.test(doc.name)) return ["What columns does this table have, and how many rows?", "What stands out in these rows?"];
   if (LOG_EXT.test(doc.name)) return ["Which errors or warnings appear most often?", "What happened just before the first error?"];
   return [];
@@ -41,7 +42,8 @@ export function suggestQuestions(documents: readonly DocumentMeta[]): string[] {
   if (documents.length > 1) {
     out.push(`What do these ${documents.length} documents have in common, and where do they differ?`);
   } else {
-    out.push(`Summarise ${first.name} in five bullet points.`);
+    // Shown on a button: a name's bidi overrides and invisible characters are made visible.
+    out.push(`Summarise ${visibleName(first.name)} in five bullet points.`);
   }
   out.push(...kindQuestions(first));
   // The first heading is usually the title; a later one names a part worth asking about.

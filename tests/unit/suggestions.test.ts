@@ -32,3 +32,10 @@ describe("suggested questions", () => {
     expect(headingsOf("# Title\n1. Getting Started\nplain line\nCHAPTER NOTES\n## **Bold**:")).toEqual(["Title", "Getting Started", "CHAPTER NOTES", "Bold"]);
   });
 });
+
+describe("names in suggestions", () => {
+  it("show a right-to-left override instead of obeying it", () => {
+    const qs = suggestQuestions([doc("\u202Egnp.exe.txt", "plain")]);
+    expect(qs[0]).toBe("Summarise ⟨U+202E⟩gnp.exe.txt in five bullet points.");
+  });
+});
