@@ -81,6 +81,8 @@ export class EngineManager {
   cached = $state<CachedModel[]>([]);
   storage = $state<StorageInfo | null>(null);
   notes = $state<string[]>([]);
+  /** Whether `cached` has been read at least once (so "not downloaded" is known, not assumed). */
+  cacheKnown = $state(false);
   /** The endpoint's window as its server reports it (for estimates before any question). */
   endpointWindow = $state<number | undefined>();
 
@@ -162,6 +164,8 @@ export class EngineManager {
       this.gpu = { available: false, reason: "error", detail: "The WebGPU check failed.", deviceMemoryGB: undefined };
     }
     if (this.status.state === "idle") this.status = { state: "idle", label: this.label() };
+    // The chip says whether the local model is downloaded: that needs the cache listing.
+    if (this.gpu.available && this.settings().backend === "webllm") void this.refreshCache();
     await this.probeEndpoint();
   }
 
@@ -172,6 +176,7 @@ export class EngineManager {
       const custom = this.settings().webllm.customModels.map((m) => customModelSpec(m, CATALOG.map((e) => e.id)));
       this.cached = await listCachedModels(this.cacheWorker, [...CATALOG, ...custom]);
       this.storage = await storageInfo();
+      this.cacheKnown = true;
     } catch (err) {
       this.notes = [`Could not list downloaded models: ${err instanceof Error ? err.message : String(err)}`];
     }
@@ -191,6 +196,16 @@ export class EngineManager {
   async keepDownloads(): Promise<void> {
     await requestPersistentStorage();
     this.storage = await storageInfo();
+  }
+
+  /** How much of the chosen local model is in the browser's cache; undefined until known. */
+  localDownload(): "complete" | "partial" | "none" | undefined {
+    const id = this.settings().webllm.modelId || this.recommendation?.entry.id;
+    if (!id || !this.cacheKnown) return undefined;
+    // The GPU may need the other quantization (q4f16 <-> q4f32): either counts.
+    const ids = [id, findCatalogEntry(id)?.twinId];
+    const entry = this.cached.find((c) => ids.includes(c.spec.id));
+    return !entry ? "none" : entry.complete ? "complete" : "partial";
   }
 
   /** GPU memory the chosen local models would use together, when it can be estimated. */

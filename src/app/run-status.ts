@@ -20,7 +20,7 @@ export function waitingText(exchange: Pick<Exchange, "waitingFor" | "turns">, en
 }
 
 /** The model chip's words: which model, and whether it can answer now. */
-export function engineChipText(status: EngineStatus, backend: "openai" | "webllm"): string {
+export function engineChipText(status: EngineStatus, backend: "openai" | "webllm", download?: "complete" | "partial" | "none"): string {
   switch (status.state) {
     case "ready":
       return `${status.label} · ${backend === "openai" ? "connected" : "loaded"}`;
@@ -31,6 +31,7 @@ export function engineChipText(status: EngineStatus, backend: "openai" | "webllm
     case "error":
       return `${status.label} · ${backend === "openai" ? "not reachable" : "not available"}`;
     case "idle":
-      return status.label;
+      if (backend !== "webllm" || !download) return status.label;
+      return `${status.label} · ${download === "complete" ? "downloaded, not loaded" : download === "partial" ? "partly downloaded" : "not downloaded"}`;
   }
 }

@@ -31,6 +31,8 @@ describe("local models in the app", () => {
     await context.route(/huggingface\.co|githubusercontent\.com/, (route) => route.abort("internetdisconnected"));
     await page.goto(app.url);
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
+    // The chip says, in words, that the recommended model is not in this browser yet.
+    await page.locator("header .chip", { hasText: /\(in browser\) · not downloaded/ }).waitFor({ timeout: 60_000 });
     await page.getByRole("button", { name: "Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
     await dialog.getByText(/Recommended for this GPU: /).waitFor({ timeout: 60_000 });

@@ -23,5 +23,10 @@ describe("the model chip", () => {
     expect(engineChipText(ready, "openai")).toBe("m @ h · connected");
     expect(engineChipText({ state: "error", label: "m @ h", message: "refused", canReload: false }, "openai")).toBe("m @ h · not reachable");
     expect(engineChipText(loading, "webllm")).toBe("Qwen · loading 42%");
+    const idle: EngineStatus = { state: "idle", label: "Qwen (in browser)" };
+    expect(engineChipText(idle, "webllm", "none")).toBe("Qwen (in browser) · not downloaded");
+    expect(engineChipText(idle, "webllm", "partial")).toBe("Qwen (in browser) · partly downloaded");
+    expect(engineChipText(idle, "webllm", "complete")).toBe("Qwen (in browser) · downloaded, not loaded");
+    expect(engineChipText(idle, "webllm")).toBe("Qwen (in browser)");
   });
 });
