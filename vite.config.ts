@@ -35,7 +35,7 @@ const pwa = VitePWA({
   registerType: "prompt",
   injectRegister: false,
   injectManifest: {
-    globPatterns: ["**/*.{js,mjs,css,html,wasm,zip,json,svg,webmanifest}"],
+    globPatterns: ["**/*.{js,mjs,css,html,wasm,zip,json,svg,webmanifest,md}"],
     globIgnores: ["**/*.map"],
     maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
   },

@@ -2,7 +2,7 @@
 // OpenAI-compatible endpoint), keeps them while the settings stay the same, and reports their
 // state, GPU and download progress to the page.
 import type { ChatEngine } from "../engines/types.ts";
-import { OpenAIEngine } from "../engines/openai.ts";
+import { OpenAIEngine, listServerModels } from "../engines/openai.ts";
 import {
   CATALOG,
   ModelWorkerClient,
@@ -81,6 +81,10 @@ export class EngineManager {
   cached = $state<CachedModel[]>([]);
   storage = $state<StorageInfo | null>(null);
   notes = $state<string[]>([]);
+  /** Whether `cached` has been read at least once (so "not downloaded" is known, not assumed). */
+  cacheKnown = $state(false);
+  /** The endpoint's window as its server reports it (for estimates before any question). */
+  endpointWindow = $state<number | undefined>();
 
   private openai: { key: string; root: ChatEngine; sub: ChatEngine } | null = null;
   private local: { key: string; engines: WebLLMEngines } | null = null;
@@ -113,6 +117,42 @@ export class EngineManager {
       this.local = null;
     }
     if (this.status.state !== "loading") this.status = { state: "idle", label: this.label() };
+    void this.probeEndpoint();
+  }
+
+  private endpointProbes = 0;
+
+  /**
+   * Asks the endpoint for its models (GET /models): the chip turns green only for a server that
+   * answers and lists the chosen model. Before this, a server refusing connections showed the
+   * same chip as a working one until a question failed (issue 15).
+   */
+  async probeEndpoint(): Promise<void> {
+    const s = this.settings();
+    const model = s.openai.model.trim();
+    if (s.backend !== "openai" || !model) return;
+    const probe = ++this.endpointProbes;
+    const key = this.key();
+    const label = this.label();
+    if (this.status.state === "idle") this.status = { state: "connecting", label };
+    const stale = () => probe !== this.endpointProbes || key !== this.key();
+    try {
+      const models = await listServerModels(s.openai.baseUrl, apiKeyFor(s.openai) || undefined);
+      if (stale()) return;
+      const listed = models.find((m) => m.id === model);
+      if (models.length && !listed) {
+        const offered = models.slice(0, 5).map((m) => m.id).join(", ");
+        this.status = { state: "error", label, message: `The server at ${hostOf(s.openai.baseUrl)} does not offer the model ${model} (it lists ${offered}). Open Settings and pick one of its models.`, canReload: false };
+        return;
+      }
+      const window = s.openai.contextWindow || listed?.contextWindow;
+      this.endpointWindow = window;
+      if (this.status.state !== "ready") this.status = { state: "ready", label, detail: window ? `reachable · ${window.toLocaleString("en-US")}-token window` : "reachable" };
+    } catch (err) {
+      if (stale()) return;
+      this.openai = null; // the next question connects afresh instead of reusing a dead engine
+      this.status = { state: "error", label, message: err instanceof Error ? err.message : String(err), canReload: false };
+    }
   }
 
   /** Cheap checks (WebGPU adapter, recommendation) so the page can guide the user. */
@@ -124,6 +164,9 @@ export class EngineManager {
       this.gpu = { available: false, reason: "error", detail: "The WebGPU check failed.", deviceMemoryGB: undefined };
     }
     if (this.status.state === "idle") this.status = { state: "idle", label: this.label() };
+    // The chip says whether the local model is downloaded: that needs the cache listing.
+    if (this.gpu.available && this.settings().backend === "webllm") void this.refreshCache();
+    await this.probeEndpoint();
   }
 
   /** Lists downloaded models and storage use (loads the model worker, about 6 MB, once). */
@@ -133,6 +176,7 @@ export class EngineManager {
       const custom = this.settings().webllm.customModels.map((m) => customModelSpec(m, CATALOG.map((e) => e.id)));
       this.cached = await listCachedModels(this.cacheWorker, [...CATALOG, ...custom]);
       this.storage = await storageInfo();
+      this.cacheKnown = true;
     } catch (err) {
       this.notes = [`Could not list downloaded models: ${err instanceof Error ? err.message : String(err)}`];
     }
@@ -152,6 +196,16 @@ export class EngineManager {
   async keepDownloads(): Promise<void> {
     await requestPersistentStorage();
     this.storage = await storageInfo();
+  }
+
+  /** How much of the chosen local model is in the browser's cache; undefined until known. */
+  localDownload(): "complete" | "partial" | "none" | undefined {
+    const id = this.settings().webllm.modelId || this.recommendation?.entry.id;
+    if (!id || !this.cacheKnown) return undefined;
+    // The GPU may need the other quantization (q4f16 <-> q4f32): either counts.
+    const ids = [id, findCatalogEntry(id)?.twinId];
+    const entry = this.cached.find((c) => ids.includes(c.spec.id));
+    return !entry ? "none" : entry.complete ? "complete" : "partial";
   }
 
   /** GPU memory the chosen local models would use together, when it can be estimated. */
@@ -193,6 +247,7 @@ export class EngineManager {
       });
       const sub = s.openai.subModel.trim() ? root.withModel(s.openai.subModel.trim()) : root;
       this.openai = { key, root, sub };
+      this.endpointWindow = root.contextWindow;
       this.status = { state: "ready", label: this.label(), detail: `${root.contextWindow.toLocaleString("en-US")}-token window` };
       return this.openai;
     } catch (err) {

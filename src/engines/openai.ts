@@ -90,6 +90,40 @@ export async function discoverContextWindow(
   }
 }
 
+export interface ServerModel {
+  id: string;
+  /** The window the server reports (vLLM max_model_len, LM Studio context_length…), if any. */
+  contextWindow?: number;
+}
+
+/**
+ * The models a server offers (GET /models), for Settings' "Test connection". Unlike
+ * discoverContextWindow it throws: a refused connection or a 401 is exactly what the person
+ * testing the connection needs to read.
+ */
+export async function listServerModels(baseUrl: string, apiKey?: string, fetchImpl: typeof fetch = globalThis.fetch): Promise<ServerModel[]> {
+  const url = `${normalizeBaseUrl(baseUrl)}/models`;
+  let res: Response;
+  try {
+    res = await fetchImpl(url, { headers: authHeaders(apiKey) });
+  } catch (err) {
+    throw new EngineUnreachableError(url, err instanceof Error ? err.message : String(err));
+  }
+  if (!res.ok) throw new EngineHttpError(res.status, await res.text().catch(() => ""));
+  let body: { data?: ModelListEntry[] };
+  try {
+    body = (await res.json()) as { data?: ModelListEntry[] };
+  } catch {
+    throw new EngineProtocolError(`${url} did not answer with JSON`);
+  }
+  const entries = Array.isArray(body.data) ? body.data : [];
+  return entries.flatMap((e) => {
+    if (typeof e.id !== "string" || !e.id) return [];
+    const window = e.max_model_len ?? e.context_length ?? e.context_window;
+    return [{ id: e.id, ...(typeof window === "number" && window > 0 ? { contextWindow: window } : {}) }];
+  });
+}
+
 function authHeaders(apiKey?: string): Record<string, string> {
   return apiKey ? { Authorization: `Bearer ${apiKey}` } : {};
 }

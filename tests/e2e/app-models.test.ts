@@ -31,6 +31,8 @@ describe("local models in the app", () => {
     await context.route(/huggingface\.co|githubusercontent\.com/, (route) => route.abort("internetdisconnected"));
     await page.goto(app.url);
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
+    // The chip says, in words, that the recommended model is not in this browser yet.
+    await page.locator("header .chip", { hasText: /\(in browser\) · not downloaded/ }).waitFor({ timeout: 60_000 });
     await page.getByRole("button", { name: "Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
     await dialog.getByText(/Recommended for this GPU: /).waitFor({ timeout: 60_000 });
@@ -77,6 +79,9 @@ describe("without WebGPU", () => {
     await page.locator(".chip", { hasText: "No WebGPU" }).waitFor({ timeout: 60_000 });
     await page.getByRole("button", { name: "Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
+    // Without WebGPU, Settings opens where a model can actually be set up: the endpoint.
+    expect(await dialog.getByRole("radio", { name: /OpenAI-compatible endpoint/ }).isChecked()).toBe(true);
+    await dialog.getByRole("radio", { name: /In this browser/ }).check();
     await dialog.getByText("This browser cannot run local models (no WebGPU).").waitFor();
     expect(await dialog.getByText(/Chrome or Edge 113/).count()).toBe(1);
     await dialog.getByRole("button", { name: "Use an OpenAI-compatible endpoint instead" }).click();

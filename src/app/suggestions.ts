@@ -1,0 +1,57 @@
+// Suggested first questions for the loaded documents, derived locally and cheaply from what the
+// file list already holds (kind, extension, size, the first lines): no model call, so they are
+// there the moment a document is, even before any model is chosen.
+import type { DocumentMeta } from "../store/index.ts";
+import { visibleName } from "./visible-text.ts";
+
+/** At most this many suggestions: a row of buttons, not a menu. */
+export const MAX_SUGGESTIONS = 4;
+
+const CODE_EXT = /\.(?:[cm]?[jt]sx?|py|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|sql)$/i;
+const TABLE_EXT = /\.(?:csv|tsv)$/i;
+const LOG_EXT = /\.(?:log|jsonl|ndjson)$/i;
+/** Documents this long are what the RLM is for: a question that needs the whole text. */
+const LONG_CHARS = 200_000;
+
+/** Section titles among the first lines: Markdown headings, or short numbered/capitalised lines. */
+export function headingsOf(preview: string): string[] {
+  const found: string[] = [];
+  for (const raw of preview.split("\n")) {
+    const line = raw.trim();
+    const md = /^#{1,4}\s+(.{3,80})$/.exec(line);
+    const numbered = /^(?:\d{1,2}\.|chapter\s+\w+[.:]?)\s+([A-Z].{2,70})$/i.exec(line);
+    const caps = line.length >= 4 && line.length <= 60 && /^[A-Z][A-Z0-9 ,'&:-]+$/.test(line) ? line : null;
+    const title = md?.[1] ?? numbered?.[1] ?? caps;
+    if (title) found.push(visibleName(title).replace(/[*_`]+/g, "").replace(/[:.]+$/, "").trim());
+  }
+  return [...new Set(found)].filter(Boolean);
+}
+
+function kindQuestions(doc: DocumentMeta): string[] {
+  if (CODE_EXT.test(doc.name)) return [`What does ${visibleName(doc.name)} do, and where does it start?`, "Which functions look most error-prone, and why?"];
+  if (TABLE_EXT.test(doc.name)) return ["What columns does this table have, and how many rows?", "What stands out in these rows?"];
+  if (LOG_EXT.test(doc.name)) return ["Which errors or warnings appear most often?", "What happened just before the first error?"];
+  return [];
+}
+
+/** Questions worth a first click for these documents, most useful first. */
+export function suggestQuestions(documents: readonly DocumentMeta[]): string[] {
+  const first = documents[0];
+  if (!first) return [];
+  const out: string[] = [];
+  if (documents.length > 1) {
+    out.push(`What do these ${documents.length} documents have in common, and where do they differ?`);
+  } else {
+    // Shown on a button: a name's bidi overrides and invisible characters are made visible.
+    out.push(`Summarise ${visibleName(first.name)} in five bullet points.`);
+  }
+  out.push(...kindQuestions(first));
+  // The first heading is usually the title; a later one names a part worth asking about.
+  const headings = headingsOf(first.preview);
+  const section = headings[1] ?? headings[0];
+  if (section && documents.length === 1) out.push(`What does the section "${section}" say?`);
+  const total = documents.reduce((n, d) => n + d.chars, 0);
+  if (total >= LONG_CHARS) out.push("List every date mentioned, with what happened on it.");
+  out.push("Which names (people, places, organisations) come up most, and in what context?");
+  return [...new Set(out)].slice(0, MAX_SUGGESTIONS);
+}
