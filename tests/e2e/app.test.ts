@@ -142,7 +142,7 @@ describe("the web app", () => {
     await ask(page, "Loop forever please");
     await page.getByText("running…").first().waitFor({ timeout: 30_000 });
     await page.waitForTimeout(500);
-    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
     const stop = await page.evaluate(() => (window as unknown as { __stop: { clicked: number; shown: number } }).__stop);
     expect(stop.shown - stop.clicked).toBeLessThan(1000);

@@ -261,7 +261,7 @@ describe("Stop and the next question always work", () => {
       await page.getByText("running…").first().waitFor({ timeout: 60_000 });
       await page.waitForTimeout(500);
       const clicked = Date.now();
-      await page.getByRole("button", { name: "Stop" }).click();
+      await page.getByRole("button", { name: "Stop", exact: true }).click();
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
       expect(Date.now() - clicked).toBeLessThan(2_000);
       await expect(page.getByRole("button", { name: "+ New" }).isEnabled()).resolves.toBe(true);
@@ -321,7 +321,7 @@ describe("messages name the cause", () => {
       scripts.set(tag, [repl('FINAL("late")')]);
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Quick`);
       await page.getByRole("button", { name: "Ask" }).click();
-      await page.getByRole("button", { name: "Stop" }).click({ timeout: 5_000 });
+      await page.getByRole("button", { name: "Stop", exact: true }).click({ timeout: 5_000 });
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
       await page.waitForTimeout(1500);
       expect(await page.locator(".notices").innerText()).not.toMatch(/Traceback|KeyboardInterrupt|serializing/);
