@@ -225,6 +225,11 @@ export class AppController {
     await this.live.get(record.id)?.removeDocument(path).catch((err: unknown) => this.reportError(err));
   }
 
+  /** Empties the open session's document list, one document at a time (each is saved so). */
+  async removeAllDocuments(): Promise<void> {
+    for (const path of this.view.record?.documents.map((d) => d.path) ?? []) await this.removeDocument(path);
+  }
+
   /** Opens a document of the open session in the viewer, at a source's passage when given. */
   async openDocument(path: string, source?: RankedSource): Promise<void> {
     const meta = this.view.record?.documents.find((d) => d.path === path);

@@ -393,7 +393,9 @@ class QuestionRun {
   private async sourcesFor(answer: string): Promise<RankedSource[]> {
     if (this.depth > 0 || !answer) return [];
     const { repl } = this.o;
-    return withPassages(rankSources(collectReads(this.iterations), answer), repl.sourcePassages?.bind(repl));
+    // A continued run's answer may rest on what its earlier turns read.
+    const read = collectReads([...(this.o.resume?.iterations ?? []), ...this.iterations]);
+    return withPassages(rankSources(read, answer), repl.sourcePassages?.bind(repl));
   }
 
   /**

@@ -82,3 +82,19 @@ describe("continuing a run", () => {
     expect(events.some((e) => e.type === "notice" && /variables are gone/.test(e.message))).toBe(true);
   });
 });
+
+describe("a continued run's sources", () => {
+  it("include what the earlier turns read", async () => {
+    server.scripts.root = (req) => {
+      if (req.lastUser.includes("now continues")) return code("FINAL(found)");
+      if (req.turn === 0) return code("i = context.find('code')\nfound = context[i:i+16]\nprint(context[max(0, i - 20):i + 40])");
+      return "I need another turn.";
+    };
+    const session = newSession();
+    await session.addDocuments([{ path: "memo.txt", data: text("Filler. The code is TANGO-19. More filler.") }]);
+    const first = await session.ask("Where is the code?");
+    const next = await session.ask("Where is the code?", { resume: { iterations: first.iterations.filter((it) => !it.fallback) } });
+    expect(next.answer).toContain("TANGO-19");
+    expect(next.sources?.[0]?.doc).toBe("memo.txt");
+  });
+});
