@@ -116,6 +116,13 @@ export class AppController {
     }
   }
 
+  async renameSession(id: string, title: string): Promise<void> {
+    const record = this.view.record?.id === id ? this.view.record : this.library?.sessions.find((s) => s.id === id);
+    if (!record || !this.library) return;
+    record.title = title;
+    await this.library.update($state.snapshot(record) as SessionRecord);
+  }
+
   async deleteSession(id: string): Promise<void> {
     if (!this.library || (this.view.running && this.view.record?.id === id)) return;
     this.live.close(id);

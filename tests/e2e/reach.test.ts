@@ -166,3 +166,35 @@ describe("phone, keyboard, screen reader and scale", () => {
     await context.close();
   });
 });
+
+describe("sessions at scale", () => {
+  it("search, rename and date groups in the session list, kept across a reload", async () => {
+    const { context, page, errors } = await newPage(browser);
+    await open(page);
+    const names = ["alpha-notes.txt", "beta-notes.txt", "gamma-notes.txt", "delta-notes.txt"];
+    for (const [i, name] of names.entries()) {
+      if (i) await page.getByRole("button", { name: "+ New" }).click();
+      await upload(page, name, `text of ${name}`);
+      await page.locator(".docs .name", { hasText: name }).waitFor({ timeout: 60_000 });
+    }
+    const nav = page.getByRole("navigation", { name: "Sessions" });
+    await expect.poll(() => nav.locator("li .title").count()).toBe(4);
+    await nav.getByRole("heading", { name: "Today" }).waitFor();
+    await nav.getByRole("searchbox", { name: "Search sessions" }).fill("GAMMA");
+    await expect.poll(() => nav.locator("li .title").allTextContents()).toEqual(["gamma-notes.txt"]);
+    await nav.getByRole("button", { name: "Rename session gamma-notes.txt" }).click();
+    const field = nav.getByRole("textbox", { name: "Session name" });
+    await field.fill("Quarterly figures");
+    await field.press("Enter");
+    await nav.getByRole("searchbox", { name: "Search sessions" }).fill("");
+    await nav.locator("li .title", { hasText: "Quarterly figures" }).waitFor();
+    await page.screenshot({ path: `${SHOTS}reach-sessions-1280.png` });
+    await page.reload();
+    await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
+    await nav.locator("li .title", { hasText: "Quarterly figures" }).waitFor();
+    await nav.getByRole("searchbox", { name: "Search sessions" }).fill("quarterly");
+    await expect.poll(() => nav.locator("li .title").allTextContents()).toEqual(["Quarterly figures"]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
