@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { launch, startApp } from "./harness.ts";
+import { launch, startApp, openSteps } from "./harness.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
 
@@ -211,7 +211,7 @@ describe("the host trusts nothing the worker says about itself", () => {
       expect(out[0]!.length).toBeLessThan(60_000);
       expect(out[1]!.length).toBeLessThan(60_000);
       // What the page keeps is bounded too (the trajectory holds the cell's stderr).
-      await opened.page.getByRole("button", { name: /Show steps/ }).last().click();
+      await openSteps(opened.page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
       const longest = await opened.page.evaluate(() => Math.max(...[...document.querySelectorAll("pre.output")].map((p) => p.textContent?.length ?? 0)));
       expect(longest).toBeLessThan(1_000_000);
     } finally {
