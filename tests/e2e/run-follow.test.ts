@@ -77,6 +77,18 @@ describe("a run you can follow", () => {
     await page.locator(".exchange .chip", { hasText: "Answered" }).waitFor({ timeout: 30_000 });
     await expect.poll(() => page.getByRole("button", { name: /Hide steps/ }).getAttribute("aria-expanded")).toBe("true");
     expect(await page.getByRole("region", { name: "Trajectory" }).count()).toBe(1);
+    // The turn timeline steps through the turns by keys, as the rlm visualizer does.
+    const timeline = page.getByRole("toolbar", { name: /Turns/ });
+    const steps = await timeline.getByRole("button").count();
+    expect(steps).toBeGreaterThan(2);
+    await timeline.getByRole("button", { name: `Turn ${steps}`, exact: true }).focus();
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(() => timeline.locator("[aria-current=step]").getAttribute("aria-label")).toBe(`Turn ${steps - 1}`);
+    await page.keyboard.press("Home");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Turn 1");
+    expect(await page.locator('.turn.picked[data-turn="0"]').count()).toBe(1);
+    await page.keyboard.press("j");
+    await expect.poll(() => timeline.locator("[aria-current=step]").getAttribute("aria-label")).toBe("Turn 2");
     await page.screenshot({ path: `${SHOTS}run-follow-answered.png`, fullPage: true });
     expect(errors).toEqual([]);
     await context.close();
