@@ -136,4 +136,23 @@ describe("a run you can follow", () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("a failed run carries the buttons that fix it: Retry and Open Settings", async () => {
+    let fail = true;
+    routes.set("Fail once", () => (fail ? { text: "", status: 500, error: "the model server broke" } : code("FINAL('fixed')")));
+    const { context, page, errors } = await newPage(browser);
+    await open(page);
+    await upload(page, "notes.txt", "some notes");
+    await ask(page, "Fail once");
+    const exchange = page.locator(".exchange").first();
+    await exchange.locator(".chip", { hasText: "Failed" }).waitFor({ timeout: 60_000 });
+    await exchange.getByRole("button", { name: "Open Settings" }).click();
+    await page.getByRole("dialog", { name: "Settings" }).waitFor();
+    await page.keyboard.press("Escape");
+    fail = false;
+    await exchange.getByRole("button", { name: "Retry" }).click();
+    await page.locator(".exchange").nth(1).getByRole("region", { name: "Answer", exact: true }).getByText("fixed").waitFor({ timeout: 30_000 });
+    expect(errors.filter((e) => !e.includes("500"))).toEqual([]);
+    await context.close();
+  });
 });
