@@ -5,7 +5,9 @@
 // it with an in-memory store, a scripted engine and a stand-in REPL.
 import { answerDirectly } from "../core/direct.ts";
 import { sourceLabel, type RankedSource } from "../core/evidence.ts";
+import type { ResumeRun } from "../core/resume.ts";
 import { RlmSession } from "../core/session.ts";
+import type { IterationRecord } from "../core/types.ts";
 import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
 import { requestPersistentStorage, type DocumentMeta, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
@@ -16,7 +18,7 @@ import { newId } from "./ids.ts";
 import { SessionLibrary, UNTITLED } from "./library.svelte.ts";
 import { LiveSessions } from "./live-sessions.ts";
 import { Notices } from "./notices.svelte.ts";
-import { applyEvent, applyResult, markInterrupted, newExchange, type Exchange } from "./run-view.ts";
+import { applyEvent, applyResult, canContinue, markInterrupted, newExchange, resumeExchange, type Exchange, type RunLimits } from "./run-view.ts";
 import { describeEndpoint, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 import { ViewerState, sourceRequest } from "./viewer.svelte.ts";
 
@@ -112,6 +114,13 @@ export class AppController {
     if (history.length) {
       this.notices.notify("info", "This session's Python was started again: its documents are loaded, but variables from earlier questions are gone.");
     }
+  }
+
+  async renameSession(id: string, title: string): Promise<void> {
+    const record = this.view.record?.id === id ? this.view.record : this.library?.sessions.find((s) => s.id === id);
+    if (!record || !this.library) return;
+    record.title = title;
+    await this.library.update($state.snapshot(record) as SessionRecord);
   }
 
   async deleteSession(id: string): Promise<void> {
@@ -223,6 +232,11 @@ export class AppController {
     await this.live.get(record.id)?.removeDocument(path).catch((err: unknown) => this.reportError(err));
   }
 
+  /** Empties the open session's document list, one document at a time (each is saved so). */
+  async removeAllDocuments(): Promise<void> {
+    for (const path of this.view.record?.documents.map((d) => d.path) ?? []) await this.removeDocument(path);
+  }
+
   /** Opens a document of the open session in the viewer, at a source's passage when given. */
   async openDocument(path: string, source?: RankedSource): Promise<void> {
     const meta = this.view.record?.documents.find((d) => d.path === path);
@@ -268,19 +282,42 @@ export class AppController {
     const session = await this.openLiveSession();
     if (!session) return;
     // Where the question goes is recorded with it, so every answer shows which endpoint saw it.
-    this.view.exchanges.push({ ...newExchange(newId(), q), endpoint: describeEndpoint(this.settings) });
+    this.view.exchanges.push({ ...newExchange(newId(), q), endpoint: describeEndpoint(this.settings), limits: this.runLimits() });
     const exchange = this.view.exchanges[this.view.exchanges.length - 1]!;
-    const saver = this.library.exchangeSaver(record.id, () => $state.snapshot(exchange) as Exchange);
+    const library = this.library;
+    await this.drive(session, exchange, undefined, async () => {
+      if (record.title !== UNTITLED && this.view.exchanges.length !== 1) return;
+      record.title = q.length > 60 ? `${q.slice(0, 57)}…` : q;
+      await library.update($state.snapshot(record) as SessionRecord);
+    });
+  }
+
+  /** Continues a stopped, cut-off or out-of-turns run in place, from its last turn (RlmSession owns how). */
+  async continueRun(exchangeId: string): Promise<void> {
+    const exchange = this.view.exchanges.find((e) => e.id === exchangeId);
+    if (!exchange || this.view.running || !canContinue(exchange)) return;
+    const session = await this.openLiveSession();
+    if (!session) return;
+    const iterations = $state.snapshot(exchange.iterations) as IterationRecord[];
+    resumeExchange(exchange, this.runLimits());
+    await this.drive(session, exchange, { iterations });
+  }
+
+  private runLimits(): RunLimits {
+    const c = toRlmConfig(this.settings);
+    return { turns: c.maxIterations, subcalls: c.maxSubcalls, timeMs: c.maxWallTimeMs };
+  }
+
+  /** Runs one exchange to its end, saving it as it grows; Stop aborts it. */
+  private async drive(session: RlmSession, exchange: Exchange, resume?: ResumeRun, first?: () => Promise<void>): Promise<void> {
+    const saver = this.library!.exchangeSaver(this.view.record!.id, () => $state.snapshot(exchange) as Exchange);
     this.abort = new AbortController();
     this.view.running = true;
     this.view.stopping = false;
     try {
-      if (record.title === UNTITLED || this.view.exchanges.length === 1) {
-        record.title = q.length > 60 ? `${q.slice(0, 57)}…` : q;
-        await this.library.update($state.snapshot(record) as SessionRecord);
-      }
+      await first?.();
       await saver.now(); // a reload right away still finds the question (marked as cut off)
-      await this.run(session, exchange, q, this.abort.signal, saver.soon);
+      await this.run(session, exchange, this.abort.signal, saver.soon, resume);
     } finally {
       await saver.now(); // the final state, whatever happened: a failed start stays "Failed"
       this.view.running = false;
@@ -289,10 +326,12 @@ export class AppController {
     }
   }
 
-  private async run(session: RlmSession, exchange: Exchange, question: string, signal: AbortSignal, changed: () => void): Promise<void> {
-    const compare = this.settings.compare ? this.runCompare(session, exchange, question, signal, changed) : Promise.resolve();
+  private async run(session: RlmSession, exchange: Exchange, signal: AbortSignal, changed: () => void, resume?: ResumeRun): Promise<void> {
+    const question = exchange.question;
+    const compare = this.settings.compare && !resume ? this.runCompare(session, exchange, question, signal, changed) : Promise.resolve();
     const result = await session.ask(question, {
       signal,
+      ...(resume ? { resume } : {}),
       onEvent: (event) => {
         applyEvent(exchange, event);
         changed();

@@ -72,6 +72,14 @@ export interface Exchange {
   mode?: RlmResult["mode"];
   producedBy?: RlmResult["producedBy"];
   fallback?: FallbackSummary;
+  /** The limits the run was given, shown beside what it has used while it runs. */
+  limits?: RunLimits;
+}
+
+export interface RunLimits {
+  turns: number;
+  subcalls: number;
+  timeMs: number;
 }
 
 export function newExchange(id: string, question: string): Exchange {
@@ -211,7 +219,7 @@ export function markInterrupted(exchange: Exchange): Exchange {
     // The run's clock stops at the last thing it is known to have done, not at "now".
     endedAt: lastActivity(exchange),
     message:
-      "This run was cut off (the page was closed or reloaded) before it finished, or the tab crashed (a runaway cell can take it down). What it did so far is kept; ask again to continue.",
+      "This run was cut off (the page was closed or reloaded) before it finished, or the tab crashed (a runaway cell can take it down). What it did so far is kept: press Continue to go on from there, or ask again.",
     ...(exchange.compare?.status === "running" ? { compare: { ...exchange.compare, status: "failed", error: "cut off" } } : {}),
   };
 }
@@ -228,4 +236,28 @@ function lastActivity(exchange: Exchange): number {
 
 export function turnTokens(turn: TurnView): number {
   return (turn.usage?.promptTokens ?? 0) + (turn.usage?.completionTokens ?? 0);
+}
+
+/** Statuses a run can be continued from: it stopped before it was done, with turns to go on from. */
+const CONTINUABLE: ReadonlySet<ExchangeStatus> = new Set(["stopped", "interrupted", "out-of-iterations", "out-of-time", "too-many-errors"]);
+
+export function canContinue(exchange: Pick<Exchange, "status" | "iterations">): boolean {
+  return CONTINUABLE.has(exchange.status) && exchange.iterations.some((it) => !it.fallback && !it.direct);
+}
+
+/** The exchange goes back to running for its continuation; its turns and steps stay. */
+export function resumeExchange(exchange: Exchange, limits: RunLimits): void {
+  exchange.status = "running";
+  exchange.startedAt = Date.now();
+  exchange.limits = limits;
+  delete exchange.endedAt;
+  delete exchange.message;
+  delete exchange.sources;
+}
+
+/** Sub-calls started so far, at every depth (the limit counts them all). */
+export function subcallsStarted(turns: readonly TurnView[]): number {
+  let n = 0;
+  for (const t of turns) for (const c of t.cells) for (const s of c.subcalls) n += 1 + subcallsStarted(s.child);
+  return n;
 }

@@ -27,6 +27,7 @@ import { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
 import { StopSignal } from "./stop.ts";
 import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
 import { runMetadata } from "./trajectory.ts";
+import { resumedTurns, type ResumeRun } from "./resume.ts";
 import { noteAssignments, observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
 import type { FallbackSummary, IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunStatus, SubcallRecord } from "./types.ts";
 
@@ -52,6 +53,8 @@ export interface RlmRunOptions {
   onEvent?: RlmEventListener;
   /** Provides REPLs for child RLMs; without it rlm_query is always a plain sub-call. */
   createChildRepl?: ChildReplFactory;
+  /** Continue an earlier run of the same question: its turns, replayed as the conversation. */
+  resume?: ResumeRun & { variablesKept: boolean };
   /** Set by a parent run; not for callers. */
   internal?: { depth: number; shared: SharedRunState; parentSubcallId: string };
 }
@@ -94,6 +97,8 @@ class QuestionRun {
   private helpersConfigured = false;
   private consecutiveErrors = 0;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Turns of the run this one continues: this run's turns are numbered after them. */
+  private readonly firstTurn: number;
 
   constructor(private readonly o: RlmRunOptions) {
     this.subEngine = o.subEngine ?? o.rootEngine;
@@ -130,6 +135,9 @@ class QuestionRun {
       }),
       this.budgets.historyTokens,
     );
+    const resumed = o.resume ? resumedTurns(o.resume.iterations, this.budgets.outputCharsPerCell, o.resume.variablesKept) : [];
+    for (const t of resumed) this.conversation.addTurn(t.assistant, t.user);
+    this.firstTurn = resumed.length;
   }
 
   async execute(): Promise<RlmResult> {
@@ -197,7 +205,7 @@ class QuestionRun {
 
   private async turns(): Promise<Ending> {
     const { maxIterations } = this.o.config;
-    for (let turn = 0; turn < maxIterations; turn++) {
+    for (let turn = this.firstTurn; turn < this.firstTurn + maxIterations; turn++) {
       const early = this.stopOrDeadline();
       if (early) return early;
       const ending = await this.takeTurn(turn);
@@ -339,14 +347,14 @@ class QuestionRun {
     const { maxIterations, maxConsecutiveErrors } = this.o.config;
     this.consecutiveErrors = outcome.raised ? this.consecutiveErrors + 1 : 0;
     const idle = this.guards.noAction.note(outcome.acted);
-    const last = turn + 1 >= maxIterations;
+    const last = turn + 1 >= this.firstTurn + maxIterations;
     if (this.consecutiveErrors >= maxConsecutiveErrors) {
       this.observe(reply, outcome, "");
       return { kind: "limit", status: "too-many-errors", why: `The code failed ${this.consecutiveErrors} turns in a row.` };
     }
     const takeOver = outcome.fallback ?? (idle.fallback ? `it wrote nothing that could run in ${idle.consecutive} turns in a row` : null);
     if (takeOver && !last) return { kind: "fallback", why: `The model could not drive the run: ${takeOver}.` };
-    this.observe(reply, outcome, last ? "" : this.profile.turnFooter(turn + 1, maxIterations, this.o.question));
+    this.observe(reply, outcome, last ? "" : this.profile.turnFooter(turn + 1, this.firstTurn + maxIterations, this.o.question));
     return null;
   }
 
@@ -385,7 +393,9 @@ class QuestionRun {
   private async sourcesFor(answer: string): Promise<RankedSource[]> {
     if (this.depth > 0 || !answer) return [];
     const { repl } = this.o;
-    return withPassages(rankSources(collectReads(this.iterations), answer), repl.sourcePassages?.bind(repl));
+    // A continued run's answer may rest on what its earlier turns read.
+    const read = collectReads([...(this.o.resume?.iterations ?? []), ...this.iterations]);
+    return withPassages(rankSources(read, answer), repl.sourcePassages?.bind(repl));
   }
 
   /**
@@ -394,7 +404,7 @@ class QuestionRun {
    * so without a usable one the harness reads the document itself — unless time is up.
    */
   private async bestAnswer(status: RunStatus, why: string): Promise<Outcome> {
-    const turn = this.iterations.length;
+    const turn = this.firstTurn + this.iterations.length;
     this.emit({ type: "notice", message: `${why} Asking the model for its best answer.` });
     this.emit({ type: "turn-started", turn });
     const startedAt = Date.now();
@@ -425,7 +435,7 @@ class QuestionRun {
   private async takeOver(why: string, status: RunStatus): Promise<Outcome> {
     const { config } = this.o;
     const step = await fallbackStep({
-      turn: this.iterations.length,
+      turn: this.firstTurn + this.iterations.length,
       why,
       question: this.o.question,
       repl: this.o.repl,

@@ -11,6 +11,7 @@ import type { DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
 import { runRlm, type ChildRepl } from "./loop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
+import type { ResumeRun } from "./resume.ts";
 import { runMetadata, toJsonl } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
@@ -37,6 +38,12 @@ export interface RlmSessionInit {
 export interface AskOptions {
   signal?: AbortSignal;
   onEvent?: RlmEventListener;
+  /**
+   * Continue an earlier run of this question (stopped, cut off, out of turns) from its last
+   * turn. Its variables are kept when it ran on this session's worker and the worker was not
+   * rebuilt since; otherwise it continues anyway and the model is told they are gone.
+   */
+  resume?: ResumeRun;
 }
 
 /**
@@ -91,6 +98,8 @@ export class RlmSession {
   /** Whether the REPL still holds the variables of the questions in `history`. */
   private variablesKept: boolean;
   private lastEngines: SessionEngines | null = null;
+  /** The turns run on the current worker (by timestamp and number): their variables are there. */
+  private readonly turnsHere = new Set<string>();
   private closed = false;
 
   constructor(
@@ -175,7 +184,9 @@ export class RlmSession {
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     try {
       const engines = await this.prepare(signal, options.onEvent);
-      const result = await this.answer(question, engines, this.deps.config(), signal, options.onEvent);
+      const result = options.resume
+        ? await this.resume(question, options.resume, engines, signal, options.onEvent)
+        : await this.answer(question, engines, this.deps.config(), signal, options.onEvent);
       this.remember(question, result);
       return result;
     } catch (err) {
@@ -212,6 +223,27 @@ export class RlmSession {
     return { ...result, mode: { used: "rlm", reason: choice.reason } };
   }
 
+  /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
+  private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, signal: AbortSignal, onEvent?: RlmEventListener): Promise<RlmResult> {
+    const last = earlier.iterations.at(-1);
+    const variablesKept = !!last && this.turnsHere.has(turnKey(last));
+    if (!variablesKept) onEvent?.({ type: "notice", message: "Python was restarted since this run: its variables are gone, so the model continues without them.", depth: 0 });
+    const result = await runRlm({
+      question,
+      repl: this.repl,
+      rootEngine: engines.root,
+      subEngine: engines.sub,
+      config: this.deps.config(),
+      previous: this.history,
+      previousVariablesKept: this.variablesKept,
+      resume: { iterations: earlier.iterations, variablesKept },
+      signal,
+      ...(onEvent ? { onEvent } : {}),
+      createChildRepl: this.lendChildRepl,
+    });
+    return { ...result, mode: { used: "rlm", reason: "continuing an earlier run" } };
+  }
+
   /** The run mode; for "direct", the document to read. Most documents are decided by size alone. */
   private async chooseMode(question: string, root: ChatEngine, config: RlmConfig): Promise<RunModeChoice & { document?: DocumentSource }> {
     const requested = config.runMode ?? "auto";
@@ -237,6 +269,7 @@ export class RlmSession {
     const rebuilt = await abortable(this.repl.ensureResponsive(), signal);
     if (rebuilt) {
       this.variablesKept = false;
+      this.turnsHere.clear();
       onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
     }
     say("documents");
@@ -252,6 +285,7 @@ export class RlmSession {
     const index = this.history.length;
     const last = result.iterations.length - 1;
     result.iterations.forEach((it, i) => {
+      this.turnsHere.add(turnKey(it));
       const sources = i === last && result.sources?.length ? { answer_sources: result.sources } : {};
       this.iterations.push({ ...it, question_index: index, ...sources });
     });
@@ -262,6 +296,7 @@ export class RlmSession {
   /** The worker was rebuilt: its variables are gone; give Python the history again. */
   private async afterRebuild(fresh: RebuiltRepl): Promise<void> {
     this.variablesKept = false;
+    this.turnsHere.clear();
     await fresh.beginQuestion(this.history);
   }
 
@@ -297,6 +332,11 @@ export class RlmSession {
     this.child = null;
     this.docs = [];
   }
+}
+
+/** One turn's identity across copies (the page stores and reloads its iterations). */
+function turnKey(it: IterationRecord): string {
+  return `${it.iteration}@${it.timestamp}`;
 }
 
 /** Waits for `work` unless the signal aborts first (the work itself is left to finish). */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocx, buildPdf, zipOf } from "../fixtures/docs/index.ts";
 import { between, repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -90,7 +90,7 @@ describe("the web app", () => {
     // The trajectory is shown live while the run goes on.
     await page.getByRole("region", { name: "Trajectory" }).waitFor();
     await lastAnswer(page).getByText("The launch code is ZEBRA-4471.").waitFor({ timeout: 60_000 });
-    await page.getByRole("button", { name: /Show steps/ }).click();
+    await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }));
     const trajectory = page.getByRole("region", { name: "Trajectory" });
     await trajectory.getByText("Turn 3").waitFor();
     // len(context) printed by the first cell
@@ -142,7 +142,7 @@ describe("the web app", () => {
     await ask(page, "Loop forever please");
     await page.getByText("running…").first().waitFor({ timeout: 30_000 });
     await page.waitForTimeout(500);
-    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
     const stop = await page.evaluate(() => (window as unknown as { __stop: { clicked: number; shown: number } }).__stop);
     expect(stop.shown - stop.clicked).toBeLessThan(1000);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocx, zipOf } from "../fixtures/docs/index.ts";
 import { hostileDocx } from "../fixtures/docs/hostile-docx.ts";
 import { repl } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
 let stack: Stack;
@@ -84,7 +84,7 @@ describe("names are shown as they are", () => {
     await page.getByRole("button", { name: "Ask" }).click();
     const answer = page.getByRole("region", { name: "Answer" }).last();
     await answer.getByText("Files checked.").waitFor({ timeout: 60_000 });
-    await page.getByRole("button", { name: /Show steps/ }).last().click();
+    await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
     await page.getByRole("region", { name: "Trajectory" }).getByText("⟨U+202E⟩gnp.exe.txt", { exact: false }).waitFor();
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export answer (.md)" }).click()]);

@@ -98,3 +98,11 @@ export async function startStack(serverOptions: import("../fixtures/scripted-ser
     },
   };
 }
+
+/**
+ * Opens an exchange's steps if they are closed. They open with the run and stay open after the
+ * answer (issue 15), so a test that wants them must not toggle them shut.
+ */
+export async function openSteps(button: import("playwright-core").Locator): Promise<void> {
+  if ((await button.getAttribute("aria-expanded")) !== "true") await button.click();
+}

@@ -12,7 +12,7 @@ import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -148,7 +148,7 @@ describe("rendering is total and bounded", () => {
     // The model's prose of the first case, shown in the steps view, renders too.
     if (!only || only.includes(0)) {
       const first = page.locator("article.exchange").nth(1);
-      await first.getByRole("button", { name: /Show steps/ }).click();
+      await openSteps(first.getByRole("button", { name: /(Show|Hide) steps/ }));
       const steps = first.getByRole("region", { name: "Trajectory" });
       await steps.getByText("prose continues after all that").waitFor({ timeout: 30_000 });
       await expect.poll(() => steps.locator(".code-lang").allInnerTexts()).toEqual(expect.arrayContaining(["constructor", "__proto__"]));

@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf, zipBomb, zipOf } from "../fixtures/docs/index.ts";
 import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 
 let stack: Stack;
 let server: ScriptedServer;
@@ -48,7 +48,7 @@ describe("runaway and crashing code", () => {
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
     expect(Date.now() - started).toBeLessThan(500);
     await answer(page).getByText("survived; kept exists: False").waitFor({ timeout: 60_000 });
-    await page.getByRole("button", { name: /Show steps/ }).click();
+    await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }));
     await page.getByRole("region", { name: "Trajectory" }).getByText(/WorkerRestarted: the cell ran past its 2 s time limit/).waitFor();
     expect(errors).toEqual([]);
     await context.close();
@@ -64,7 +64,7 @@ describe("runaway and crashing code", () => {
     await page.getByRole("textbox", { name: "Question" }).fill("Allocate");
     await page.getByRole("button", { name: "Ask" }).click();
     await answer(page).getByText("before=5").waitFor({ timeout: 60_000 });
-    await page.getByRole("button", { name: /Show steps/ }).click();
+    await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }));
     await page.getByRole("region", { name: "Trajectory" }).getByText(/MemoryError/).first().waitFor();
     expect(errors).toEqual([]);
     await context.close();

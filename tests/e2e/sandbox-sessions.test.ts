@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { launch, startApp } from "./harness.ts";
+import { launch, startApp, openSteps } from "./harness.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
 
@@ -211,7 +211,7 @@ describe("the host trusts nothing the worker says about itself", () => {
       expect(out[0]!.length).toBeLessThan(60_000);
       expect(out[1]!.length).toBeLessThan(60_000);
       // What the page keeps is bounded too (the trajectory holds the cell's stderr).
-      await opened.page.getByRole("button", { name: /Show steps/ }).last().click();
+      await openSteps(opened.page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
       const longest = await opened.page.evaluate(() => Math.max(...[...document.querySelectorAll("pre.output")].map((p) => p.textContent?.length ?? 0)));
       expect(longest).toBeLessThan(1_000_000);
     } finally {
@@ -261,7 +261,7 @@ describe("Stop and the next question always work", () => {
       await page.getByText("running…").first().waitFor({ timeout: 60_000 });
       await page.waitForTimeout(500);
       const clicked = Date.now();
-      await page.getByRole("button", { name: "Stop" }).click();
+      await page.getByRole("button", { name: "Stop", exact: true }).click();
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
       expect(Date.now() - clicked).toBeLessThan(2_000);
       await expect(page.getByRole("button", { name: "+ New" }).isEnabled()).resolves.toBe(true);
@@ -321,7 +321,7 @@ describe("messages name the cause", () => {
       scripts.set(tag, [repl('FINAL("late")')]);
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Quick`);
       await page.getByRole("button", { name: "Ask" }).click();
-      await page.getByRole("button", { name: "Stop" }).click({ timeout: 5_000 });
+      await page.getByRole("button", { name: "Stop", exact: true }).click({ timeout: 5_000 });
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
       await page.waitForTimeout(1500);
       expect(await page.locator(".notices").innerText()).not.toMatch(/Traceback|KeyboardInterrupt|serializing/);

@@ -6,7 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
 import { repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -88,7 +88,7 @@ describe("how an answer came about", () => {
       await how.waitFor();
       expect(await how.textContent()).toMatch(/^Answered by the fallback: The model could not drive the run: .* so the harness read the whole document itself with the helper model\.$/);
       expect(await page.getByRole("region", { name: "Answer", exact: true }).last().textContent()).not.toContain("Searching for");
-      await page.getByRole("button", { name: /Show steps/ }).last().click();
+      await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
       await page.getByRole("region", { name: "Trajectory" }).last().getByText(/The harness took over/).first().waitFor();
       await page.screenshot({ path: `${SHOTS}fallback-answer-${width}.png`, fullPage: true });
       expect(errors).toEqual([]);

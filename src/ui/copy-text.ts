@@ -1,0 +1,52 @@
+// Copying to the clipboard, with the old-fashioned path for pages where the async clipboard is
+// refused (an http:// address on the LAN is not a secure context, so navigator.clipboard is
+// missing there) — a Copy button that silently does nothing is worse than none.
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // fall through to the selection path
+  }
+  const area = document.createElement("textarea");
+  area.value = text;
+  area.setAttribute("readonly", "");
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.append(area);
+  area.select();
+  try {
+    return document.execCommand("copy");
+  } catch {
+    return false;
+  } finally {
+    area.remove();
+  }
+}
+
+/**
+ * Gives each code block of a rendered answer its own Copy button. The blocks arrive from the
+ * render worker a slice at a time, so a MutationObserver adds buttons as they appear; the
+ * button copies the block's text as shown, never the markup.
+ */
+export function codeCopyButtons(host: HTMLElement, announce: (message: string) => void): () => void {
+  const add = () => {
+    for (const pre of host.querySelectorAll<HTMLPreElement>("pre:not([data-copyable])")) {
+      pre.dataset.copyable = "";
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "btn small copy-code";
+      button.textContent = "Copy code";
+      button.addEventListener("click", () => {
+        void copyText(pre.innerText).then((ok) => announce(ok ? "Code copied." : "The browser refused to copy; select the code and copy it by hand."));
+      });
+      pre.before(button);
+    }
+  };
+  add();
+  const observer = new MutationObserver(add);
+  observer.observe(host, { childList: true, subtree: true });
+  return () => observer.disconnect();
+}

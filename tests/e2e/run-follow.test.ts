@@ -1,0 +1,158 @@
+// A run a person can follow and answers they can act on (issue 15), in real Chromium against
+// the built app and the scripted model server: the view follows a slow run while they are at
+// the bottom and stays put (with "Latest") when they scroll up, the steps panel stays open when
+// the answer arrives, the running exchange shows its progress against its limits, Esc stops,
+// Continue goes on with the variables of the stopped run, and Copy / Retry / Edit & re-ask work.
+import { mkdirSync } from "node:fs";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+
+const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+
+let stack: Stack;
+let server: ScriptedServer;
+let app: Stack["app"];
+let browser: Browser;
+
+type Route = (req: ScriptedRequest) => string | { text: string; hang?: boolean; delayMs?: number };
+const routes = new Map<string, Route>();
+beforeAll(async () => {
+  stack = await startStack();
+  ({ server, app, browser } = stack);
+  server.scripts.root = (req) => {
+    for (const [q, fn] of routes) if (req.firstUser.startsWith(`Question: ${q}`)) return fn(req);
+    return "FINAL(unknown question)";
+  };
+  server.scripts.sub = "sub reply";
+});
+afterAll(async () => stack?.close());
+
+async function open(page: Page) {
+  await page.goto(openaiUrl(app.url, server.baseUrl, { maxIterations: "12" }));
+  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
+}
+
+async function upload(page: Page, name: string, content: string) {
+  await page.getByLabel("Document").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
+  await page.locator(".docs .name", { hasText: name }).first().waitFor({ timeout: 60_000 });
+}
+
+async function ask(page: Page, question: string) {
+  await page.getByRole("textbox", { name: "Question" }).fill(question);
+  await page.getByRole("button", { name: "Ask" }).click();
+}
+
+const atBottom = (page: Page) => page.evaluate(() => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 60);
+const turnsShown = (page: Page) => page.locator(".exchange").last().locator(".turn").count();
+
+describe("a run you can follow", () => {
+  it("follows a slow run at the bottom, stays put with a Latest button when scrolled up, and never folds the steps", async () => {
+    // Six slow turns, each printing a tall block, then the answer.
+    routes.set("Walk slowly", (req) =>
+      req.turn < 6 ? { text: code(`for i in range(25):\n    print('step ${req.turn} line', i)`), delayMs: 900 } : code("FINAL('walked')"),
+    );
+    const { context, page, errors } = await newPage(browser, { viewport: { width: 1280, height: 700 } });
+    await open(page);
+    await upload(page, "notes.txt", "some notes");
+    await ask(page, "Walk slowly");
+    const progress = page.getByTestId("run-progress");
+    await progress.getByText(/turn 2\/12/).waitFor({ timeout: 30_000 });
+    await expect.poll(() => progress.textContent()).toMatch(/sub-calls 0\/\d+/);
+    await expect.poll(() => progress.getByTestId("elapsed").textContent()).toMatch(/ of /);
+    await expect.poll(() => atBottom(page), { timeout: 10_000 }).toBe(true);
+    // Scrolled up to read: the page does not move, and "Latest" appears once more arrives.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const before = await turnsShown(page);
+    await expect.poll(() => turnsShown(page), { timeout: 20_000 }).toBeGreaterThan(before);
+    await page.getByRole("button", { name: "Latest" }).waitFor({ timeout: 5_000 });
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
+    await page.screenshot({ path: `${SHOTS}run-follow-scrolled-up.png` });
+    await page.getByRole("button", { name: "Latest" }).click();
+    await expect.poll(() => atBottom(page)).toBe(true);
+    await expect.poll(() => page.getByRole("button", { name: "Latest" }).count()).toBe(0);
+    // The answer arrives with the steps still open.
+    await page.locator(".exchange .chip", { hasText: "Answered" }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.getByRole("button", { name: /Hide steps/ }).getAttribute("aria-expanded")).toBe("true");
+    expect(await page.getByRole("region", { name: "Trajectory" }).count()).toBe(1);
+    // The turn timeline steps through the turns by keys, as the rlm visualizer does.
+    const timeline = page.getByRole("toolbar", { name: /Turns/ });
+    const steps = await timeline.getByRole("button").count();
+    expect(steps).toBeGreaterThan(2);
+    await timeline.getByRole("button", { name: `Turn ${steps}`, exact: true }).focus();
+    await page.keyboard.press("ArrowLeft");
+    await expect.poll(() => timeline.locator("[aria-current=step]").getAttribute("aria-label")).toBe(`Turn ${steps - 1}`);
+    await page.keyboard.press("Home");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Turn 1");
+    expect(await page.locator('.turn.picked[data-turn="0"]').count()).toBe(1);
+    await page.keyboard.press("j");
+    await expect.poll(() => timeline.locator("[aria-current=step]").getAttribute("aria-label")).toBe("Turn 2");
+    await page.screenshot({ path: `${SHOTS}run-follow-answered.png`, fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("Esc stops, Continue goes on with the stopped run's variables, and Copy / Retry / Edit & re-ask act on the answer", async () => {
+    routes.set("Keep a secret", (req) => {
+      if (req.lastUser.includes("now continues")) return code("FINAL(secret)");
+      if (req.turn === 0) return code("secret = 'PLUM-' + str(6 * 7)\nprint('kept')");
+      return { text: "", hang: true }; // waits for Stop
+    });
+    routes.set("Keep a fruit", () => code("FINAL('no fruit')"));
+    const { context, page, errors } = await newPage(browser, { permissions: ["clipboard-read", "clipboard-write"] });
+    await open(page);
+    await upload(page, "notes.txt", "some notes");
+    await ask(page, "Keep a secret");
+    await page.getByTestId("run-progress").getByText(/turn 2\//).waitFor({ timeout: 30_000 });
+    await page.keyboard.press("Escape");
+    await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
+    // Focus lands on Continue, not at the top of the page.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent?.trim())).toBe("Continue");
+    await page.keyboard.press("Enter");
+    const exchange = page.locator(".exchange").first();
+    await exchange.locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 30_000 });
+    await exchange.getByRole("region", { name: "Answer", exact: true }).getByText("PLUM-42").waitFor();
+    expect(await page.locator(".exchange").count()).toBe(1); // continued in place
+
+    await exchange.getByRole("button", { name: "Copy answer" }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("PLUM-42");
+    await page.getByText("Answer copied.").waitFor({ state: "attached" });
+
+    await exchange.getByRole("button", { name: "Retry" }).click();
+    await page.locator(".exchange").nth(1).locator("h3", { hasText: "Keep a secret" }).waitFor();
+    await page.locator(".exchange").nth(1).locator(".chip", { hasText: /Stopped|Working/ }).waitFor();
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    await page.locator(".exchange").nth(1).locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
+
+    await exchange.getByRole("button", { name: "Edit question", exact: true }).click();
+    const edit = exchange.getByRole("textbox", { name: "Edit the question" });
+    await edit.fill("Keep a fruit");
+    await edit.press("Enter");
+    const third = page.locator(".exchange").nth(2);
+    await third.locator("h3", { hasText: "Keep a fruit" }).waitFor();
+    await third.getByRole("region", { name: "Answer", exact: true }).getByText("no fruit").waitFor({ timeout: 30_000 });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a failed run carries the buttons that fix it: Retry and Open Settings", async () => {
+    let fail = true;
+    routes.set("Fail once", () => (fail ? { text: "", status: 500, error: "the model server broke" } : code("FINAL('fixed')")));
+    const { context, page, errors } = await newPage(browser);
+    await open(page);
+    await upload(page, "notes.txt", "some notes");
+    await ask(page, "Fail once");
+    const exchange = page.locator(".exchange").first();
+    await exchange.locator(".chip", { hasText: "Failed" }).waitFor({ timeout: 60_000 });
+    await exchange.getByRole("button", { name: "Open Settings" }).click();
+    await page.getByRole("dialog", { name: "Settings" }).waitFor();
+    await page.keyboard.press("Escape");
+    fail = false;
+    await exchange.getByRole("button", { name: "Retry" }).click();
+    await page.locator(".exchange").nth(1).getByRole("region", { name: "Answer", exact: true }).getByText("fixed").waitFor({ timeout: 30_000 });
+    expect(errors.filter((e) => !e.includes("500"))).toEqual([]);
+    await context.close();
+  });
+});

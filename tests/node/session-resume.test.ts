@@ -1,0 +1,100 @@
+// Continue: a run that ran out of turns (or was stopped) goes on from its last turn, with its
+// Python variables when the worker is the same, and told they are gone when it is not. Real
+// Pyodide in a worker thread, a scripted OpenAI-compatible server.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { RlmSession } from "../../src/core/session.ts";
+import type { RlmEvent } from "../../src/core/types.ts";
+import { createNodeRepl } from "../../src/repl/node.ts";
+import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { config, engines, text } from "./helpers.ts";
+
+let server: ScriptedServer;
+const open: RlmSession[] = [];
+
+beforeAll(async () => {
+  server = await startScriptedServer({ contextWindow: 8192 });
+});
+afterAll(async () => server?.close());
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+  server.requests.length = 0;
+});
+
+function newSession(): RlmSession {
+  const { root, sub } = engines(server);
+  const session = new RlmSession({
+    createRepl: () => createNodeRepl({ syncMode: "auto" }),
+    engines: () => ({ root, sub }),
+    config: () => config({ maxIterations: 1, runMode: "rlm" }),
+  });
+  open.push(session);
+  return session;
+}
+
+/** Turn 0 stores a secret; turn 1 (only reached by continuing) answers with it. */
+function script(seen: ScriptedRequest[]) {
+  server.scripts.root = (req) => {
+    seen.push(req);
+    if (req.lastUser.includes("best answer") || req.lastUser.includes("final answer")) return "I need another turn.";
+    if (req.turn === 0) return code("secret = 'KIWI-' + str(6 * 7)\nprint('stored')");
+    return code("FINAL(secret if 'secret' in globals() else 'gone')");
+  };
+  server.scripts.sub = "unused";
+}
+
+describe("continuing a run", () => {
+  it("replays the earlier turns and keeps the variables on the same worker", async () => {
+    const seen: ScriptedRequest[] = [];
+    script(seen);
+    const session = newSession();
+    await session.addDocuments([{ path: "a.txt", data: text("some document text") }]);
+    const first = await session.ask("What is the secret?");
+    const modelTurns = first.iterations.filter((it) => !it.fallback);
+    seen.length = 0;
+    const events: RlmEvent[] = [];
+    const next = await session.ask("What is the secret?", { resume: { iterations: modelTurns }, onEvent: (e) => events.push(e) });
+    expect(next.answer).toBe("KIWI-42");
+    expect(next.status).toBe("answered");
+    // The model saw its earlier turn and its output, and was told its variables survived.
+    const req = seen[0]!;
+    expect(req.turn).toBe(modelTurns.length);
+    expect(req.messages.map((m) => m.content).join("\n")).toContain("stored");
+    expect(req.lastUser).toContain("variables from these turns are still defined");
+    // Its turns are numbered after the earlier run's.
+    expect(events.find((e) => e.type === "turn-started" && e.depth === 0)).toMatchObject({ turn: modelTurns.length });
+  });
+
+  it("on another worker it continues anyway and says the variables are gone", async () => {
+    const seen: ScriptedRequest[] = [];
+    script(seen);
+    const before = newSession();
+    await before.addDocuments([{ path: "a.txt", data: text("some document text") }]);
+    const first = await before.ask("What is the secret?");
+    const modelTurns = first.iterations.filter((it) => !it.fallback);
+    // A reloaded page: a new session (new worker) with the stored turns.
+    const after = newSession();
+    await after.addDocuments([{ path: "a.txt", data: text("some document text") }]);
+    seen.length = 0;
+    const events: RlmEvent[] = [];
+    const next = await after.ask("What is the secret?", { resume: { iterations: structuredClone(modelTurns) }, onEvent: (e) => events.push(e) });
+    expect(next.answer).toBe("gone");
+    expect(seen[0]!.lastUser).toContain("your variables from these turns are gone");
+    expect(events.some((e) => e.type === "notice" && /variables are gone/.test(e.message))).toBe(true);
+  });
+});
+
+describe("a continued run's sources", () => {
+  it("include what the earlier turns read", async () => {
+    server.scripts.root = (req) => {
+      if (req.lastUser.includes("now continues")) return code("FINAL(found)");
+      if (req.turn === 0) return code("i = context.find('code')\nfound = context[i:i+16]\nprint(context[max(0, i - 20):i + 40])");
+      return "I need another turn.";
+    };
+    const session = newSession();
+    await session.addDocuments([{ path: "memo.txt", data: text("Filler. The code is TANGO-19. More filler.") }]);
+    const first = await session.ask("Where is the code?");
+    const next = await session.ask("Where is the code?", { resume: { iterations: first.iterations.filter((it) => !it.fallback) } });
+    expect(next.answer).toContain("TANGO-19");
+    expect(next.sources?.[0]?.doc).toBe("memo.txt");
+  });
+});
