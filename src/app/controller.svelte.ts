@@ -18,6 +18,7 @@ import { newId } from "./ids.ts";
 import { SessionLibrary, UNTITLED } from "./library.svelte.ts";
 import { LiveSessions } from "./live-sessions.ts";
 import { Notices } from "./notices.svelte.ts";
+import { missingModel, type MissingModel } from "./remedies.ts";
 import { applyEvent, applyResult, canContinue, markInterrupted, newExchange, resumeExchange, type Exchange, type RunLimits } from "./run-view.ts";
 import { describeEndpoint, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 import { ViewerState, sourceRequest } from "./viewer.svelte.ts";
@@ -50,6 +51,8 @@ export class SessionView {
   replStatus = $state<ReplStatus>({ state: "starting" });
   running = $state(false);
   stopping = $state(false);
+  /** A question held back because it had nowhere to go (no model yet), with the fix. */
+  held = $state<MissingModel | null>(null);
 
   get totalChars(): number {
     return this.record?.documents.reduce((s, d) => s + d.chars, 0) ?? 0;
@@ -279,6 +282,7 @@ export class AppController {
       this.notices.notify("warning", "Add a document first: drop a file on the page or use the Document picker.");
       return;
     }
+    if (!this.take()) return;
     const session = await this.openLiveSession();
     if (!session) return;
     // Where the question goes is recorded with it, so every answer shows which endpoint saw it.
@@ -290,6 +294,20 @@ export class AppController {
       record.title = q.length > 60 ? `${q.slice(0, 57)}…` : q;
       await library.update($state.snapshot(record) as SessionRecord);
     });
+  }
+
+  /** What stops a question from going anywhere now (no model set), or null. */
+  missingModel(): MissingModel | null {
+    return missingModel(this.settings, this.engines.gpu?.available ?? null, this.engines.recommendation?.entry.id ?? null);
+  }
+
+  /**
+   * Whether a question can be taken now. If not, it is held: the page keeps it in the box and
+   * shows the step that is missing with its button, and no "Failed" card is made.
+   */
+  take(): boolean {
+    this.view.held = this.missingModel();
+    return this.view.held === null;
   }
 
   /** Continues a stopped, cut-off or out-of-turns run in place, from its last turn (RlmSession owns how). */

@@ -19,3 +19,37 @@ export function remedyFor(message: string | undefined, current: Backend, gpuAvai
   if (/Open Settings|in Settings/i.test(message)) return { label: "Open Settings", tab: current };
   return null;
 }
+
+/** Why a question cannot go anywhere yet, with the button that fixes it. */
+export interface MissingModel extends Remedy {
+  message: string;
+}
+
+/**
+ * The model step of the start, checked before a question is taken: with no model to send it to,
+ * a question is held (kept in the box, with the fix) rather than run into a "Failed" card.
+ * `gpuAvailable` null: not known yet (the check is still running), so nothing is held for it.
+ */
+export function missingModel(
+  settings: { backend: Backend; openai: { baseUrl: string; model: string }; webllm: { modelId: string } },
+  gpuAvailable: boolean | null,
+  recommendedId: string | null,
+): MissingModel | null {
+  if (settings.backend === "openai") {
+    if (!settings.openai.baseUrl.trim() || !settings.openai.model.trim()) {
+      return { message: "Choose a model first: the endpoint needs a base URL and a model.", label: "Open Settings (endpoint)", tab: "openai" };
+    }
+    return null;
+  }
+  if (gpuAvailable === false) {
+    return {
+      message: "Choose a model first: this browser has no WebGPU, so a model cannot run inside it. Connect to a model server instead.",
+      label: "Set up an endpoint",
+      tab: "openai",
+    };
+  }
+  if (gpuAvailable === true && !settings.webllm.modelId && !recommendedId) {
+    return { message: "Choose a model first: no local model is chosen.", label: "Open Settings (local model)", tab: "webllm" };
+  }
+  return null;
+}

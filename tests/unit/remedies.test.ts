@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { remedyFor } from "../../src/app/remedies.ts";
+import { missingModel, remedyFor } from "../../src/app/remedies.ts";
 
 describe("the button under a failed question", () => {
   it("opens the endpoint tab when the endpoint has no model or cannot be reached", () => {
@@ -17,5 +17,29 @@ describe("the button under a failed question", () => {
   it("offers nothing Settings cannot fix", () => {
     expect(remedyFor("Python failed: out of memory", "openai", true)).toBeNull();
     expect(remedyFor(undefined, "openai", true)).toBeNull();
+  });
+});
+
+describe("a question with nowhere to go is held, with the step that is missing", () => {
+  const settings = (backend: "openai" | "webllm", baseUrl = "", model = "", modelId = "") => ({ backend, openai: { baseUrl, model }, webllm: { modelId } });
+
+  it("holds it without WebGPU and a local model chosen, and points at the endpoint", () => {
+    expect(missingModel(settings("webllm"), false, null)).toMatchObject({ label: "Set up an endpoint", tab: "openai" });
+  });
+
+  it("holds it for an endpoint with no base URL or no model", () => {
+    expect(missingModel(settings("openai", "http://h/v1", ""), true, null)?.tab).toBe("openai");
+    expect(missingModel(settings("openai", "", "m"), true, null)?.tab).toBe("openai");
+  });
+
+  it("holds it with WebGPU but no local model and nothing to recommend", () => {
+    expect(missingModel(settings("webllm"), true, null)?.tab).toBe("webllm");
+  });
+
+  it("lets it go when a model is set, recommended, or while the GPU check is still running", () => {
+    expect(missingModel(settings("openai", "http://h/v1", "m"), false, null)).toBeNull();
+    expect(missingModel(settings("webllm", "", "", "Qwen3-0.6B"), true, null)).toBeNull();
+    expect(missingModel(settings("webllm"), true, "Qwen3-0.6B")).toBeNull();
+    expect(missingModel(settings("webllm"), null, null)).toBeNull();
   });
 });
