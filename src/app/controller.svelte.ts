@@ -173,6 +173,15 @@ export class AppController {
     return this.createSession(id, answeredHistory(this.view.exchanges), loaded?.documents ?? []);
   }
 
+  /** Python failed to start (or died): a new sandbox for the open session, its documents reloaded. */
+  async restartPython(): Promise<void> {
+    const id = this.view.record?.id;
+    if (!id || this.view.running) return;
+    this.live.close(id);
+    this.onReplStatus(id, { state: "starting" });
+    await this.openLiveSession();
+  }
+
   private onReplStatus(sessionId: string, status: ReplStatus): void {
     this.replStatuses.set(sessionId, status);
     if (this.view.record?.id === sessionId) this.view.replStatus = status;

@@ -44,7 +44,7 @@ interface Harness {
   repls: ScriptedRepl[];
 }
 
-function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayMs?: number } = {}): Harness {
+function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayMs?: number; failStarts?: number } = {}): Harness {
   const repls: ScriptedRepl[] = [];
   // The person's saved settings: the scripted server as an OpenAI-compatible endpoint.
   const saved = structuredClone(DEFAULT_SETTINGS);
@@ -55,7 +55,8 @@ function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayM
   const deps: AppDeps = {
     openStore: async () => store,
     createRepl: (onStatus) => {
-      const r = new ScriptedRepl({ onStatus, ...(extra.addDelayMs ? { addDelayMs: extra.addDelayMs } : {}) });
+      const failing = repls.length < (extra.failStarts ?? 0);
+      const r = new ScriptedRepl({ onStatus, ...(extra.addDelayMs ? { addDelayMs: extra.addDelayMs } : {}), ...(failing ? { failStart: "Python could not start." } : {}) });
       repls.push(r);
       return r;
     },
@@ -84,6 +85,18 @@ describe("the page's controller", () => {
     expect((await store.loadExchanges(id))[0]).toMatchObject({ status: "answered", answer: "42" });
     expect((await store.loadDocuments(id)).map((d) => d.path)).toEqual(["notes.txt"]);
     expect((await store.getSession(id))?.title).toBe("What is the answer?");
+  });
+
+  it("Python that failed to start can be restarted from the page, with the documents back", async () => {
+    const { app, repls } = harness(new MemoryStore(), { failStarts: 1 });
+    await app.start();
+    await app.addFiles([file("notes.txt", "the answer is 42")]);
+    await expect.poll(() => app.view.replStatus.state).toBe("failed");
+    await app.restartPython();
+    expect(repls).toHaveLength(2);
+    expect(repls[0]!.closed).toBe(true);
+    await expect.poll(() => app.view.replStatus.state).toBe("ready");
+    await expect.poll(() => repls[1]!.docs.get("notes.txt")).toBe("the answer is 42");
   });
 
   it("gives every session its own REPL, and deleting a session ends it", async () => {
