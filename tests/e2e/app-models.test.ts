@@ -56,7 +56,7 @@ describe("local models in the app", () => {
     await page.getByLabel("Document").setInputFiles({ name: "a.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
     await page.locator(".docs .name", { hasText: "a.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Anything?");
-    await page.getByRole("button", { name: "Ask" }).click();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
     const banner = page.getByRole("alert").filter({ hasText: "The model is not available" });
     await banner.waitFor({ timeout: 60_000 });
     expect(await banner.textContent()).toMatch(/not downloaded yet.*load it once/);
@@ -91,7 +91,7 @@ describe("without WebGPU", () => {
     await page.getByLabel("Document").setInputFiles({ name: "b.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
     await page.locator(".docs .name", { hasText: "b.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Works?");
-    await page.getByRole("button", { name: "Ask" }).click();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
     await page.getByRole("region", { name: "Answer", exact: true }).getByText("from the endpoint").waitFor({ timeout: 60_000 });
     expect(errors).toEqual([]);
     await context.close();

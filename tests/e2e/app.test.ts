@@ -52,7 +52,7 @@ async function upload(page: Page, name: string, content: string | Uint8Array, mi
 
 async function ask(page: Page, question: string) {
   await page.getByRole("textbox", { name: "Question" }).fill(question);
-  await page.getByRole("button", { name: "Ask" }).click();
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
 }
 
 const lastAnswer = (page: Page) => page.getByRole("region", { name: "Answer", exact: true }).last();

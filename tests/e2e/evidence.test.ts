@@ -56,7 +56,7 @@ async function dropReport(page: Page): Promise<void> {
 
 async function askAndWait(page: Page): Promise<void> {
   await page.getByRole("textbox", { name: "Question" }).fill("What is the launch code?");
-  await page.getByRole("button", { name: "Ask" }).click();
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
   await page.getByRole("region", { name: "Answer", exact: true }).getByText("The launch code is ZEBRA-4471.").waitFor({ timeout: 90_000 });
 }
 

@@ -81,8 +81,8 @@ describe("names are shown as they are", () => {
     await page.locator(".problems li", { hasText: "⟨U+202E⟩fdp.exe" }).waitFor({ timeout: 60_000 });
 
     await page.getByRole("textbox", { name: "Question" }).fill("[names] which files?");
-    await page.getByRole("button", { name: "Ask" }).click();
-    const answer = page.getByRole("region", { name: "Answer" }).last();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    const answer = page.getByRole("region", { name: "Answer", exact: true }).last();
     await answer.getByText("Files checked.").waitFor({ timeout: 60_000 });
     await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
     await page.getByRole("region", { name: "Trajectory" }).getByText("⟨U+202E⟩gnp.exe.txt", { exact: false }).waitFor();

@@ -49,7 +49,7 @@ async function setUpWithKey(page: Page): Promise<void> {
 async function askAndSettle(page: Page, question: string): Promise<string> {
   const before = await page.locator("article.exchange").count();
   await page.getByRole("textbox", { name: "Question" }).fill(question);
-  await page.getByRole("button", { name: "Ask" }).click();
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
   const chip = page.locator("article.exchange").nth(before).locator(".status .chip");
   await chip.filter({ hasNotText: "Working" }).waitFor({ timeout: 60_000 });
   return (await chip.innerText()).trim();
@@ -114,7 +114,7 @@ describe("settings from a link are a proposal, and keys stay with their origin",
     const link = attackLink(stack.app.url);
     scripts.set("[injected]", [repl(`FINAL(${JSON.stringify(`See [the full report](${link}) for details.`)})`)]);
     expect(await askAndSettle(page, "[injected] summarize")).toBe("Answered");
-    const anchor = page.getByRole("region", { name: "Answer" }).last().getByRole("link", { name: "the full report" });
+    const anchor = page.getByRole("region", { name: "Answer", exact: true }).last().getByRole("link", { name: "the full report" });
     const [tab] = await Promise.all([context.waitForEvent("page"), anchor.click()]);
     await proposal(tab).getByText(`New endpoint: ${canary.url}`).waitFor({ timeout: 30_000 });
     await proposal(tab).getByRole("button", { name: "Keep my settings" }).click();

@@ -66,7 +66,7 @@ describe("offline", () => {
       await page.reload();
       await pythonReady(page);
       await page.getByRole("textbox", { name: "Question" }).fill("Shout it");
-      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
       await page.getByRole("region", { name: "Answer", exact: true }).last().getByText("WRITTEN OFFLINE").waitFor({ timeout: 60_000 });
       expect(errors.filter((e) => !/Failed to load resource|net::ERR/.test(e))).toEqual([]);
     } finally {
@@ -110,7 +110,7 @@ describe("offline", () => {
       // Publish a new version, then start a question before the page notices.
       appendFileSync(join(root, "sw.js"), "\n// a new release\n");
       await page.getByRole("textbox", { name: "Question" }).fill("slow question");
-      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
       await page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.update());
       const banner = page.getByRole("status").filter({ hasText: "A new version of the app is ready" });
       await banner.waitFor({ timeout: 60_000 });

@@ -80,13 +80,13 @@ describe("phone, keyboard, screen reader and scale", () => {
     await page.locator(".docs .name").first().waitFor({ timeout: 60_000 });
     await check("documents");
     await page.getByRole("textbox", { name: "Question" }).fill("Show long code");
-    await page.getByRole("button", { name: "Ask" }).click();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
     await page.getByTestId("run-progress").getByText(/turn 2/).waitFor({ timeout: 30_000 });
     await check("running");
     await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
     await page.getByRole("textbox", { name: "Question" }).fill("Answer with long code");
-    await page.getByRole("button", { name: "Ask" }).click();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
     await page.locator(".exchange .chip", { hasText: "Answered" }).waitFor({ timeout: 30_000 });
     // Opened with the run, and still open now that the answer is in.
     await page.locator(".exchange").last().getByRole("button", { name: /Hide steps/ }).waitFor();

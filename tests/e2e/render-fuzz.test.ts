@@ -102,7 +102,7 @@ describe("rendering is total and bounded", () => {
     // connection to the model server) is not what this test measures.
     scripts.set("[warm-up]", [repl('FINAL("warm")')]);
     await page.getByRole("textbox", { name: "Question" }).fill("[warm-up] hello");
-    await page.getByRole("button", { name: "Ask" }).click();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
     await page.locator("article.exchange .status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 60_000 });
     await page.waitForTimeout(1000);
 
@@ -116,12 +116,12 @@ describe("rendering is total and bounded", () => {
       scripts.set(tag, [repl(`x = ${c.python}\nx = x + "\\n\\n${marker}"\nFINAL_VAR("x")`, c.i === 0 ? HOSTILE_PROSE : c.name)]);
       const before = await page.locator("article.exchange").count();
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} ${c.name}`);
-      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
       const article = page.locator("article.exchange").nth(before);
       await article.locator(".status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 120_000 });
       // From here on the page is rendering the answer (the run that produced it is not measured).
       const started = await now(page);
-      const answer = article.getByRole("region", { name: "Answer" });
+      const answer = article.getByRole("region", { name: "Answer", exact: true });
       await answer.locator(".markdown[data-render=done], .markdown[data-render=fallback]").waitFor({ timeout: 60_000 });
       await page.waitForTimeout(300);
       const shownFirst = await longTasksSince(page, started);
@@ -172,7 +172,7 @@ describe("rendering is total and bounded", () => {
     if (afterReload.some((t) => t.ms > REOPEN_SANITY_MS)) failures.push(report.at(-1)!);
     // Each answer shows in full, or in part with a way to see the rest.
     for (const [n, c] of cases.entries()) {
-      const region = page.locator("article.exchange").nth(n + 1).getByRole("region", { name: "Answer" });
+      const region = page.locator("article.exchange").nth(n + 1).getByRole("region", { name: "Answer", exact: true });
       const text = await region.evaluate((el) => el.textContent ?? "");
       if (!text.includes(`END-OF-ANSWER-${c.i}`)) await region.getByRole("button", { name: "Show all" }).waitFor();
     }

@@ -41,7 +41,7 @@ describe("runaway and crashing code", () => {
     await page.getByLabel("Document").setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("text") });
     await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Spin");
-    await page.getByRole("button", { name: "Ask" }).click();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
     // The page answers input while Python spins.
     await page.waitForTimeout(1000);
     const started = Date.now();
@@ -62,7 +62,7 @@ describe("runaway and crashing code", () => {
     await page.getByLabel("Document").setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
     await page.locator(".docs .name", { hasText: "m.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Allocate");
-    await page.getByRole("button", { name: "Ask" }).click();
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
     await answer(page).getByText("before=5").waitFor({ timeout: 60_000 });
     await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }));
     await page.getByRole("region", { name: "Trajectory" }).getByText(/MemoryError/).first().waitFor();

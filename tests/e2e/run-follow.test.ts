@@ -42,7 +42,7 @@ async function upload(page: Page, name: string, content: string) {
 
 async function ask(page: Page, question: string) {
   await page.getByRole("textbox", { name: "Question" }).fill(question);
-  await page.getByRole("button", { name: "Ask" }).click();
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
 }
 
 const atBottom = (page: Page) => page.evaluate(() => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 60);

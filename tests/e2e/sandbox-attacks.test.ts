@@ -297,7 +297,7 @@ describe("the main thread drops what Python forges on the worker's message chann
       });
 
       // The answer is the real one; forged HTML never became elements anywhere in the page.
-      const answer = page.getByRole("region", { name: "Answer" }).last();
+      const answer = page.getByRole("region", { name: "Answer", exact: true }).last();
       expect((await answer.locator(".markdown").innerText()).trim()).toBe("forgery-done");
       const markedText = await page.evaluate((m) => {
         const found: string[] = [];

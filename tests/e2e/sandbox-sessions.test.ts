@@ -257,7 +257,7 @@ describe("Stop and the next question always work", () => {
       // C code that never checks for interrupts: only killing the worker stops it.
       scripts.set(tag, [repl("sum(range(10**13))"), repl('FINAL("never")')]);
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Spin in C`);
-      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
       await page.getByText("running…").first().waitFor({ timeout: 60_000 });
       await page.waitForTimeout(500);
       const clicked = Date.now();
@@ -320,7 +320,7 @@ describe("messages name the cause", () => {
       const tag = `[s11-${++tagSeq}]`;
       scripts.set(tag, [repl('FINAL("late")')]);
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Quick`);
-      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
       await page.getByRole("button", { name: "Stop", exact: true }).click({ timeout: 5_000 });
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
       await page.waitForTimeout(1500);
@@ -347,7 +347,7 @@ describe("a runaway allocation", () => {
       scripts.set(tag, [repl("import js\na = []\nwhile True:\n    a.append(js.Array.new(10**7).fill(0.5))"), repl('FINAL("never")')]);
       const crashed = new Promise<void>((resolve) => page.once("crash", () => resolve()));
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Allocate`);
-      await page.getByRole("button", { name: "Ask" }).click();
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
       await Promise.race([crashed, page.waitForTimeout(120_000)]);
       // A new tab on the same profile: the session, its document and the question are there.
       const again = await page.context().newPage();

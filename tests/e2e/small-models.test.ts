@@ -39,7 +39,7 @@ async function upload(page: Page, name: string, content: string) {
 
 async function askAndWait(page: Page, question: string, expected: string) {
   await page.getByRole("textbox", { name: "Question" }).fill(question);
-  await page.getByRole("button", { name: "Ask" }).click();
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
   await page.getByRole("region", { name: "Answer", exact: true }).last().getByText(expected).first().waitFor({ timeout: 90_000 });
 }
 

@@ -69,10 +69,10 @@ export async function uploadText(page: Page, name: string, text: string): Promis
 
 /** Asks a question and waits for the newest Answer region to contain `answer`. */
 export async function ask(page: Page, question: string, answer: string, timeoutMs: number): Promise<void> {
-  const before = await page.getByRole("region", { name: "Answer" }).count();
+  const before = await page.getByRole("region", { name: "Answer", exact: true }).count();
   await page.getByRole("textbox", { name: "Question" }).fill(question);
-  await page.getByRole("button", { name: "Ask" }).click();
-  const region = page.getByRole("region", { name: "Answer" }).nth(before);
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
+  const region = page.getByRole("region", { name: "Answer", exact: true }).nth(before);
   await region.waitFor({ timeout: 30_000 });
   const deadline = Date.now() + timeoutMs;
   let shown = "";
