@@ -226,7 +226,8 @@ describe("the web app", () => {
       { name: "memo.docx", mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", buffer: Buffer.from(docx) },
       { name: "repo.zip", mimeType: "application/zip", buffer: Buffer.from(zip) },
     ]);
-    await page.locator(".docs .name", { hasText: "repo/src/main.py" }).waitFor({ timeout: 60_000 });
+    // Listed as main.py under its archive folder; its Remove button names the whole path.
+    await page.locator('.docs button[aria-label^="Remove "][aria-label$="repo/src/main.py"]').waitFor({ timeout: 60_000 });
     await page.locator(".docs .name", { hasText: "paper.pdf" }).click();
     await page.getByText("Second page says banana").waitFor();
     // The binary file inside the zip is reported, not loaded.
