@@ -173,7 +173,11 @@ describe("sessions at scale", () => {
     await open(page);
     const names = ["alpha-notes.txt", "beta-notes.txt", "gamma-notes.txt", "delta-notes.txt"];
     for (const [i, name] of names.entries()) {
-      if (i) await page.getByRole("button", { name: "+ New" }).click();
+      if (i) {
+        await page.getByRole("button", { name: "+ New" }).click();
+        // As a person would: the new, empty session is on screen before its file is added.
+        await page.getByText("Drop files anywhere on this page").waitFor();
+      }
       await upload(page, name, `text of ${name}`);
       await page.locator(".docs .name", { hasText: name }).waitFor({ timeout: 60_000 });
     }
