@@ -15,7 +15,7 @@ import { startBenchPages } from "./browser/server.ts";
 import { load, today } from "./lib/report.ts";
 import { fmt, machine, summarize } from "./stats.ts";
 import { repl as code, startScriptedServer } from "../tests/fixtures/scripted-server.ts";
-import { launchEngine, missingEngine, waitFor, waitForFunction, type EngineName, type EnginePage } from "../tests/e2e/engines/index.ts";
+import { applyLinkSettings, launchEngine, missingEngine, waitFor, waitForFunction, type EngineName, type EnginePage } from "../tests/e2e/engines/index.ts";
 import { openaiUrl, startApp } from "../tests/e2e/harness.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -106,6 +106,8 @@ async function appRun(engine: EngineName, url: string, out: Samples): Promise<st
   const page = await browser.newPage();
   try {
     await page.goto(url);
+    // The link's settings are only proposed; Python boots behind the dialog meanwhile.
+    await applyLinkSettings(page);
     out.boot.push(await readyAt(page));
     const mode = (await page.evaluate(() => Array.from(document.querySelectorAll(".chip")).find((c) => c.textContent?.includes("Python ready"))?.getAttribute("title") ?? "")) as string;
     // Each figure on its own: one that fails is reported as such, the others still count.
@@ -224,10 +226,13 @@ async function main() {
   if (process.argv.includes("--write")) {
     const path = new URL("./RESULTS.md", import.meta.url);
     const heading = "## Browser engines: Chromium, Firefox, WebKit";
+    // Replaces this section (up to the next "## " heading) and keeps every other section.
     const old = readFileSync(path, "utf8");
     const cut = old.indexOf(heading);
-    const kept = cut >= 0 ? old.slice(0, cut).trimEnd() : old.trimEnd();
-    writeFileSync(path, `${kept}\n\n${heading}\n\n${text}\n`);
+    const before = cut >= 0 ? old.slice(0, cut).trimEnd() : old.trimEnd();
+    const next = cut >= 0 ? old.indexOf("\n## ", cut + heading.length) : -1;
+    const after = next >= 0 ? `\n\n${old.slice(next + 1).trimEnd()}` : "";
+    writeFileSync(path, `${before}\n\n${heading}\n\n${text}${after}\n`);
   }
 }
 

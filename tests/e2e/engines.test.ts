@@ -10,6 +10,7 @@ import { buildDocx, buildPdf, zipOf } from "../fixtures/docs/index.ts";
 import { between, repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { serveStatic } from "../fixtures/static-server.ts";
 import {
+  applyLinkSettings,
   launchEngine,
   missingEngine,
   selectedEngines,
@@ -73,12 +74,7 @@ afterAll(async () => {
  */
 async function openApp(page: EnginePage, url: string) {
   await page.goto(url);
-  if (new URL(url).search) {
-    const apply: Target = { css: "dialog.link-settings button", text: "Apply these settings", exact: true };
-    await waitFor(page, apply, 60_000);
-    await page.click(apply);
-    await waitForFunction(page, () => !document.querySelector("dialog.link-settings[open]"), undefined, { what: "the link's settings to be applied" });
-  }
+  if (new URL(url).search) await applyLinkSettings(page);
   await waitFor(page, at.ready, BOOT_MS);
 }
 

@@ -62,3 +62,15 @@ export async function waitForText(page: EnginePage, target: Target, text: string
   ) as (a: { t: Target; p: typeof pattern }) => string | null;
   return waitForFunction(page, fn, { t: target, p: pattern }, { timeout, what: `${JSON.stringify(target)} to show ${String(text)}` }) as Promise<string>;
 }
+
+/**
+ * Applies the settings a link proposes, as a person would: the page only proposes a link's
+ * settings in a modal dialog, and nothing else is clickable until it is answered. Shared by the
+ * engine tests and bench/engines.ts.
+ */
+export async function applyLinkSettings(page: EnginePage, timeout = 60_000): Promise<void> {
+  const apply: Target = { css: "dialog.link-settings button", text: "Apply these settings", exact: true };
+  await waitFor(page, apply, timeout);
+  await page.click(apply);
+  await waitForFunction(page, () => !document.querySelector("dialog.link-settings[open]"), undefined, { what: "the link's settings to be applied" });
+}
