@@ -121,7 +121,13 @@ export class SessionStore implements SessionStorage {
   }
 
   async loadExchanges(sessionId: string): Promise<Exchange[]> {
-    const rows = await this.db.getAllFromIndex("exchanges", "sessionId", sessionId);
+    // One request per exchange, not one getAll: a record is turned back into objects on the
+    // main thread when its request succeeds, and a session of long answers (14 MB) read in one
+    // request took a single 100-200 ms task; one per exchange spreads it over as many tasks.
+    const tx = this.db.transaction("exchanges");
+    const keys = await tx.store.index("sessionId").getAllKeys(sessionId);
+    const found = await Promise.all(keys.map((key) => tx.store.get(key)));
+    const rows = found.filter((row): row is StoredExchange => row !== undefined);
     return rows
       .sort((a, b) => a.startedAt - b.startedAt)
       .map(({ sessionId: _omit, ...exchange }) => exchange);

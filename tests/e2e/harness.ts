@@ -17,8 +17,10 @@ export const WEBGPU_ARGS = ["--enable-unsafe-webgpu", "--enable-features=Vulkan"
 
 export async function startApp(port = 0): Promise<{ url: string; close: () => Promise<void> }> {
   const root = new URL("../../", import.meta.url).pathname;
-  if (!existsSync(`${root}dist/index.html`)) throw new Error("Build the app first: npm run build");
-  const server: PreviewServer = await preview({ root, logLevel: "error", preview: { port, host: "127.0.0.1", strictPort: false } });
+  // APP_DIST: serve another build (a benchmark may be using dist/ meanwhile).
+  const outDir = process.env.APP_DIST ?? "dist";
+  if (!existsSync(`${root}${outDir}/index.html`)) throw new Error("Build the app first: npm run build");
+  const server: PreviewServer = await preview({ root, logLevel: "error", build: { outDir }, preview: { port, host: "127.0.0.1", strictPort: false } });
   const address = server.httpServer.address();
   const actualPort = typeof address === "object" && address ? address.port : port;
   return {

@@ -1,9 +1,9 @@
 // Puts rendered chunks into the page a few at a time, yielding between slices, so that no task
 // the page runs for a huge answer comes near 50 ms. Each chunk is its own block; when there are
 // several, blocks off screen skip layout (content-visibility: auto) until they are scrolled to.
-// A huge answer is shown in part first: a page holding hundreds of thousands of elements makes
-// every later style pass and garbage collection slow (a 630 ms GC pause was traced after a 1 MB
-// answer was shown whole), so the rest comes when the person asks for it.
+// A text of several chunks is painted by window.ts, which keeps only the part near the screen
+// formatted: a page holding hundreds of thousands of elements makes every later style pass and
+// garbage collection slow (a 630 ms GC pause was traced after a 1 MB answer was shown whole).
 import type { RenderChunk } from "./markdown-html.ts";
 import { sanitizeToFragment } from "./sanitize.ts";
 
@@ -12,11 +12,9 @@ import { sanitizeToFragment } from "./sanitize.ts";
  * one budget per frame for all views, was tried and measured worse: many more 50-160 ms tasks
  * for the same answers, at a lower load.)
  */
-const SLICE_MS = 5;
+export const SLICE_MS = 5;
 /** Rough height of a character of text, for the size a skipped block reserves. */
 const PX_PER_CHAR = 0.3;
-/** What is shown at first and added by each "Show more": about this many elements. */
-export const SHOWN_WEIGHT = 12_000;
 
 /** About how many elements a chunk adds to the page (a plain chunk is text: a few per 100 characters of layout). */
 export function chunkWeight(chunk: RenderChunk): number {
@@ -27,7 +25,7 @@ export function chunkChars(chunk: RenderChunk): number {
   return chunk.kind === "html" ? chunk.sourceChars : chunk.text.length;
 }
 
-function yieldToPage(): Promise<void> {
+export function yieldToPage(): Promise<void> {
   const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
   if (scheduler?.yield) return scheduler.yield();
   return new Promise((resolve) => setTimeout(resolve, 0));
@@ -41,8 +39,13 @@ export function chunkElement(chunk: RenderChunk, many: boolean): HTMLElement {
     element.classList.add("plain");
     element.textContent = chunk.text;
   }
-  if (many) element.style.containIntrinsicSize = `auto ${Math.max(40, Math.round(chunkChars(chunk) * PX_PER_CHAR))}px`;
+  if (many) element.style.containIntrinsicSize = reservedSize(chunkChars(chunk));
   return element;
+}
+
+/** The size a block of `chars` characters reserves while it is off screen and not laid out ("auto": once shown, its real size). */
+export function reservedSize(chars: number): string {
+  return `auto ${Math.max(40, Math.round(chars * PX_PER_CHAR))}px`;
 }
 
 export interface PaintOptions {
