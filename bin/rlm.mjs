@@ -6,6 +6,7 @@
 import { quickHelp } from "../src/cli/help.mjs";
 import { setFlagsFromString } from "node:v8";
 import { cachedBundle } from "../src/node/esbuild-cache.mjs";
+import { prestartReplWorker } from "../src/node/repl-worker-prestart.mjs";
 
 /**
  * Python is CPython compiled to WebAssembly. V8 first compiles each wasm function with its fast
@@ -27,6 +28,8 @@ if (help !== null) {
   if (!process.execArgv.some((a) => /^--(no-)?(wasm-tiering-budget|liftoff-only|wasm-dynamic-tiering|wasm-tier-up)\b/.test(a))) {
     setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
   }
+  // Every command but help needs Python: its thread starts while the CLI loads.
+  prestartReplWorker(new URL("../workers/repl.node-worker.mjs", import.meta.url));
   process.exitCode = await (await loadCli()).main(argv);
 }
 
