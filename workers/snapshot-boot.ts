@@ -81,7 +81,11 @@ export async function bootPython(request: PythonBootRequest): Promise<PythonBoot
   const notes: string[] = [];
   if (request.rebuild) notes.push("asked to rebuild the snapshot");
   const restored = request.rebuild ? null : await restoreStored(request, store, key, clock, notes);
-  if (restored) return finish(restored, "restored", notes);
+  if (restored) {
+    const done = finish(restored.py, "restored", notes);
+    done.report.verified = restored.verified;
+    return done;
+  }
   try {
     const made = await makeSnapshotAndRestore(request, store, key, clock, notes);
     return finish(made.py, "made-snapshot", notes, made.stored);
@@ -97,7 +101,7 @@ async function restoreStored(
   key: string,
   clock: Clock,
   notes: string[],
-): Promise<PyodideInterface | null> {
+): Promise<{ py: PyodideInterface; verified: NonNullable<SnapshotBootReport["verified"]> } | null> {
   clock.enter("reading-snapshot");
   let found: Awaited<ReturnType<SnapshotStore["find"]>>;
   try {
@@ -113,13 +117,15 @@ async function restoreStored(
   clock.enter("restoring-snapshot");
   try {
     // Handed over as a pending promise: Pyodide imports its JS while the bytes are read and checked.
-    const payload = found.bytes.then((stored) => openEnvelope(key, stored));
+    // The payload checksum is skipped when the store vouches these bytes passed it before.
+    const payload = found.bytes.then((stored) => openEnvelope(key, stored, { skipChecksum: found.checkedBefore === true }));
     // A rejection is handled below, through loadPyodide; it must not count as unhandled before
     // Pyodide gets to await it (Node would end the worker thread).
     payload.catch(() => undefined);
     const py = await restore(request, payload);
     release(await payload);
-    return py;
+    if (!found.checkedBefore) await found.markChecked?.().catch(() => undefined);
+    return { py, verified: found.checkedBefore ? "stamp" : "checksum" };
   } catch (err) {
     const why = err instanceof SnapshotRejected ? `the stored snapshot was rejected: ${err.message}` : `restoring the stored snapshot failed: ${message(err)}`;
     notes.push(`${why}; it was deleted and a new one made`);

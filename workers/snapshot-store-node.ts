@@ -1,33 +1,94 @@
 // Snapshots as files in a directory (the CLI's cache directory). Several `rlm` processes may
 // start at once and all find no snapshot: each writes its own temporary file and renames it into
 // place, so a reader sees the old file, the new one or none, never half of one.
-import { closeSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { readFile, unlink } from "node:fs/promises";
+//
+// Checking a 30 MiB snapshot's checksum costs ~45 ms of CPU on every start. Once a file has passed
+// the full check and restored, a stamp is written beside it (python-snapshot-KEY.stamp, also by
+// rename): its size, inode, modification and change times (nanoseconds) and a checksum of its
+// envelope header. A later start that finds all of them unchanged skips the payload checksum; any
+// difference (the file touched, rewritten in place, replaced, or a stamp that cannot be read)
+// means the full check again. The stamp guards against accidents (a torn write, a disk error
+// that changes the file), the same as the checksum does; neither is a defence against forgery.
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync, type BigIntStats } from "node:fs";
+import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { SnapshotStore } from "./snapshot-store.ts";
+import { checksum, envelopeHeaderOf } from "./snapshot-format.ts";
+import type { SnapshotStore, StoredSnapshot } from "./snapshot-store.ts";
 
 const PREFIX = "python-snapshot-";
 const SUFFIX = ".bin";
+const STAMP_SUFFIX = ".stamp";
 /** Entries of other keys kept, newest first: other installed versions of the tool keep theirs. */
 const KEEP_OTHERS = 2;
 /** A temporary file this old was left by a process that died mid-write. */
 const STALE_TEMP_MS = 10 * 60 * 1000;
 
 export const snapshotFileName = (key: string) => `${PREFIX}${key}${SUFFIX}`;
+export const snapshotStampName = (key: string) => `${PREFIX}${key}${STAMP_SUFFIX}`;
+
+/** What a stamp holds: the file as it was when it passed the full check. */
+interface Stamp {
+  size: string;
+  ino: string;
+  mtimeNs: string;
+  ctimeNs: string;
+  header: number;
+}
+
+function stampOf(stats: BigIntStats, stored: Uint8Array): Stamp | null {
+  const header = envelopeHeaderOf(stored);
+  if (!header) return null;
+  return { size: String(stats.size), ino: String(stats.ino), mtimeNs: String(stats.mtimeNs), ctimeNs: String(stats.ctimeNs), header: checksum(header) };
+}
+
+const sameStamp = (a: Stamp, b: Stamp) =>
+  a.size === b.size && a.ino === b.ino && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs && a.header === b.header;
+
+function readStamp(path: string): Stamp | null {
+  try {
+    const v = JSON.parse(readFileSync(path, "utf8")) as Partial<Stamp>;
+    const text = (x: unknown) => typeof x === "string";
+    return text(v.size) && text(v.ino) && text(v.mtimeNs) && text(v.ctimeNs) && typeof v.header === "number" ? (v as Stamp) : null;
+  } catch {
+    return null; // none yet, or unreadable: check in full
+  }
+}
 
 export function fileSnapshotStore(dir: string): SnapshotStore {
   const fileFor = (key: string) => join(dir, snapshotFileName(key));
+  const stampFor = (key: string) => join(dir, snapshotStampName(key));
   return {
     where: dir,
     waitForWrites: true,
-    async find(key) {
+    async find(key): Promise<StoredSnapshot | null> {
+      let handle;
       try {
-        // One read, not stat-then-read: the file may be replaced in between.
-        const buffer = await readFile(fileFor(key));
-        return { bytes: Promise.resolve(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)) };
+        // One open, then stat and read through it: the file may be replaced in between, and the
+        // stamp must describe the very bytes that were read.
+        handle = await open(fileFor(key), "r");
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
         throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
+      }
+      try {
+        const before = await handle.stat({ bigint: true });
+        const buffer = await handle.readFile();
+        const after = await handle.stat({ bigint: true });
+        const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+        const now = before.mtimeNs === after.mtimeNs && before.ctimeNs === after.ctimeNs && before.size === after.size ? stampOf(after, bytes) : null;
+        const stamp = readStamp(stampFor(key));
+        return {
+          bytes: Promise.resolve(bytes),
+          checkedBefore: !!now && !!stamp && sameStamp(now, stamp),
+          markChecked: async () => {
+            if (!now || (stamp && sameStamp(now, stamp))) return;
+            writeAtomically(dir, stampFor(key), JSON.stringify(now));
+          },
+        };
+      } catch (err) {
+        throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
+      } finally {
+        await handle.close();
       }
     },
     // Synchronous: the worker thread has nothing else to do meanwhile, and it is simpler to reason
@@ -49,9 +110,21 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
       prune(dir, snapshotFileName(key));
     },
     async remove(key) {
+      await unlink(stampFor(key)).catch(() => undefined);
       await unlink(fileFor(key)).catch(() => undefined);
     },
   };
+}
+
+/** A small file written to a temporary name and renamed into place: readers see all of it or none. */
+function writeAtomically(dir: string, path: string, text: string): void {
+  const temp = join(dir, `.${path.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  try {
+    writeFileSync(temp, text, { mode: 0o644 });
+    renameSync(temp, path);
+  } catch {
+    rmSync(temp, { force: true }); // a read-only cache: the next start checks in full again
+  }
 }
 
 /** Keeps the directory bounded: this key's file, the newest few of other keys, no dead temp files. */
@@ -65,11 +138,16 @@ function prune(dir: string, keep: string): void {
         if (now - mtime > STALE_TEMP_MS) rmSync(join(dir, name), { force: true });
       } else if (name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== keep) {
         others.push({ name, mtime });
+      } else if (name.startsWith(PREFIX) && name.endsWith(STAMP_SUFFIX) && !existsSync(join(dir, name.slice(0, -STAMP_SUFFIX.length) + SUFFIX))) {
+        rmSync(join(dir, name), { force: true }); // its snapshot is gone
       }
     } catch {
       // Another process removed it first.
     }
   }
   others.sort((a, b) => b.mtime - a.mtime);
-  for (const { name } of others.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
+  for (const { name } of others.slice(KEEP_OTHERS)) {
+    rmSync(join(dir, name), { force: true });
+    rmSync(join(dir, name.slice(0, -SUFFIX.length) + STAMP_SUFFIX), { force: true });
+  }
 }

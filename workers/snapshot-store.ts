@@ -16,7 +16,7 @@ export interface SnapshotStore {
    * whether an entry exists; the bytes themselves may still be on their way (the restore starts
    * importing Pyodide meanwhile).
    */
-  find(key: string): Promise<{ bytes: Promise<Uint8Array> } | null>;
+  find(key: string): Promise<StoredSnapshot | null>;
   /**
    * Store header + payload under `key`, replacing any entry, and drop entries of other keys.
    * It must be safe to call before the worker locks itself down and let it finish after. It must
@@ -25,6 +25,18 @@ export interface SnapshotStore {
   write(key: string, header: Uint8Array, payload: Uint8Array): Promise<void>;
   /** Forget `key` (a rejected or unrestorable entry). Never throws. */
   remove(key: string): Promise<void>;
+}
+
+export interface StoredSnapshot {
+  bytes: Promise<Uint8Array>;
+  /**
+   * The store vouches that these very bytes passed the full check before and have not changed
+   * since (Node: a stamp beside the file matches its size, inode, times and header), so the
+   * payload checksum may be skipped. The envelope's header is still checked.
+   */
+  checkedBefore?: boolean;
+  /** Remember that these bytes passed the full check (after a restore from them succeeded). */
+  markChecked?: () => Promise<void>;
 }
 
 export const DEFAULT_SNAPSHOT_CACHE = "rlm-python-snapshot";

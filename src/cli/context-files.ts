@@ -2,10 +2,12 @@
 // (workers/host-file-node.ts): the host never holds a copy, so a 500 MB file costs its bytes and
 // the decoded str inside Python, not four copies on the way there. Stdin has no path, so it is
 // read here.
+import { isAscii } from "node:buffer";
 import { constants } from "node:fs";
-import { access, stat } from "node:fs/promises";
+import { access, open, stat } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
+import { Utf8Counter } from "../ingest/utf8-count.ts";
 import { UsageError } from "./args.ts";
 
 export async function contextDocuments(files: string[], readStdin: () => Promise<Buffer | null>): Promise<ContextDocumentInput[]> {
@@ -27,4 +29,59 @@ export async function contextDocuments(files: string[], readStdin: () => Promise
   const stdin = await readStdin();
   if (!stdin) throw new UsageError("no document: give --context-file PATH or pipe the document on stdin");
   return [{ name: "stdin", data: new Blob([stdin as Uint8Array<ArrayBuffer>]) }];
+}
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+const CHUNK = 1 << 20;
+
+/**
+ * How many characters Python's decode_bytes (rlm_runtime.py) will make of a document, counted
+ * from its bytes without decoding them, so the first model request can describe `context` before
+ * Python has it: strict UTF-8 (a UTF-8 BOM dropped), else Latin-1, one character per byte.
+ * Undefined for a UTF-16/32 BOM, or when the file cannot be read: then the run waits for Python.
+ * Read a megabyte at a time (a 500 MB file is never held); pure ASCII, the usual case, is
+ * counted without a look at each byte.
+ */
+export async function decodedChars(doc: ContextDocumentInput): Promise<number | undefined> {
+  if (!("path" in doc)) return countChunks([new Uint8Array(await doc.data.arrayBuffer())]);
+  let handle;
+  try {
+    handle = await open(doc.path, "r");
+    const buffer = new Uint8Array(CHUNK);
+    const chunks = async function* () {
+      for (;;) {
+        const { bytesRead } = await handle!.read(buffer, 0, CHUNK, null);
+        if (!bytesRead) return;
+        yield buffer.subarray(0, bytesRead);
+      }
+    };
+    return await countChunks(chunks());
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}
+
+async function countChunks(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<number | undefined> {
+  const counter = new Utf8Counter();
+  let bytes = 0;
+  let first = true;
+  let bom = false;
+  for await (const chunk of chunks) {
+    if (first) {
+      first = false;
+      const [a, b, c, d] = chunk;
+      // A UTF-16/32 byte-order mark (FF FE, FE FF, 00 00 FE FF): not worth predicting.
+      if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff) || (a === 0 && b === 0 && c === 0xfe && d === 0xff)) return undefined;
+      bom = UTF8_BOM.every((b, i) => chunk[i] === b);
+    }
+    bytes += chunk.byteLength;
+    if (!counter.valid) continue; // Latin-1 then: only the byte count matters
+    if (counter.atBoundary && isAscii(chunk)) counter.chars += chunk.byteLength;
+    else counter.push(chunk);
+  }
+  // With a UTF-8 BOM Python decodes with errors="replace": only a valid file is predicted.
+  if (bom) return counter.finish() ? counter.chars - 1 : undefined;
+  return counter.finish() ? counter.chars : bytes;
 }

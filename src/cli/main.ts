@@ -8,7 +8,7 @@ import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
 import { resolveCacheDir } from "./cache-dir.ts";
-import { contextDocuments } from "./context-files.ts";
+import { contextDocuments, decodedChars } from "./context-files.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
 
@@ -52,9 +52,10 @@ function configFrom(o: CliOptions): RlmConfig {
   return c;
 }
 
-/** A CLI document as the session holds it: a host file by path, or bytes (stdin). */
-function sessionDocument(doc: ContextDocumentInput): SessionDocument {
-  return "path" in doc ? { path: doc.name, file: doc.path } : { path: doc.name, data: doc.data };
+/** A CLI document as the session holds it: a host file by path, or bytes (stdin); its size in characters if known. */
+function sessionDocument(doc: ContextDocumentInput, chars: number | undefined): SessionDocument {
+  const known = chars === undefined ? {} : { chars };
+  return "path" in doc ? { path: doc.name, file: doc.path, ...known } : { path: doc.name, data: doc.data, ...known };
 }
 
 /** --json: the keys scripts already read, unchanged, then what issue 13 added (how it was answered). */
@@ -128,9 +129,20 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       engines: () => ({ root: engines.root!, sub: engines.sub! }),
       config: () => config,
     });
-    // Python starts while the model server is asked about its models.
+    // Python starts (its thread is already up, bin/rlm.mjs) while the documents' characters are
+    // counted and the model server is asked about its models; the first model request then goes
+    // out while Python is still restoring and decoding (RlmSession.ask), and no cell runs before
+    // the documents are in Python.
+    const printer = options.verbose ? verbosePrinter(io.stderr) : undefined;
+    const say = (message: string) => printer?.({ type: "notice", message, depth: 0 });
     const booting = session.start();
     booting.catch(() => undefined); // awaited below, unless connecting fails first
+    let bootedAt = 0;
+    void booting.then((boot) => {
+      bootedAt = performance.now();
+      say(`rlm: ${describeStart(boot, cache.dir === null ? cache.why : undefined)}`);
+    }, () => undefined);
+    const counting = Promise.all(docs.map((d) => decodedChars(d)));
     engines.root = await OpenAIEngine.connect({
       baseUrl: options.baseUrl,
       model: options.model,
@@ -141,21 +153,26 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     });
     const { root } = engines;
     const sub = (engines.sub = options.subModel ? root.withModel(options.subModel, options.subContextWindow) : root);
-    const boot = await booting;
-    if (options.verbose) io.stderr(`rlm: ${describeStart(boot, cache.dir === null ? cache.why : undefined)}\n`);
-    const loadStarted = performance.now();
-    await session.addDocuments(docs.map(sessionDocument));
-    const documentMs = performance.now() - loadStarted;
-    if (options.verbose) {
-      io.stderr(
-        `rlm: ${docs.length} document(s), ${(session.contextInfo?.total_chars ?? 0).toLocaleString("en-US")} characters; ` +
-          `root ${root.model} (${root.contextWindow} tokens), sub ${sub.model}; REPL ${boot.syncMode}\n`,
-      );
-    }
+    const chars = await counting;
+    const loading = session.addDocuments(docs.map((d, i) => sessionDocument(d, chars[i])));
+    let documentMs = 0;
+    loading.then(
+      async () => {
+        documentMs = performance.now() - bootedAt;
+        const boot = await booting;
+        say(
+          `rlm: ${docs.length} document(s), ${(session!.contextInfo?.total_chars ?? 0).toLocaleString("en-US")} characters; ` +
+            `root ${root.model} (${root.contextWindow} tokens), sub ${sub.model}; REPL ${boot.syncMode}`,
+        );
+      },
+      () => undefined, // the question fails with the reason
+    );
     const result = await session.ask(options.task, {
       signal: controller.signal,
-      ...(options.verbose ? { onEvent: verbosePrinter(io.stderr) } : {}),
+      ...(printer ? { onEvent: printer } : {}),
     });
+    // A start that failed is the run's error; after a question, the boot has long finished.
+    const boot = await booting;
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
     if (options.verbose && result.answer) printSources(io.stderr, result.sources ?? []);
     if (options.verbose) io.stderr(howAnswered(result));

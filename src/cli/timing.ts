@@ -15,8 +15,11 @@ export function describeStart(info: ReplBootInfo, cacheOff?: string): string {
   const note = cacheOff ? `start-up cache off: ${cacheOff}` : report.note;
   const why = note ? ` (${note})` : "";
   switch (report.path) {
-    case "restored":
-      return `Python started in ${took} from the snapshot in ${report.where ?? "the cache"}${why}`;
+    case "restored": {
+      const checked = report.verified === "stamp" ? "checksum skipped: the file is unchanged since it was checked" : "";
+      const detail = [note, checked].filter(Boolean).join("; ");
+      return `Python started in ${took} from the snapshot in ${report.where ?? "the cache"}${detail ? ` (${detail})` : ""}`;
+    }
     case "made-snapshot":
       return report.stored === "failed"
         ? `Python started in ${took} without a snapshot${why}`

@@ -9,7 +9,7 @@
 // an answer — the harness reads the document itself (fallback-step.ts). Prose is never an answer.
 import { ContextWindowExceededError, EngineAbortedError } from "../engines/errors.ts";
 import type { ChatEngine, ChatMessage } from "../engines/types.ts";
-import type { CellResult } from "../repl/protocol.ts";
+import type { CellResult, ContextInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, Repl } from "../repl/types.ts";
 import { deriveBudgets, type Budgets } from "./budgets.ts";
 import { collectReads, rankSources, withPassages, type RankedSource } from "./evidence.ts";
@@ -55,8 +55,28 @@ export interface RlmRunOptions {
   createChildRepl?: ChildReplFactory;
   /** Continue an earlier run of the same question: its turns, replayed as the conversation. */
   resume?: ResumeRun & { variablesKept: boolean };
+  /**
+   * Python is still starting or loading the documents (the session overlaps that with the first
+   * model request): the first turn is asked from `context`, what the documents will be, and no
+   * cell, probe or quote touches Python before `ready` resolves. If Python then describes
+   * `context` differently (a file changed meanwhile), the first request is made again from that.
+   * A rejection (a document that did not load) fails the run with its message.
+   */
+  pending?: PendingPython;
   /** Set by a parent run; not for callers. */
   internal?: { depth: number; shared: SharedRunState; parentSubcallId: string };
+}
+
+export interface PendingPython {
+  context: ContextInfo;
+  ready: Promise<void>;
+}
+
+/** Whether two descriptions of `context` give the same prompt (encodings are not in it). */
+export function sameContextForPrompt(a: ContextInfo | null, b: ContextInfo | null): boolean {
+  if (!a || !b) return a === b;
+  const keys = (i: ContextInfo) => JSON.stringify(i.keys_preview ?? []);
+  return a.type === b.type && a.total_chars === b.total_chars && a.items === b.items && keys(a) === keys(b);
 }
 
 /**
@@ -84,12 +104,14 @@ class QuestionRun {
   private readonly budgets: Budgets;
   private readonly stop = new StopSignal();
   private readonly router: SubcallRouter;
-  private readonly conversation: RootConversation;
+  private conversation: RootConversation;
   private readonly iterations: IterationRecord[] = [];
   private readonly profile: PromptProfile;
   private readonly profileReason: string;
   private readonly recursive: boolean;
-  private readonly guards: RunGuards;
+  private guards: RunGuards;
+  /** Python's start this run overlaps (see RlmRunOptions.pending); null once it is ready. */
+  private pending: PendingPython | null;
   private readonly checkSyntax: SyntaxChecker;
   /** The model's variables after its last cell, and every name its code assigned this run. */
   private variables: string[] = [];
@@ -108,7 +130,8 @@ class QuestionRun {
     const choice = chooseProfile(o.rootEngine.model, { choice: o.config.prompt ?? "auto", rootWindow: o.rootEngine.contextWindow });
     this.profile = PROMPT_PROFILES[choice.profile];
     this.profileReason = choice.reason;
-    this.guards = newGuards(o.repl.contextInfo?.total_chars ?? 0, this.budgets.rootWindow);
+    this.pending = o.pending ?? null;
+    this.guards = newGuards(this.context()?.total_chars ?? 0, this.budgets.rootWindow);
     this.checkSyntax = replSyntaxChecker(o.repl);
     const childRun = this.childRunner();
     this.recursive = childRun !== undefined;
@@ -123,11 +146,24 @@ class QuestionRun {
       observe: (reply) => this.guards.evidence.noteOutput(reply),
       ...(childRun ? { childRun } : {}),
     });
-    this.conversation = new RootConversation(
+    this.conversation = this.openConversation();
+    const resumed = o.resume ? resumedTurns(o.resume.iterations, this.budgets.outputCharsPerCell, o.resume.variablesKept) : [];
+    for (const t of resumed) this.conversation.addTurn(t.assistant, t.user);
+    this.firstTurn = resumed.length;
+  }
+
+  /** What `context` is: as Python says, or as it will be while Python is still loading it. */
+  private context(): ContextInfo | null {
+    return this.pending ? this.pending.context : this.o.repl.contextInfo;
+  }
+
+  private openConversation(): RootConversation {
+    const o = this.o;
+    return new RootConversation(
       this.profile.systemPrompt({ budgets: this.budgets, recursive: this.recursive }),
       this.profile.firstUserMessage({
         question: o.question,
-        context: o.repl.contextInfo,
+        context: this.context(),
         previous: o.previous ?? [],
         budgets: this.budgets,
         maxIterations: o.config.maxIterations,
@@ -135,17 +171,50 @@ class QuestionRun {
       }),
       this.budgets.historyTokens,
     );
-    const resumed = o.resume ? resumedTurns(o.resume.iterations, this.budgets.outputCharsPerCell, o.resume.variablesKept) : [];
-    for (const t of resumed) this.conversation.addTurn(t.assistant, t.user);
-    this.firstTurn = resumed.length;
+  }
+
+  /**
+   * Waits for the Python start this run overlapped (Stop still stops). True when `context` is
+   * not what the first request said it would be: the conversation is then opened again from it.
+   */
+  private async pythonReady(): Promise<boolean> {
+    const pending = this.pending;
+    if (!pending) return false;
+    const stopped = new Promise<never>((_, reject) => {
+      const onStop = () => reject(new EngineAbortedError());
+      if (this.stop.signal.aborted) onStop();
+      else this.stop.signal.addEventListener("abort", onStop, { once: true });
+    });
+    stopped.catch(() => undefined);
+    await Promise.race([pending.ready, stopped]);
+    this.pending = null;
+    if (sameContextForPrompt(pending.context, this.o.repl.contextInfo)) return false;
+    this.conversation = this.openConversation();
+    this.guards = newGuards(this.o.repl.contextInfo?.total_chars ?? 0, this.budgets.rootWindow);
+    return true;
+  }
+
+  /**
+   * A run that ends before Python was ready (a model error, Stop, the time limit during the first
+   * request): a limit still asks the model and may hand over to the fallback, which reads
+   * `context`, so it waits for Python; the other endings do not touch it.
+   */
+  private async afterPython(ending: Ending): Promise<Ending> {
+    if (!this.pending || (ending.kind !== "limit" && ending.kind !== "fallback")) return ending;
+    const settled = await this.pythonReady().then(
+      () => ending,
+      (err: unknown) => this.endingFor(err),
+    );
+    if (!this.pending || settled.kind === "failed" || settled.kind === "stopped") return settled;
+    return { kind: "failed", message: "The run ended before Python had loaded the documents." };
   }
 
   async execute(): Promise<RlmResult> {
     this.begin();
     try {
-      return await this.finish(await this.turns());
+      return await this.finish(await this.afterPython(await this.turns()));
     } catch (err) {
-      return await this.finish(this.endingFor(err));
+      return await this.finish(await this.afterPython(this.endingFor(err)));
     } finally {
       this.end();
     }
@@ -155,8 +224,13 @@ class QuestionRun {
 
   private readonly onUserAbort = () => {
     this.stop.trip("user");
-    this.o.repl.interrupt();
+    this.interruptPython();
   };
+
+  /** Stops the running cell; while Python is still loading the documents there is none to stop. */
+  private interruptPython(): void {
+    if (!this.pending) this.o.repl.interrupt();
+  }
 
   private begin(): void {
     const { signal, repl } = this.o;
@@ -165,13 +239,13 @@ class QuestionRun {
     this.deadlineTimer = setTimeout(
       () => {
         this.stop.trip("timeout");
-        repl.interrupt();
+        this.interruptPython();
       },
       Math.max(0, this.shared.deadline - Date.now()),
     );
     repl.setSubcallHandler(this.router.handle);
     const profile = { name: this.profile.name, reason: this.profileReason };
-    this.emit({ type: "run-started", question: this.o.question, contextChars: repl.contextInfo?.total_chars ?? 0, profile });
+    this.emit({ type: "run-started", question: this.o.question, contextChars: this.context()?.total_chars ?? 0, profile });
   }
 
   /**
@@ -227,7 +301,10 @@ class QuestionRun {
   private async takeTurn(turn: number): Promise<Ending | null> {
     this.emit({ type: "turn-started", turn });
     const startedAt = Date.now();
-    const { result, messages } = await this.askModel(turn, undefined, this.stop.signal);
+    let { result, messages } = await this.askModel(turn, undefined, this.stop.signal);
+    // The first request went out while Python was loading `context`: nothing runs before it is
+    // there, and a reply to a prompt that described it wrongly is asked again.
+    if (await this.pythonReady()) ({ result, messages } = await this.askModel(turn, undefined, this.stop.signal));
     const reply = this.parse(result, messages);
     const record = iterationRecord(turn, startedAt, messages, result.text);
     this.iterations.push(record);
@@ -294,7 +371,7 @@ class QuestionRun {
   private facts(): TaskFacts {
     return {
       question: this.o.question,
-      context: describeContext(this.o.repl.contextInfo),
+      context: describeContext(this.context()),
       helpers: this.profile.helpers(this.recursive),
       variables: this.variables,
       allowedImports: this.profile.allowedImports,

@@ -9,7 +9,7 @@ import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
 import type { DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
-import { runRlm, type ChildRepl } from "./loop.ts";
+import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import type { ResumeRun } from "./resume.ts";
 import { runMetadata, toJsonl } from "./trajectory.ts";
@@ -50,7 +50,26 @@ export interface AskOptions {
  * A document as the session holds it: its path (its key in `context`) and its bytes, or (the
  * CLI) the host file Python reads them from.
  */
-export type SessionDocument = { path: string; data: Blob } | { path: string; file: string };
+export type SessionDocument = ({ path: string; data: Blob } | { path: string; file: string }) & {
+  /**
+   * The characters the document decodes to, when the caller already knows (the CLI counts a
+   * file's UTF-8 without decoding it). With it, a question's first model request goes out while
+   * Python is still starting and decoding (see `pending` in loop.ts); a wrong count only costs
+   * that request being made again.
+   */
+  chars?: number;
+};
+
+/** Keys Python lists in its description of a dict `context` (describe_context in rlm_runtime.py). */
+const KEYS_PREVIEW = 20;
+
+/** `context` as Python will describe it once these documents are loaded ("auto" shape), if known. */
+export function expectedContext(docs: readonly SessionDocument[]): ContextInfo | null {
+  if (!docs.length || docs.some((d) => d.chars === undefined)) return null;
+  const total = docs.reduce((n, d) => n + d.chars!, 0);
+  if (docs.length === 1) return { type: "str", total_chars: total, items: 1 };
+  return { type: "dict", total_chars: total, items: docs.length, keys_preview: docs.slice(0, KEYS_PREVIEW).map((d) => d.path) };
+}
 
 function replInput(doc: SessionDocument): ContextDocumentInput {
   return "file" in doc ? { name: doc.path, path: doc.file } : { name: doc.path, data: doc.data };
@@ -90,6 +109,8 @@ export class RlmSession {
   private readonly repl: SessionRepl;
   private child: SessionRepl | null = null;
   private docs: SessionDocument[] = [];
+  /** The documents as they will be once the queued document work is done (in Python's order). */
+  private docsAhead: SessionDocument[] = [];
   /** Document changes run one after another; a question waits for the last one. */
   private documentWork: Promise<void> = Promise.resolve();
   /** Documents that failed to load, by path, until removed or added again. */
@@ -133,6 +154,7 @@ export class RlmSession {
 
   /** Adds documents one by one: only they are decoded; the others stay as they are. */
   addDocuments(docs: SessionDocument[]): Promise<void> {
+    for (const doc of docs) this.docsAhead = [...this.docsAhead.filter((d) => d.path !== doc.path), doc];
     return this.queueDocumentWork(async () => {
       for (const doc of docs) {
         try {
@@ -150,6 +172,7 @@ export class RlmSession {
 
   /** Removes one document from `context` and lets go of its bytes. */
   removeDocument(path: string): Promise<void> {
+    this.docsAhead = this.docsAhead.filter((d) => d.path !== path);
     return this.queueDocumentWork(async () => {
       this.docs = this.docs.filter((d) => d.path !== path);
       this.failedDocuments.delete(path);
@@ -183,10 +206,13 @@ export class RlmSession {
     this.running = stop;
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     try {
-      const engines = await this.prepare(signal, options.onEvent);
+      // A new question on a ready session, or one to resume, waits for Python as before; the
+      // first question about documents of known size asks the model while Python gets ready.
+      const overlap = options.resume ? null : this.overlappable();
+      const { engines, pending } = overlap ? await this.prepareOverlapped(overlap, signal, options.onEvent) : { engines: await this.prepare(signal, options.onEvent), pending: undefined };
       const result = options.resume
         ? await this.resume(question, options.resume, engines, signal, options.onEvent)
-        : await this.answer(question, engines, this.deps.config(), signal, options.onEvent);
+        : await this.answer(question, engines, this.deps.config(), signal, options.onEvent, pending);
       this.remember(question, result);
       return result;
     } catch (err) {
@@ -201,8 +227,22 @@ export class RlmSession {
    * with room to answer, the RLM otherwise (or whichever the person asked for). Owned here so
    * the page and the CLI make the same choice; the result says which was used and why.
    */
-  private async answer(question: string, engines: SessionEngines, config: RlmConfig, signal: AbortSignal, onEvent?: RlmEventListener): Promise<RlmResult> {
-    const choice = await this.chooseMode(question, engines.root, config);
+  private async answer(
+    question: string,
+    engines: SessionEngines,
+    config: RlmConfig,
+    signal: AbortSignal,
+    onEvent?: RlmEventListener,
+    pending?: PendingPython,
+  ): Promise<RlmResult> {
+    // While Python is getting ready, only a document too big for one call is decided at once
+    // (by size, as always); a closer call waits for Python and measures the text.
+    const early = pending ? chooseRunMode(pending.context.total_chars, directQuestion(question, this.history).length, engines.root.contextWindow, config.runMode ?? "auto") : null;
+    if (pending && early?.mode !== "rlm") {
+      await abortable(pending.ready, signal);
+      pending = undefined;
+    }
+    const choice: RunModeChoice & { document?: DocumentSource } = early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config);
     onEvent?.({ type: "run-mode", mode: choice.mode, reason: choice.reason, depth: 0 });
     if (choice.document) {
       const previous = this.history;
@@ -218,6 +258,7 @@ export class RlmSession {
       previousVariablesKept: this.variablesKept,
       signal,
       ...(onEvent ? { onEvent } : {}),
+      ...(pending ? { pending } : {}),
       createChildRepl: this.lendChildRepl,
     });
     return { ...result, mode: { used: "rlm", reason: choice.reason } };
@@ -259,6 +300,41 @@ export class RlmSession {
   /** Stops the running question (Python is interrupted, model calls are aborted). */
   stop(): void {
     this.running?.abort();
+  }
+
+  /**
+   * `context` as it will be, when the first model request can go out before Python is ready:
+   * the session's first question (no worker yet holds variables that a rebuild could lose), and
+   * every document's size known. Null otherwise.
+   */
+  private overlappable(): ContextInfo | null {
+    if (this.iterations.length || this.history.length || this.failedDocuments.size) return null;
+    return expectedContext(this.docsAhead);
+  }
+
+  /**
+   * Like prepare(), but only the engines are waited for here: Python's start, the documents and
+   * the question's setup in Python go on meanwhile, and the run waits for them before its first
+   * cell (RlmRunOptions.pending). The page's waiting steps are not announced: the run's own
+   * events follow at once.
+   */
+  private async prepareOverlapped(context: ContextInfo, signal: AbortSignal, onEvent?: RlmEventListener): Promise<{ engines: SessionEngines; pending: PendingPython }> {
+    const ready = (async () => {
+      await this.repl.start();
+      const rebuilt = await this.repl.ensureResponsive();
+      if (rebuilt) {
+        this.variablesKept = false;
+        this.turnsHere.clear();
+        onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
+      }
+      await this.documentsReady();
+      await this.repl.beginQuestion(this.history);
+    })();
+    ready.catch(() => undefined); // the run awaits it; a question stopped first must not leave it unhandled
+    onEvent?.({ type: "preparing", step: "model", depth: 0 } satisfies RlmEvent);
+    const engines = await abortable(Promise.resolve(this.deps.engines()), signal);
+    this.lastEngines = engines;
+    return { engines, pending: { context, ready } };
   }
 
   /** What a question waits for before its first turn, each step announced, each abortable. */

@@ -50,6 +50,11 @@ export class Utf8Counter {
     Object.assign(this, { need, lower, upper, chars });
   }
 
+  /** Between characters: the next byte starts one (a caller may count a pure-ASCII run itself). */
+  get atBoundary(): boolean {
+    return this.need === 0;
+  }
+
   /** False when the bytes ended inside a character. */
   finish(): boolean {
     if (this.need > 0) this.valid = false;

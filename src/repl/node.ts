@@ -2,6 +2,7 @@
 import { Worker } from "node:worker_threads";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
+import { takePrestartedReplWorker } from "../node/repl-worker-prestart.mjs";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 import { ReplClient } from "./client.ts";
@@ -31,7 +32,8 @@ export function nodeReplTransportFactory(snapshotDir: string | null = null, rebu
 }
 
 export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
-  const worker = new Worker(workerUrl);
+  // The CLI starts the first worker before its modules load (bin/rlm.mjs); later ones start here.
+  const worker = takePrestartedReplWorker(workerUrl) ?? new Worker(workerUrl);
   const api = Comlink.wrap<ReplWorkerApi>(nodeEndpoint(worker));
   const exitListeners: Array<(reason: string) => void> = [];
   let terminated = false;

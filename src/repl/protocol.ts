@@ -94,6 +94,11 @@ export interface SnapshotBootReport {
   where?: string;
   /** For a snapshot made by this start: kept, failed to be kept (see note), or still being written (browser). */
   stored?: "yes" | "failed" | "pending";
+  /**
+   * For a restored snapshot: its checksum was verified ("checksum"), or skipped because the store
+   * vouched the bytes passed it before and had not changed since ("stamp", Node's file store).
+   */
+  verified?: "checksum" | "stamp";
   /** Milliseconds per phase, in the order they ran. */
   phases: Array<{ phase: BootPhase; ms: number }>;
 }

@@ -1,7 +1,9 @@
 // The session object that the page and the CLI both drive: documents come and go one at a time,
 // a question waits for the documents to reach Python (never "context is empty"), a document that
 // fails to load stops the question before the model is called, and a rebuilt worker gets the
-// history back. Real Pyodide in a worker thread, a scripted OpenAI-compatible server.
+// history back. When the documents' sizes are known (the CLI counts them), the first question's
+// first model request goes out while Python is still starting, and still no cell runs before the
+// documents are in Python. Real Pyodide in a worker thread, a scripted OpenAI-compatible server.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { RlmSession } from "../../src/core/session.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
@@ -127,5 +129,59 @@ describe("questions in a session", () => {
     session.close();
     expect(repls.some((r) => r.hasWorker)).toBe(false);
     expect(session.documents).toEqual([]);
+  });
+});
+
+describe("the first model request while Python gets ready (documents of known size)", () => {
+  it("goes out before Python has the document, and the first cell sees all of it", async () => {
+    const session = newSession();
+    const doc = "lorem ipsum ".repeat(500_000) + "The code is QX-78.";
+    void session.addDocuments([{ path: "big.txt", data: text(doc), chars: doc.length }]);
+    const pythonHadIt: boolean[] = [];
+    server.scripts.root = (req) => {
+      pythonHadIt.push(session.contextInfo !== null);
+      expect(req.firstUser).toContain(`${doc.length.toLocaleString("en-US")} characters`);
+      return code("import re\nFINAL(str(len(context)) + ' ' + re.search(r'QX-\\d+', context).group(0))");
+    };
+    const events: RlmEvent[] = [];
+    const result = await session.ask("What is the code?", { onEvent: (e) => events.push(e) });
+    expect(result.answer).toBe(`${doc.length} QX-78`);
+    expect(pythonHadIt).toEqual([false]);
+    expect(events.filter((e) => e.type === "preparing").map((e) => e.type === "preparing" && e.step)).toEqual(["model"]);
+  });
+
+  it("a size that turns out wrong means the first request is made again, describing `context` as Python has it", async () => {
+    const session = newSession();
+    void session.addDocuments([{ path: "a.txt", data: text("0123456789"), chars: 5 }]);
+    server.scripts.root = (req) => (req.firstUser.includes("10 characters") ? code("FINAL(len(context))") : code("FINAL('answered from a wrong description')"));
+    const result = await session.ask("How long?");
+    expect(result.answer).toBe("10");
+    expect(result.iterations).toHaveLength(1);
+    const firsts = server.requests.filter((r) => r.isRoot && r.turn === 0).map((r) => /(\d+) characters/.exec(r.firstUser)?.[1]);
+    expect(firsts).toEqual(["5", "10"]);
+  });
+
+  it("a document that does not reach Python fails the question, and no cell runs", async () => {
+    const session = newSession();
+    const unreadable = { arrayBuffer: () => Promise.reject(new Error("the file was moved")) } as unknown as Blob;
+    void session.addDocuments([{ path: "gone.txt", data: unreadable, chars: 4 }]).catch(() => undefined);
+    server.scripts.root = code("print('ran')\nFINAL(context)");
+    const result = await session.ask("Anything?");
+    expect(result.status).toBe("failed");
+    expect(result.message).toMatch(/gone\.txt did not reach Python/);
+    expect(result.iterations.flatMap((it) => it.code_blocks)).toEqual([]);
+  });
+
+  it("Stop while Python is still getting ready ends the question as stopped", async () => {
+    const session = newSession();
+    void session.addDocuments([{ path: "big.txt", data: text("x".repeat(60_000_000)), chars: 60_000_000 }]);
+    server.scripts.root = code("FINAL(len(context))");
+    const controller = new AbortController();
+    const pending = session.ask("Q", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const result = await pending;
+    expect(result.status).toBe("stopped");
+    await session.documentsReady(); // the load itself finishes; the session stays usable
+    expect((await session.ask("Again?")).answer).toBe("60000000");
   });
 });

@@ -2,8 +2,10 @@
 // restore it, and a restored REPL behaves like a freshly booted one (output, sub-calls in both
 // transports, interrupts, its own randomness). A stored snapshot is never trusted blindly: a
 // corrupt, truncated, stale or foreign file, or one from another Pyodide build, means a normal
-// boot, a note saying why, and a good snapshot in its place.
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+// boot, a note saying why, and a good snapshot in its place. A file that passed the full check is
+// stamped, and restored without its checksum only while it is unchanged.
+import { existsSync } from "node:fs";
+import { copyFile, mkdtemp, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { version as pyodideVersion } from "pyodide";
@@ -17,7 +19,7 @@ import {
   snapshotKey,
   runtimeText,
 } from "../../workers/snapshot-format.ts";
-import { snapshotFileName } from "../../workers/snapshot-store-node.ts";
+import { snapshotFileName, snapshotStampName } from "../../workers/snapshot-store-node.ts";
 import { startRepl } from "./helpers.ts";
 
 const runtimeSource = runtimeText(
@@ -170,6 +172,59 @@ describe("a stored snapshot that must not be restored", () => {
       new Uint32Array(payload.buffer, 16, 8).fill(0x01020304);
       return rewrap(key, payload);
     }, /restoring the stored snapshot failed: Snapshot build id mismatch/);
+  });
+});
+
+describe("a snapshot that passed the full check before", () => {
+  const stampFile = () => join(dir, snapshotStampName(key));
+  /** Starts until a restore has stamped the file (the first restore after a write checks in full). */
+  async function stamped(): Promise<void> {
+    const first = await start();
+    if (first.info.snapshot?.path !== "restored" || first.info.snapshot.verified !== "stamp") await start();
+    for (const repl of open.splice(0)) repl.close();
+    expect(existsSync(stampFile())).toBe(true);
+  }
+
+  it("is restored without its checksum while the file is unchanged, and checked in full again once it is touched", async () => {
+    await stamped();
+    const again = await start();
+    expect(again.info.snapshot).toMatchObject({ path: "restored", verified: "stamp" });
+    expect(again.info.snapshot?.note).toBeUndefined();
+    expect((await again.repl.runCell("print(6 * 7)")).stdout.trim()).toBe("42");
+
+    const later = new Date(Date.now() + 5_000);
+    await utimes(snapshotFile(), later, later);
+    const touched = await start();
+    expect(touched.info.snapshot).toMatchObject({ path: "restored", verified: "checksum" });
+    // The full check passed, so the stamp now describes the touched file.
+    expect((await start()).info.snapshot).toMatchObject({ path: "restored", verified: "stamp" });
+  });
+
+  it("a file rewritten in place with its old times put back is still checked in full (and rejected when corrupt)", async () => {
+    await stamped();
+    const before = await stat(snapshotFile());
+    const bytes = new Uint8Array(await readFile(snapshotFile()));
+    const at = bytes.byteLength - 54_321;
+    bytes[at] = bytes[at]! ^ 0x5a;
+    await writeFile(snapshotFile(), bytes); // same size, same inode
+    await utimes(snapshotFile(), before.atime, before.mtime); // its change time still moves
+    const { repl, info } = await start();
+    expect(info.snapshot?.path).toBe("made-snapshot");
+    expect(info.snapshot?.note).toMatch(/rejected: its checksum does not match/);
+    expect((await repl.runCell("print('fine')")).stdout.trim()).toBe("fine");
+  });
+
+  it("a file replaced by another (a new inode) is checked in full, and a damaged stamp only means a full check", async () => {
+    await stamped();
+    const copy = join(dir, "replacement.bin");
+    await copyFile(snapshotFile(), copy);
+    await rename(copy, snapshotFile());
+    expect((await start()).info.snapshot).toMatchObject({ path: "restored", verified: "checksum" });
+    expect((await start()).info.snapshot).toMatchObject({ path: "restored", verified: "stamp" });
+    await writeFile(stampFile(), "{not json");
+    expect((await start()).info.snapshot).toMatchObject({ path: "restored", verified: "checksum" });
+    const stamp = JSON.parse(await readFile(stampFile(), "utf8")) as Record<string, unknown>;
+    expect(stamp).toMatchObject({ size: String((await stat(snapshotFile())).size) });
   });
 });
 

@@ -1,7 +1,14 @@
 // The key a Python snapshot is stored under and the envelope that protects it: a changed
 // runtime or Pyodide means another key; a damaged, cut or foreign file is rejected with a reason.
 import { describe, expect, it } from "vitest";
-import { SnapshotRejected, checksum, envelopeHeader, openEnvelope, snapshotKey } from "../../workers/snapshot-format.ts";
+import { SnapshotRejected, checksum, envelopeHeader, fingerprint, openEnvelope, snapshotKey } from "../../workers/snapshot-format.ts";
+
+/** The textbook definition, in BigInt arithmetic, to check the fast one against. */
+function bigIntFnv(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return hash.toString(16).padStart(16, "0");
+}
 
 const wrap = (key: string, payload: Uint8Array) => {
   const header = envelopeHeader(key, payload);
@@ -12,6 +19,14 @@ const wrap = (key: string, payload: Uint8Array) => {
 };
 
 describe("snapshot keys", () => {
+  it("fingerprint is 64-bit FNV-1a over UTF-8 (published test vectors): stored keys stay valid", () => {
+    expect(fingerprint("")).toBe("cbf29ce484222325");
+    expect(fingerprint("a")).toBe("af63dc4c8601ec8c");
+    expect(fingerprint("foobar")).toBe("85944171f73967e8");
+    expect(fingerprint("é€😀")).toBe(bigIntFnv("é€😀"));
+    expect(fingerprint("x".repeat(10_000))).toBe(bigIntFnv("x".repeat(10_000)));
+  });
+
   it("change with the runtime source and the Pyodide version, and only with them", () => {
     const key = snapshotKey("314.0.7", "def f(): pass\n");
     expect(snapshotKey("314.0.7", "def f(): pass\n")).toBe(key);
@@ -44,6 +59,16 @@ describe("the snapshot envelope", () => {
     const stored = make(wrap(key, payload));
     expect(() => openEnvelope(key, stored)).toThrow(SnapshotRejected);
     expect(() => openEnvelope(key, stored)).toThrow(why);
+  });
+
+  it("skips only the payload checksum when asked (the store vouches for the bytes): header, key and length are still checked", () => {
+    const flipped = wrap(key, payload);
+    flipped[flipped.byteLength - 7] = flipped[flipped.byteLength - 7]! ^ 1;
+    expect(() => openEnvelope(key, flipped, { skipChecksum: true })).not.toThrow();
+    const skip = { skipChecksum: true };
+    expect(() => openEnvelope(key, wrap(key, payload).slice(0, 50_000), skip)).toThrow(/truncated or padded/);
+    expect(() => openEnvelope(key, wrap(snapshotKey("314.0.6", "runtime"), payload), skip)).toThrow(/made for another version/);
+    expect(() => openEnvelope(key, new TextEncoder().encode("hello, I am a text file, not a snapshot"), skip)).toThrow(/not a Recursive Reader/);
   });
 
   it("checksums the same bytes the same way wherever they sit", () => {
