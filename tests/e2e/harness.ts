@@ -101,6 +101,24 @@ export async function startStack(serverOptions: import("../fixtures/scripted-ser
   };
 }
 
+/** What the scripted model answers to one question: a root turn's text, or a reply with a delay or a hang. */
+export type QuestionRoute = (req: import("../fixtures/scripted-server.ts").ScriptedRequest) => string | import("../fixtures/scripted-server.ts").ScriptedReply;
+
+/**
+ * The usual stack, with a model that answers each question by its route: the route whose key
+ * starts the question ("Question: <key>…"), else FINAL(unknown question). Tests add routes to
+ * the map as they go; sub-calls answer "sub reply".
+ */
+export async function startRoutedStack(routes: Map<string, QuestionRoute>): Promise<Stack> {
+  const stack = await startStack();
+  stack.server.scripts.root = (req) => {
+    for (const [q, fn] of routes) if (req.firstUser.startsWith(`Question: ${q}`)) return fn(req);
+    return "FINAL(unknown question)";
+  };
+  stack.server.scripts.sub = "sub reply";
+  return stack;
+}
+
 /**
  * Opens an exchange's steps if they are closed. They open with the run and stay open after the
  * answer (issue 15), so a test that wants them must not toggle them shut.

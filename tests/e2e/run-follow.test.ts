@@ -6,8 +6,8 @@
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -17,16 +17,10 @@ let server: ScriptedServer;
 let app: Stack["app"];
 let browser: Browser;
 
-type Route = (req: ScriptedRequest) => string | { text: string; hang?: boolean; delayMs?: number };
-const routes = new Map<string, Route>();
+const routes = new Map<string, QuestionRoute>();
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startRoutedStack(routes);
   ({ server, app, browser } = stack);
-  server.scripts.root = (req) => {
-    for (const [q, fn] of routes) if (req.firstUser.startsWith(`Question: ${q}`)) return fn(req);
-    return "FINAL(unknown question)";
-  };
-  server.scripts.sub = "sub reply";
 });
 afterAll(async () => stack?.close());
 
