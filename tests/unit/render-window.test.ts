@@ -12,6 +12,12 @@ describe("htmlToText", () => {
     );
   });
 
+  it("reads a table row as one line with its cells apart, and keeps blank lines single", () => {
+    const table = '<table class="split">\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>x <em>y</em></td>\n<td class="align-right"><a href="https://example.org">z</a></td>\n</tr>\n</tbody>\n</table>\n';
+    expect(htmlToText(table)).toBe("\n\na\tb\n\nx y\tz\n\n");
+    expect(htmlToText("<p>one</p>\n\n\n\n<p>two</p>")).toBe("one\n\ntwo");
+  });
+
   it("decodes the entities the renderer writes, and numeric ones, once", () => {
     expect(htmlToText("&lt;script&gt; &amp;lt; &quot;q&quot; &#39;s&#39; &#x1F600; &#65;")).toBe("<script> &lt; \"q\" 's' 😀 A");
   });

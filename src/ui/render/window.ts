@@ -34,13 +34,18 @@ const REST_SLICE_MS = 2;
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
 
 /**
- * The text a formatted chunk shows, from its HTML: tags dropped, entities decoded. The renderer
+ * The text a formatted chunk shows, from its HTML: tags dropped, entities decoded, a table row on
+ * one line with its cells tab-separated, no more than one blank line in a row. The renderer
  * writes only a few entities, but a numeric one is decoded too. The result is inserted as a text
  * node, so nothing in it is ever markup.
  */
 export function htmlToText(html: string): string {
   return html
+    // A table row reads as one line, its cells apart; blank lines between blocks stay single.
+    .replace(/<\/t[dh]>\s*(?=<t[dh][\s>])/g, "\t")
+    .replace(/<\/tr>\s*/g, "\n")
     .replace(/<[^>]*>/g, "")
+    .replace(/\n{3,}/g, "\n\n")
     .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
       if (name[0] !== "#") return ENTITIES[name.toLowerCase()] ?? whole;
       const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
