@@ -105,6 +105,9 @@ describe("phone, keyboard, screen reader and scale", () => {
       return { text: "", hang: true };
     });
     const { context, page, errors } = await newPage(browser);
+    // Playwright catches file choosers only once a listener has switched that on; switched on
+    // here, long before Enter, so the chooser Enter opens is never missed under load.
+    const chooserOpened = page.waitForEvent("filechooser", { timeout: 180_000 });
     await open(page);
     const tabTo = async (matches: (el: { tag: string; text: string; label: string; cls: string }) => boolean, what: string) => {
       for (let i = 0; i < 80; i++) {
@@ -120,7 +123,8 @@ describe("phone, keyboard, screen reader and scale", () => {
       throw new Error(`Tab never reached ${what}`);
     };
     await tabTo((el) => el.tag === "BUTTON" && el.text === "Choose files…", "the file picker");
-    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), page.keyboard.press("Enter")]);
+    await page.keyboard.press("Enter");
+    const chooser = await chooserOpened;
     await chooser.setFiles({ name: "memo.txt", mimeType: "text/plain", buffer: Buffer.from("Filler. The code is TANGO-19. More filler.") });
     await page.locator(".docs .name", { hasText: "memo.txt" }).waitFor({ timeout: 60_000 });
     await tabTo((el) => el.tag === "TEXTAREA", "the question box");
