@@ -28,6 +28,8 @@ const SLOT = { weight: 1_500, chars: 32 * 1024 };
  */
 const MARGIN_PX = 1500;
 const MARGIN = `${MARGIN_PX}px 0px`;
+/** The longest a formatting step waits for the page to render a frame. */
+const FRAME_WAIT_MS = 100;
 /** Time per turn for letting go of chunks that left the screen. */
 const REST_SLICE_MS = 2;
 
@@ -82,9 +84,16 @@ function nearScreen(element: HTMLElement): boolean {
   return rect.top < window.innerHeight + MARGIN_PX && rect.bottom > -MARGIN_PX;
 }
 
-/** Resolves after the page has had a chance to render a frame. */
+/**
+ * Resolves after the page has had a chance to render a frame, or after FRAME_WAIT_MS when it
+ * renders none: a page that is not being painted (a background tab, WebKit's automation window)
+ * may never run animation frames, and formatting must not wait for them forever.
+ */
 function nextFrame(): Promise<void> {
-  return new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, FRAME_WAIT_MS);
+  });
 }
 
 export class ChunkWindow {
@@ -134,7 +143,7 @@ export class ChunkWindow {
         const chunk = this.chunks[i]!;
         const format = weight < FIRST_WEIGHT || chunk.kind === "plain";
         if (format) weight += chunkWeight(chunk);
-        const element = format ? chunkElement(chunk, true) : resting(chunk);
+        const element = format ? chunkElement(chunk, false) : resting(chunk);
         if (format) this.formatted.add(i);
         this.elements[i] = element;
         slot.append(element);
@@ -260,10 +269,9 @@ export class ChunkWindow {
 /** A chunk's element while it is away from the screen: its text only. */
 function resting(chunk: RenderChunk): HTMLElement {
   const element = document.createElement("div");
-  // "many": a chunk skips layout too while off screen, so a slot coming near lays out only
-  // the chunks on screen.
-  element.className = "md-chunk many resting";
-  element.style.containIntrinsicSize = reservedSize(chunkChars(chunk));
+  // Not content-visibility inside a slot: WebKit (2.50) lays such nested chunks out at height 0
+  // once their slot has been on screen, and remembers that size, so the text vanished.
+  element.className = "md-chunk resting";
   element.textContent = chunk.kind === "html" ? htmlToText(chunk.html) : chunk.text;
   return element;
 }
