@@ -18,10 +18,10 @@ import type { RenderChunk } from "./markdown-html.ts";
 import { SLICE_MS, chunkChars, chunkElement, chunkWeight, reservedSize, yieldToPage } from "./paint.ts";
 import { sanitizeToFragment } from "./sanitize.ts";
 
-/** Formatted at once, before the first paint: more than a tall screen of any content. */
-export const FIRST_WEIGHT = 1_500;
+/** Formatted at once, before the first paint: about a tall screen of dense content (a table). */
+export const FIRST_WEIGHT = 600;
 /** A slot holds chunks up to about this many elements, or this much text. */
-const SLOT = { weight: 1_500, chars: 32 * 1024 };
+const SLOT = { weight: 1_500, chars: 16 * 1024 };
 /**
  * How far from the screen a slot is formatted (and past which it rests): far enough that
  * scrolling at reading speed never shows a resting chunk, near enough to bound the elements.
@@ -30,6 +30,11 @@ const MARGIN_PX = 1500;
 const MARGIN = `${MARGIN_PX}px 0px`;
 /** The longest a formatting step waits for the page to render a frame. */
 const FRAME_WAIT_MS = 100;
+/**
+ * Formatting per frame: what the frame then lays out is what it costs, so this stays under the
+ * 5 ms slices used elsewhere (a few hundred elements a frame).
+ */
+const FORMAT_SLICE_MS = 3;
 /** Time per turn for letting go of chunks that left the screen. */
 const REST_SLICE_MS = 2;
 
@@ -223,7 +228,7 @@ export class ChunkWindow {
         // Letting go comes first, a little per turn, so the page never holds much more than
         // what is near the screen, even while the person keeps scrolling.
         this.work(this.toRest, false, performance.now() + REST_SLICE_MS);
-        const formatted = this.work(this.toFormat, true, performance.now() + SLICE_MS);
+        const formatted = this.work(this.toFormat, true, performance.now() + FORMAT_SLICE_MS);
         if (formatted) await nextFrame();
         else if (this.toFormat.length || this.toRest.length) await yieldToPage();
       }
