@@ -118,14 +118,16 @@ async function restoreStored(
   try {
     // Handed over as a pending promise: Pyodide imports its JS while the bytes are read and checked.
     // The payload checksum is skipped when the store vouches these bytes passed it before.
-    const payload = found.bytes.then((stored) => openEnvelope(key, stored, { skipChecksum: found.checkedBefore === true }));
+    const checkedBefore = Promise.resolve(found.checkedBefore).then((v) => v === true, () => false);
+    const payload = found.bytes.then(async (stored) => openEnvelope(key, stored, { skipChecksum: await checkedBefore }));
     // A rejection is handled below, through loadPyodide; it must not count as unhandled before
     // Pyodide gets to await it (Node would end the worker thread).
     payload.catch(() => undefined);
     const py = await restore(request, payload);
     release(await payload);
-    if (!found.checkedBefore) await found.markChecked?.().catch(() => undefined);
-    return { py, verified: found.checkedBefore ? "stamp" : "checksum" };
+    const vouched = await checkedBefore;
+    if (!vouched) await found.markChecked?.().catch(() => undefined);
+    return { py, verified: vouched ? "stamp" : "checksum" };
   } catch (err) {
     const why = err instanceof SnapshotRejected ? `the stored snapshot was rejected: ${err.message}` : `restoring the stored snapshot failed: ${message(err)}`;
     notes.push(`${why}; it was deleted and a new one made`);
