@@ -18,7 +18,7 @@ import {
   snapshotKey,
 } from "./snapshot-format.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
-import { withSharedWasm } from "./shared-wasm.ts";
+import { withSharedWasm, type SharedWasm } from "./shared-wasm.ts";
 
 /** The name the host module goes into a snapshot under; a restore swaps in the new worker's own. */
 const HOST_MODULE_NAME = "_rlm_host";
@@ -36,8 +36,8 @@ export interface PythonBootRequest {
   offNote?: string;
   /** Make and store a new snapshot even if a good one is stored. */
   rebuild?: boolean;
-  /** pyodide.asm.wasm compiled by the page (browser only). */
-  wasmModule?: WebAssembly.Module;
+  /** pyodide.asm.wasm compiled by the page (browser), or by the worker thread as it started (Node). */
+  wasmModule?: SharedWasm;
   onPhase?: (phase: BootPhase) => void;
 }
 
