@@ -69,3 +69,39 @@ export async function withSharedWasm<T>(shared: SharedWasm | undefined, load: ()
     }
   }
 }
+
+/** Byte length up to which a module counts as one of the linker's wrappers (they are ~20–40). */
+const WRAPPER_MAX_BYTES = 64;
+
+/**
+ * Pyodide's dynamic linker puts hundreds of JavaScript functions into the wasm function table at
+ * every start, each wrapped in a tiny module of its own: `new WebAssembly.Module(bytes)` where
+ * the bytes depend only on the function's signature (Emscripten's convertJsFunctionToWasm). A
+ * compiled module is immutable and can be instantiated any number of times, so for the duration
+ * of one loadPyodide() call each distinct wrapper is compiled once (about 20 ms of a restore's
+ * CPU, on its critical path). Bigger modules are compiled as before.
+ */
+export async function withWrapperCache<T>(load: () => Promise<T>): Promise<T> {
+  const Original = WebAssembly.Module;
+  const cache = new Map<string, WebAssembly.Module>();
+  WebAssembly.Module = new Proxy(Original, {
+    construct(target, args: [BufferSource, ...unknown[]]) {
+      const source = args[0];
+      if (args.length !== 1 || !(source instanceof Uint8Array) || source.byteLength > WRAPPER_MAX_BYTES) {
+        return Reflect.construct(target, args);
+      }
+      const key = source.join(",");
+      let module = cache.get(key);
+      if (!module) {
+        module = Reflect.construct(target, args) as WebAssembly.Module;
+        cache.set(key, module);
+      }
+      return module;
+    },
+  });
+  try {
+    return await load();
+  } finally {
+    WebAssembly.Module = Original;
+  }
+}

@@ -18,7 +18,7 @@ import {
   snapshotKey,
 } from "./snapshot-format.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
-import { withSharedWasm, type SharedWasm } from "./shared-wasm.ts";
+import { withSharedWasm, withWrapperCache, type SharedWasm } from "./shared-wasm.ts";
 
 /** The name the host module goes into a snapshot under; a restore swaps in the new worker's own. */
 const HOST_MODULE_NAME = "_rlm_host";
@@ -144,7 +144,7 @@ async function makeSnapshotAndRestore(
   notes: string[],
 ): Promise<{ py: PyodideInterface; stored: NonNullable<SnapshotBootReport["stored"]> }> {
   clock.enter("loading-pyodide");
-  const maker = await withSharedWasm(request.wasmModule, () => loadPyodide({ ...indexOption(request), _makeSnapshot: true }));
+  const maker = await withSharedWasm(request.wasmModule, () => withWrapperCache(() => loadPyodide({ ...indexOption(request), _makeSnapshot: true })));
   clock.enter("installing-runtime");
   installRuntime(maker, request);
   clock.enter("making-snapshot");
@@ -180,7 +180,7 @@ async function makeSnapshotAndRestore(
 
 async function plainBoot(request: PythonBootRequest, clock: Clock): Promise<PyodideInterface> {
   clock.enter("loading-pyodide");
-  const py = await withSharedWasm(request.wasmModule, () => loadPyodide(indexOption(request)));
+  const py = await withSharedWasm(request.wasmModule, () => withWrapperCache(() => loadPyodide(indexOption(request))));
   clock.enter("installing-runtime");
   installRuntime(py, request);
   return py;
@@ -193,7 +193,7 @@ function installRuntime(py: PyodideInterface, request: PythonBootRequest): void 
 }
 
 async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promise<Uint8Array>): Promise<PyodideInterface> {
-  const py = await withSharedWasm(request.wasmModule, () =>
+  const py = await withSharedWasm(request.wasmModule, () => withWrapperCache(() =>
     loadPyodide({
       ...indexOption(request),
       _loadSnapshot: snapshot,
@@ -201,7 +201,7 @@ async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promis
         if (name === HOST_MODULE_NAME) return request.hostModule;
         throw new Error(`the snapshot refers to an unknown JavaScript object ${JSON.stringify(name)}`);
       },
-    }),
+    })),
   );
   // Pyodide keeps the option, and with it the 30 MiB of snapshot bytes, for the worker's life.
   delete (py as unknown as { _api: { config: Record<string, unknown> } })._api.config._loadSnapshot;
