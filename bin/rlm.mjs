@@ -30,7 +30,13 @@ if (help !== null) {
   }
   // Every command but help needs Python: its thread starts while the CLI loads.
   prestartReplWorker(new URL("../workers/repl.node-worker.mjs", import.meta.url));
-  process.exitCode = await (await loadCli()).main(argv);
+  const code = await (await loadCli()).main(argv);
+  // Everything the command does is done when main returns (answer printed, files written, the
+  // snapshot stored). Left to drain, the event loop first waits for the REPL thread to wind down
+  // and the keep-alive sockets to close: 20–50 ms after the answer is on the screen. Exit once
+  // what was written to stdout and stderr is out.
+  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((done) => stream.write("", () => done()))));
+  process.exit(code);
 }
 
 async function loadCli() {

@@ -4,6 +4,7 @@
 import type { PyodideInterface } from "pyodide";
 import { bootPython } from "./snapshot-boot.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
+import type { SharedWasm } from "./shared-wasm.ts";
 import {
   SAB_HEADER_BYTES,
   SAB_STATE_PENDING,
@@ -49,6 +50,8 @@ export interface ReplWorkerHooks {
   snapshotStore?: (setting: SnapshotSetting | undefined) => SnapshotStore | { off: string };
   /** Where Pyodide's files are when the host names none (Node: the installed package). */
   indexURL?: string;
+  /** pyodide.asm.wasm from `indexURL`, compiled (or compiling) ahead of the boot (Node). */
+  compiledWasm?: SharedWasm;
   /** Makes a host file readable at `at` in Python's file system (Node only). */
   mountHostFile?: (py: PyodideInterface, hostPath: string, at: string) => void;
 }
@@ -303,7 +306,11 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         hostModule,
         ...("off" in store ? { store: null, offNote: store.off } : { store }),
         ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
-        ...(options.wasmModule ? { wasmModule: options.wasmModule } : {}),
+        ...(options.wasmModule
+          ? { wasmModule: options.wasmModule }
+          : hooks.compiledWasm && (options.indexURL ?? hooks.indexURL) === hooks.indexURL
+            ? { wasmModule: hooks.compiledWasm }
+            : {}),
         ...(hooks.onPhase ? { onPhase: hooks.onPhase } : {}),
       });
       py = loaded;

@@ -15,12 +15,17 @@ const pythonSource = readFileSync(new URL("./python/rlm_runtime.py", import.meta
 // Pyodide finds its own files from a stack trace, which source maps (tsx, --enable-source-maps in
 // the parent's flags) point at its TypeScript sources: "Cannot find module …/src/js/pyodide.asm.mjs".
 const pyodideDir = `${dirname(createRequire(import.meta.url).resolve("pyodide/package.json"))}/`;
+// Pyodide's WebAssembly, compiling since the thread's first module ran (repl.node-worker.mjs).
+const slot = Symbol.for("recursive-reader.pyodide-wasm");
+const prefetched = (globalThis as Record<symbol, { wasm: string; compiling: Promise<WebAssembly.Module | null> } | undefined>)[slot];
+delete (globalThis as Record<symbol, unknown>)[slot];
 const evidence = { filename: "rlm_evidence.py", source: readFileSync(new URL("./python/rlm_evidence.py", import.meta.url), "utf8") };
 Comlink.expose(
   createReplWorker({
     pythonSource,
     pythonSections: [evidence],
     indexURL: pyodideDir,
+    ...(prefetched?.wasm === `${pyodideDir}pyodide.asm.wasm` ? { compiledWasm: prefetched.compiling } : {}),
     snapshotStore: (setting) =>
       setting?.kind === "directory" ? fileSnapshotStore(setting.path) : { off: "the snapshot cache is off" },
     mountHostFile,

@@ -2,7 +2,23 @@
 // runs from a cached plain-JavaScript bundle of repl.node-entry.ts (src/node/esbuild-cache.mjs),
 // since tsx compiling in a worker thread costs about 0.7 s of CPU per start (its loader thread
 // plus a round trip to it for every import); tsx is the fallback when the bundle cannot be had.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { cachedBundle } from "../src/node/esbuild-cache.mjs";
+
+// Python's WebAssembly starts compiling now, on V8's background threads, while this thread loads
+// its bundle, reads the snapshot and compiles Pyodide's JavaScript; Pyodide would otherwise start
+// it only once all of that is done (~30–60 ms of a warm start's wall time). The entry hands the
+// Module to Pyodide (shared-wasm.ts); a failure here only means Pyodide compiles its own.
+globalThis[Symbol.for("recursive-reader.pyodide-wasm")] = (() => {
+  try {
+    const wasm = createRequire(import.meta.url).resolve("pyodide/pyodide.asm.wasm");
+    const compiling = WebAssembly.compile(readFileSync(wasm)).catch(() => null);
+    return { wasm, compiling };
+  } catch {
+    return undefined;
+  }
+})();
 
 const entry = new URL("./repl.node-entry.ts", import.meta.url);
 const bundle = process.env.RLM_NO_BUNDLE ? null : await cachedBundle(entry, "repl-worker");

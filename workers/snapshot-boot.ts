@@ -18,7 +18,7 @@ import {
   snapshotKey,
 } from "./snapshot-format.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
-import { withSharedWasm } from "./shared-wasm.ts";
+import { withSharedWasm, withWrapperCache, type SharedWasm } from "./shared-wasm.ts";
 
 /** The name the host module goes into a snapshot under; a restore swaps in the new worker's own. */
 const HOST_MODULE_NAME = "_rlm_host";
@@ -36,8 +36,8 @@ export interface PythonBootRequest {
   offNote?: string;
   /** Make and store a new snapshot even if a good one is stored. */
   rebuild?: boolean;
-  /** pyodide.asm.wasm compiled by the page (browser only). */
-  wasmModule?: WebAssembly.Module;
+  /** pyodide.asm.wasm compiled by the page (browser), or by the worker thread as it started (Node). */
+  wasmModule?: SharedWasm;
   onPhase?: (phase: BootPhase) => void;
 }
 
@@ -118,14 +118,16 @@ async function restoreStored(
   try {
     // Handed over as a pending promise: Pyodide imports its JS while the bytes are read and checked.
     // The payload checksum is skipped when the store vouches these bytes passed it before.
-    const payload = found.bytes.then((stored) => openEnvelope(key, stored, { skipChecksum: found.checkedBefore === true }));
+    const checkedBefore = Promise.resolve(found.checkedBefore).then((v) => v === true, () => false);
+    const payload = found.bytes.then(async (stored) => openEnvelope(key, stored, { skipChecksum: await checkedBefore }));
     // A rejection is handled below, through loadPyodide; it must not count as unhandled before
     // Pyodide gets to await it (Node would end the worker thread).
     payload.catch(() => undefined);
     const py = await restore(request, payload);
     release(await payload);
-    if (!found.checkedBefore) await found.markChecked?.().catch(() => undefined);
-    return { py, verified: found.checkedBefore ? "stamp" : "checksum" };
+    const vouched = await checkedBefore;
+    if (!vouched) await found.markChecked?.().catch(() => undefined);
+    return { py, verified: vouched ? "stamp" : "checksum" };
   } catch (err) {
     const why = err instanceof SnapshotRejected ? `the stored snapshot was rejected: ${err.message}` : `restoring the stored snapshot failed: ${message(err)}`;
     notes.push(`${why}; it was deleted and a new one made`);
@@ -142,7 +144,7 @@ async function makeSnapshotAndRestore(
   notes: string[],
 ): Promise<{ py: PyodideInterface; stored: NonNullable<SnapshotBootReport["stored"]> }> {
   clock.enter("loading-pyodide");
-  const maker = await withSharedWasm(request.wasmModule, () => loadPyodide({ ...indexOption(request), _makeSnapshot: true }));
+  const maker = await withSharedWasm(request.wasmModule, () => withWrapperCache(() => loadPyodide({ ...indexOption(request), _makeSnapshot: true })));
   clock.enter("installing-runtime");
   installRuntime(maker, request);
   clock.enter("making-snapshot");
@@ -178,7 +180,7 @@ async function makeSnapshotAndRestore(
 
 async function plainBoot(request: PythonBootRequest, clock: Clock): Promise<PyodideInterface> {
   clock.enter("loading-pyodide");
-  const py = await withSharedWasm(request.wasmModule, () => loadPyodide(indexOption(request)));
+  const py = await withSharedWasm(request.wasmModule, () => withWrapperCache(() => loadPyodide(indexOption(request))));
   clock.enter("installing-runtime");
   installRuntime(py, request);
   return py;
@@ -191,7 +193,7 @@ function installRuntime(py: PyodideInterface, request: PythonBootRequest): void 
 }
 
 async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promise<Uint8Array>): Promise<PyodideInterface> {
-  const py = await withSharedWasm(request.wasmModule, () =>
+  const py = await withSharedWasm(request.wasmModule, () => withWrapperCache(() =>
     loadPyodide({
       ...indexOption(request),
       _loadSnapshot: snapshot,
@@ -199,7 +201,7 @@ async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promis
         if (name === HOST_MODULE_NAME) return request.hostModule;
         throw new Error(`the snapshot refers to an unknown JavaScript object ${JSON.stringify(name)}`);
       },
-    }),
+    })),
   );
   // Pyodide keeps the option, and with it the 30 MiB of snapshot bytes, for the worker's life.
   delete (py as unknown as { _api: { config: Record<string, unknown> } })._api.config._loadSnapshot;

@@ -34,7 +34,7 @@ export interface StoredSnapshot {
    * since (Node: a stamp beside the file matches its size, inode, times and header), so the
    * payload checksum may be skipped. The envelope's header is still checked.
    */
-  checkedBefore?: boolean;
+  checkedBefore?: boolean | Promise<boolean>;
   /** Remember that these bytes passed the full check (after a restore from them succeeded). */
   markChecked?: () => Promise<void>;
 }
