@@ -7,6 +7,7 @@ import { constants } from "node:fs";
 import { access, open, stat } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
+import { detectBom } from "../ingest/decode.ts";
 import { Utf8Counter } from "../ingest/utf8-count.ts";
 import { UsageError } from "./args.ts";
 
@@ -31,7 +32,6 @@ export async function contextDocuments(files: string[], readStdin: () => Promise
   return [{ name: "stdin", data: new Blob([stdin as Uint8Array<ArrayBuffer>]) }];
 }
 
-const UTF8_BOM = [0xef, 0xbb, 0xbf];
 const CHUNK = 1 << 20;
 
 /**
@@ -71,10 +71,10 @@ async function countChunks(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Arr
   for await (const chunk of chunks) {
     if (first) {
       first = false;
-      const [a, b, c, d] = chunk;
-      // A UTF-16/32 byte-order mark (FF FE, FE FF, 00 00 FE FF): not worth predicting.
-      if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff) || (a === 0 && b === 0 && c === 0xfe && d === 0xff)) return undefined;
-      bom = UTF8_BOM.every((b, i) => chunk[i] === b);
+      const mark = detectBom(chunk);
+      // A UTF-16/32 byte-order mark: not worth predicting.
+      if (mark && mark.encoding !== "utf-8-sig") return undefined;
+      bom = mark !== null;
     }
     bytes += chunk.byteLength;
     if (!counter.valid) continue; // Latin-1 then: only the byte count matters
