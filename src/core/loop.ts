@@ -24,7 +24,7 @@ import { blockRecord, iterationRecord } from "./records.ts";
 import { configureHelpers, helperLimits, replSyntaxChecker, type SyntaxChecker } from "./repl-probes.ts";
 import { analyseReply, type ReplyAnalysis } from "./reply.ts";
 import { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
-import { StopSignal } from "./stop.ts";
+import { StopSignal, abortable } from "./stop.ts";
 import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
 import { runMetadata } from "./trajectory.ts";
 import { resumedTurns, type ResumeRun } from "./resume.ts";
@@ -180,13 +180,7 @@ class QuestionRun {
   private async pythonReady(): Promise<boolean> {
     const pending = this.pending;
     if (!pending) return false;
-    const stopped = new Promise<never>((_, reject) => {
-      const onStop = () => reject(new EngineAbortedError());
-      if (this.stop.signal.aborted) onStop();
-      else this.stop.signal.addEventListener("abort", onStop, { once: true });
-    });
-    stopped.catch(() => undefined);
-    await Promise.race([pending.ready, stopped]);
+    await abortable(pending.ready, this.stop.signal, () => new EngineAbortedError());
     this.pending = null;
     if (sameContextForPrompt(pending.context, this.o.repl.contextInfo)) return false;
     this.conversation = this.openConversation();

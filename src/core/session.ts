@@ -10,6 +10,7 @@ import { replDocumentSource } from "./context-source.ts";
 import type { DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
+import { abortable as abortableWork } from "./stop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import type { ResumeRun } from "./resume.ts";
 import { runMetadata, toJsonl } from "./trajectory.ts";
@@ -416,13 +417,9 @@ function turnKey(it: IterationRecord): string {
 }
 
 /** Waits for `work` unless the signal aborts first (the work itself is left to finish). */
+/** Waits for `work` unless the question is stopped first. */
 function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new Stopped());
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new Stopped());
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+  return abortableWork(work, signal, () => new Stopped());
 }
 
 /** A question that never reached its first turn: stopped while waiting, or it could not start. */

@@ -18,3 +18,16 @@ export class StopSignal {
     this.controller.abort();
   }
 }
+
+/**
+ * `work`, or a rejection with `stopped()` as soon as `signal` aborts (the work itself goes on:
+ * what it was waiting for is not ours to cancel).
+ */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal, stopped: () => Error): Promise<T> {
+  if (signal.aborted) return Promise.reject(stopped());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(stopped());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
