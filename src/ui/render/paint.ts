@@ -48,37 +48,23 @@ export function reservedSize(chars: number): string {
   return `auto ${Math.max(40, Math.round(chars * PX_PER_CHAR))}px`;
 }
 
-export interface PaintOptions {
-  /** Index of the first chunk to paint; 0 replaces what the host shows. */
-  from: number;
-  /** Stop after about this many elements (Infinity: paint to the end). */
-  budget: number;
-}
-
 /**
- * Paints `chunks` from `options.from` into `host`, and returns the index where it stopped.
- * Painting from 0 replaces the host's content, but only once the first slice is ready, so an
- * update (a streamed reply) never flashes empty. Stops quietly when `signal` aborts (a newer
+ * Paints `chunks` into `host` in slices, replacing its content once the first slice is ready, so
+ * an update (a streamed reply) never flashes empty. Stops quietly when `signal` aborts (a newer
  * text is on its way).
  */
-export async function paintChunks(host: HTMLElement, chunks: RenderChunk[], signal: AbortSignal, options: PaintOptions): Promise<number> {
+export async function paintChunks(host: HTMLElement, chunks: RenderChunk[], signal: AbortSignal): Promise<void> {
   const many = chunks.length > 1;
-  let i = options.from;
-  let replace = options.from === 0;
-  let spent = 0;
-  const more = () => i < chunks.length && spent < options.budget;
-  while (more() || replace) {
-    if (signal.aborted) return i;
+  let i = 0;
+  let replace = true;
+  while (i < chunks.length || replace) {
+    if (signal.aborted) return;
     const deadline = performance.now() + SLICE_MS;
     const built: HTMLElement[] = [];
-    while (more() && (built.length === 0 || performance.now() < deadline)) {
-      spent += chunkWeight(chunks[i]!);
-      built.push(chunkElement(chunks[i++]!, many));
-    }
+    while (i < chunks.length && (built.length === 0 || performance.now() < deadline)) built.push(chunkElement(chunks[i++]!, many));
     if (replace) host.replaceChildren(...built);
     else host.append(...built);
     replace = false;
-    if (more()) await yieldToPage();
+    if (i < chunks.length) await yieldToPage();
   }
-  return i;
 }

@@ -38,7 +38,7 @@ function mark(host: HTMLElement, state: RenderState): void {
  */
 async function paintAll(host: HTMLElement, chunks: RenderChunk[], signal: AbortSignal): Promise<void> {
   if (chunks.length > 1) await new ChunkWindow(host, chunks, signal).paint();
-  else await paintChunks(host, chunks, signal, { from: 0, budget: Infinity });
+  else await paintChunks(host, chunks, signal);
 }
 
 export async function showMarkdown(host: HTMLElement, text: string, signal: AbortSignal, client: MarkdownRenderClient = renderClient()): Promise<void> {
@@ -53,7 +53,7 @@ export async function showMarkdown(host: HTMLElement, text: string, signal: Abor
     const placeholder = new AbortController();
     const timer = setTimeout(() => {
       mark(host, "plain");
-      void paintChunks(host, plainChunks(text), AbortSignal.any([signal, placeholder.signal]), { from: 0, budget: Infinity });
+      void paintChunks(host, plainChunks(text), AbortSignal.any([signal, placeholder.signal]));
     }, PLACEHOLDER_AFTER_MS);
     let chunks: RenderChunk[];
     let state: RenderState = "done";
