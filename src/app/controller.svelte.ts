@@ -51,8 +51,8 @@ export class SessionView {
   replStatus = $state<ReplStatus>({ state: "starting" });
   running = $state(false);
   stopping = $state(false);
-  /** A question held back because it had nowhere to go (no model yet), with the fix. */
-  held = $state<MissingModel | null>(null);
+  /** A question was held back because it had nowhere to go (no model yet); the fix is missingModel(). */
+  held = $state(false);
 
   get totalChars(): number {
     return this.record?.documents.reduce((s, d) => s + d.chars, 0) ?? 0;
@@ -315,8 +315,8 @@ export class AppController {
    * shows the step that is missing with its button, and no "Failed" card is made.
    */
   take(): boolean {
-    this.view.held = this.missingModel();
-    return this.view.held === null;
+    this.view.held = this.missingModel() !== null;
+    return !this.view.held;
   }
 
   /** Continues a stopped, cut-off or out-of-turns run in place, from its last turn (RlmSession owns how). */
