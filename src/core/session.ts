@@ -322,13 +322,8 @@ export class RlmSession {
   private async prepareOverlapped(context: ContextInfo, signal: AbortSignal, onEvent?: RlmEventListener): Promise<{ engines: SessionEngines; pending: PendingPython }> {
     const ready = (async () => {
       await this.repl.start();
-      const rebuilt = await this.repl.ensureResponsive();
-      if (rebuilt) {
-        this.variablesKept = false;
-        this.turnsHere.clear();
-        onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
-      }
       await this.documentsReady();
+      await this.checkResponsive(onEvent);
       await this.repl.beginQuestion(this.history);
     })();
     ready.catch(() => undefined); // the run awaits it; a question stopped first must not leave it unhandled
@@ -343,19 +338,27 @@ export class RlmSession {
     const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
     say("python");
     await abortable(this.repl.start(), signal);
-    const rebuilt = await abortable(this.repl.ensureResponsive(), signal);
-    if (rebuilt) {
-      this.variablesKept = false;
-      this.turnsHere.clear();
-      onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
-    }
     say("documents");
     await abortable(this.documentsReady(), signal);
+    await abortable(this.checkResponsive(onEvent), signal);
     say("model");
     const engines = await abortable(Promise.resolve(this.deps.engines()), signal);
     this.lastEngines = engines;
     await abortable(this.repl.beginQuestion(this.history), signal);
     return engines;
+  }
+
+  /**
+   * A worker that stopped answering since the last question is rebuilt (its documents loaded
+   * again) and the run is told. Checked after the documents: a worker decoding one is busy,
+   * not wedged.
+   */
+  private async checkResponsive(onEvent?: RlmEventListener): Promise<void> {
+    const rebuilt = await this.repl.ensureResponsive();
+    if (!rebuilt) return;
+    this.variablesKept = false;
+    this.turnsHere.clear();
+    onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
   }
 
   private remember(question: string, result: RlmResult): void {

@@ -46,6 +46,17 @@ export class ReplStartError extends Error {
 }
 
 /**
+ * A call on a worker that was torn down (killed, crashed, or its session closed) before it
+ * answered. Comlink would leave such a call pending for ever, and whoever waited on it with it.
+ */
+export class WorkerGoneError extends Error {
+  override name = "WorkerGoneError";
+  constructor(reason: string) {
+    super(`The Python worker stopped before it answered (${reason}). Ask again: a new worker is started with the documents.`);
+  }
+}
+
+/**
  * What is loaded into Python, kept so a rebuilt worker gets it back. Documents are Blob handles
  * (no copies); a removed document leaves this map, so nothing here keeps it alive.
  */
@@ -55,6 +66,7 @@ type LoadedContext =
 
 const DEFAULT_OUTPUT_CAP = 200_000;
 const DEFAULT_KILL_GRACE_MS = 1500;
+const INTERRUPT_RESEND_MS = 100;
 /** How long an idle worker may take to answer the heartbeat (generous: the machine may be busy). */
 const DEFAULT_HEARTBEAT_MS = 3000;
 const WEDGED = "after the cell it stopped answering: something the cell scheduled kept it busy, or it shut itself down";
@@ -108,6 +120,12 @@ export class ReplClient implements SessionRepl {
   private readonly heartbeatMs: number;
   private readonly outputCap: number;
   private readonly killGraceMs: number;
+  /** Calls on the worker not answered yet: a heartbeat waits for them (see ensureResponsive). */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Per worker: fails its unanswered calls once it is torn down. */
+  private readonly goneSignals = new WeakMap<ReplTransport, { gone: Promise<never>; fire: (reason: string) => void }>();
+  private closed = false;
+  private resendInterrupt: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly factory: ReplTransportFactory,
@@ -144,6 +162,7 @@ export class ReplClient implements SessionRepl {
     this.options.onStatus?.({ state: "starting" });
     const transport = this.factory();
     this.transport = transport;
+    this.watchGone(transport);
     transport.onExit((reason) => {
       if (this.transport === transport) this.handleWorkerExit(reason);
     });
@@ -169,11 +188,13 @@ export class ReplClient implements SessionRepl {
     bootOptions.pingPort = ping.port2;
     if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
     if (!shared) this.openRelay(transport, bootOptions);
-    const info = await transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2, ping.port2]));
+    const info = await this.call(transport, transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2, ping.port2])));
     this.syncMode = info.syncMode;
     await this.reloadContext();
     if (this.booted) {
-      const fresh = { beginQuestion: async (history: HistoryEntry[]) => void (await transport.api.beginQuestion(JSON.stringify(history))) };
+      const fresh = {
+        beginQuestion: async (history: HistoryEntry[]) => void (await this.call(transport, transport.api.beginQuestion(JSON.stringify(history)))),
+      };
       for (const listener of this.rebuiltListeners) await listener(fresh);
     }
     this.booted = true;
@@ -189,9 +210,51 @@ export class ReplClient implements SessionRepl {
     bootOptions.subcallUrl = relay.url;
   }
 
+  private watchGone(transport: ReplTransport): void {
+    let fire!: (reason: string) => void;
+    const gone = new Promise<never>((_, reject) => (fire = (reason) => reject(new WorkerGoneError(reason))));
+    gone.catch(() => undefined); // only calls in flight care
+    this.goneSignals.set(transport, { gone, fire });
+  }
+
+  /** A call on worker `t` that fails with WorkerGoneError if `t` is torn down before it answers. */
+  private call<T>(t: ReplTransport, work: Promise<T>): Promise<T> {
+    const gone = this.goneSignals.get(t)?.gone;
+    const settled = gone ? Promise.race([work, gone]) : work;
+    this.inFlight.add(settled);
+    const forget = () => void this.inFlight.delete(settled);
+    settled.then(forget, forget);
+    return settled;
+  }
+
+  /**
+   * Applies a change to `context` (already recorded in `loaded`). If the worker is rebuilt or
+   * dies before it answers, the change is not lost: the replacement loads everything recorded
+   * as it boots, and this waits for that.
+   */
+  private async changeContext(apply: (t: ReplTransport) => Promise<string>): Promise<ContextInfo> {
+    const t = await this.ready();
+    try {
+      this.contextInfo = parseContextInfo(await this.call(t, apply(t)));
+      return this.contextInfo;
+    } catch (err) {
+      if (!(err instanceof WorkerGoneError) || this.closed) throw err;
+      const fresh = await this.ready();
+      // An empty `context` is not reloaded at boot: apply the change (a removal) to the new worker.
+      if (!this.contextInfo || !this.hasLoadedContext()) this.contextInfo = parseContextInfo(await this.call(fresh, apply(fresh)));
+      return this.contextInfo;
+    }
+  }
+
+  private hasLoadedContext(): boolean {
+    return this.loaded.kind === "text" || this.loaded.docs.size > 0;
+  }
+
   /** The live worker, with any Stop left over from an earlier call cleared. */
   private async ready(): Promise<ReplTransport> {
+    if (this.closed) throw new WorkerGoneError("its session was closed");
     await this.start();
+    if (this.closed) throw new WorkerGoneError("its session was closed");
     if (!this.transport) throw new ReplStartError("the worker is gone");
     if (this.interruptView) this.interruptView[0] = 0;
     return this.transport;
@@ -209,34 +272,30 @@ export class ReplClient implements SessionRepl {
 
   /** Replace `context` with exactly these documents. */
   async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape = "auto"): Promise<ContextInfo> {
-    const t = await this.ready();
+    await this.ready();
     this.loaded = { kind: "documents", docs: new Map(docs.map((d) => [d.name, d])), shape };
-    this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, shape));
-    return this.contextInfo;
+    return this.changeContext((t) => t.api.loadDocuments(docs, shape));
   }
 
   /** Decode one more document into `context`; the others are not touched. */
   async addDocument(doc: ContextDocumentInput): Promise<ContextInfo> {
-    const t = await this.ready();
+    await this.ready();
     const docs = this.loaded.kind === "documents" ? this.loaded.docs : new Map<string, ContextDocumentInput>();
     docs.set(doc.name, doc);
     this.loaded = { kind: "documents", docs, shape: "auto" };
-    this.contextInfo = parseContextInfo(await t.api.addDocument(doc));
-    return this.contextInfo;
+    return this.changeContext((t) => t.api.addDocument(doc));
   }
 
   async removeDocument(name: string): Promise<ContextInfo> {
-    const t = await this.ready();
+    await this.ready();
     if (this.loaded.kind === "documents") this.loaded.docs.delete(name);
-    this.contextInfo = parseContextInfo(await t.api.removeDocument(name));
-    return this.contextInfo;
+    return this.changeContext((t) => t.api.removeDocument(name));
   }
 
   async setContextText(text: string): Promise<ContextInfo> {
-    const t = await this.ready();
+    await this.ready();
     this.loaded = { kind: "text", text };
-    this.contextInfo = parseContextInfo(await t.api.setContextText(text));
-    return this.contextInfo;
+    return this.changeContext((t) => t.api.setContextText(text));
   }
 
   onRebuilt(listener: RebuiltListener): void {
@@ -247,21 +306,21 @@ export class ReplClient implements SessionRepl {
     const t = this.transport;
     if (!t) return;
     if (this.loaded.kind === "text") {
-      this.contextInfo = parseContextInfo(await t.api.setContextText(this.loaded.text));
+      this.contextInfo = parseContextInfo(await this.call(t, t.api.setContextText(this.loaded.text)));
     } else if (this.loaded.docs.size) {
       const docs = [...this.loaded.docs.values()];
-      this.contextInfo = parseContextInfo(await t.api.loadDocuments(docs, this.loaded.shape));
+      this.contextInfo = parseContextInfo(await this.call(t, t.api.loadDocuments(docs, this.loaded.shape)));
     }
   }
 
   async beginQuestion(history: HistoryEntry[]): Promise<void> {
     const t = await this.ready();
-    await t.api.beginQuestion(JSON.stringify(history));
+    await this.call(t, t.api.beginQuestion(JSON.stringify(history)));
   }
 
   async stats(): Promise<ReplStats> {
     const t = await this.ready();
-    const s = await t.api.stats();
+    const s = await this.call(t, t.api.stats());
     return { wasmHeapBytes: typeof s?.wasmHeapBytes === "number" ? s.wasmHeapBytes : 0 };
   }
 
@@ -270,12 +329,12 @@ export class ReplClient implements SessionRepl {
     if (!ranges.length) return [];
     const t = await this.ready();
     const asked = ranges.map(({ doc, start, end }) => ({ doc, start, end }));
-    return parsePassages(await t.api.sourcePassages(JSON.stringify(asked)), asked.length);
+    return parsePassages(await this.call(t, t.api.sourcePassages(JSON.stringify(asked))), asked.length);
   }
 
   async resetNamespace(): Promise<void> {
     const t = await this.ready();
-    await t.api.resetNamespace();
+    await this.call(t, t.api.resetNamespace());
   }
 
   async runCell(code: string, options: RunCellOptions = {}): Promise<CellResult> {
@@ -338,6 +397,8 @@ export class ReplClient implements SessionRepl {
       dispose: () => {
         clearTimeout(timer);
         clearTimeout(killTimer);
+        clearInterval(this.resendInterrupt);
+        this.resendInterrupt = undefined;
         this.armKill = null;
         this.cellLost = null;
       },
@@ -388,6 +449,9 @@ export class ReplClient implements SessionRepl {
 
   /** Before a question: a worker that stopped answering since the last one is rebuilt. */
   async ensureResponsive(): Promise<string | null> {
+    // A worker busy with a call (decoding a large document) cannot answer a heartbeat, and is
+    // not wedged: wait for what it is doing first.
+    await Promise.allSettled([...this.inFlight]);
     const t = await this.ready();
     if (await this.heartbeat(t)) return null;
     this.rebuildAfter(t, WEDGED);
@@ -420,7 +484,7 @@ export class ReplClient implements SessionRepl {
     const waitingInJspi = this.syncMode === "jspi" && this.pendingReplies.size > 0;
     // Python can stop by itself when it has an interrupt buffer or waits on a sub-call reply.
     const canStopItself = !!this.interruptView || this.pendingReplies.size > 0;
-    if (this.interruptView && !waitingInJspi) this.interruptView[0] = 2;
+    if (this.interruptView && !waitingInJspi) this.sendInterrupt(this.interruptView);
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
     // Otherwise (no SharedArrayBuffer, so no interrupt buffer) only killing the worker stops it:
@@ -428,24 +492,37 @@ export class ReplClient implements SessionRepl {
     this.armKill?.(canStopItself ? this.killGraceMs : 0);
   }
 
+  /**
+   * Asks Python to stop, and asks again every INTERRUPT_RESEND_MS until the cell ends: once in
+   * a few dozen interrupts sent as a cell began, Pyodide consumed the request without raising
+   * it, and the loop then ran until the worker was killed, its variables lost.
+   */
+  private sendInterrupt(view: Uint8Array): void {
+    view[0] = 2;
+    // Only while a cell runs (its end clears the timer): outside one, a request left in the
+    // buffer would stop the next cell as it began.
+    if (this.armKill) this.resendInterrupt ??= setInterval(() => (view[0] = 2), INTERRUPT_RESEND_MS);
+  }
+
   /** Kill the worker and start a fresh one with the same documents. */
   async restart(reason: string): Promise<void> {
     this.restarts += 1;
     this.options.onStatus?.({ state: "restarting", reason });
-    this.teardown();
+    this.teardown(reason);
     await this.start();
   }
 
   private handleWorkerExit(reason: string): void {
     // A running cell gets no reply from a dead worker: end it now, and make a later call reboot.
     this.cellLost?.(reason);
-    this.teardown();
+    this.teardown(reason);
     this.options.onStatus?.({ state: "restarting", reason });
   }
 
-  private teardown(): void {
+  private teardown(reason: string): void {
     const t = this.transport;
     this.transport = null;
+    if (t) this.goneSignals.get(t)?.fire(reason);
     this.starting = null;
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
@@ -459,7 +536,8 @@ export class ReplClient implements SessionRepl {
   }
 
   close(): void {
-    this.teardown();
+    this.closed = true;
+    this.teardown("its session was closed");
   }
 
   // --- sub-calls from Python ------------------------------------------------------------

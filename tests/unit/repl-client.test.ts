@@ -23,9 +23,19 @@ interface PulseBehaviour {
   deliver?: boolean;
 }
 
-function fakeTransport(runCell: (code: string) => Promise<string>, boots: { count: number }, behaviour: PulseBehaviour = {}): () => ReplTransport {
+/** Replaces some of the fake worker's calls; `exit` makes this worker die as a real one does. */
+type Overrides = (boot: number, exit: (reason: string) => void) => Partial<ReplWorkerApi>;
+
+function fakeTransport(
+  runCell: (code: string) => Promise<string>,
+  boots: { count: number },
+  behaviour: PulseBehaviour = {},
+  overrides: Overrides = () => ({}),
+): () => ReplTransport {
   return () => {
     boots.count += 1;
+    const exitListeners: Array<(reason: string) => void> = [];
+    const exit = (reason: string) => exitListeners.forEach((l) => l(reason));
     // The worker's private port, as the real worker's JS answers it: heartbeats echoed, each
     // cell's start announced.
     let pulse: MessagePort | undefined;
@@ -52,10 +62,10 @@ function fakeTransport(runCell: (code: string) => Promise<string>, boots: { coun
       stats: async () => ({ wasmHeapBytes: 0 }),
     } satisfies ReplWorkerApi;
     return {
-      api: api as unknown as ReplTransport["api"],
+      api: { ...api, ...overrides(boots.count, exit) } as unknown as ReplTransport["api"],
       transfer: (v) => v,
       terminate: () => undefined,
-      onExit: () => undefined,
+      onExit: (listener) => void exitListeners.push(listener),
     };
   };
 }
@@ -191,4 +201,82 @@ describe("ReplClient with a misbehaving worker", () => {
     const r = await repl.runCell("x", { timeoutMs: 10_000 });
     expect(r.stdout).toBe("via the private port");
   });
+});
+
+// Comlink leaves a call pending for ever when its worker goes away; whoever waited on it (a
+// document load, and every question after it) waited for ever too.
+describe("ReplClient calls while the worker is busy, killed or dead", () => {
+  const docInfo = (chars: number) => JSON.stringify({ type: "str", total_chars: chars, items: 1 });
+  const blob = { name: "big.txt", data: new Blob(["x"]) };
+
+  it("a worker busy decoding a document is waited for, not taken for wedged and killed", async () => {
+    const boots = { count: 0 };
+    let busy = false;
+    const repl = new ReplClient(
+      fakeTransport(async () => good(""), boots, { answer: () => !busy }, () => ({
+        addDocument: async () => {
+          busy = true; // like Python decoding: the worker's event loop answers nothing meanwhile
+          await new Promise((r) => setTimeout(r, 400));
+          busy = false;
+          return docInfo(2_000_000);
+        },
+      })),
+      { heartbeatMs: 100 },
+    );
+    await repl.start();
+    const loading = repl.addDocument(blob);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await repl.ensureResponsive()).toBeNull();
+    expect((await loading).total_chars).toBe(2_000_000);
+    expect(boots.count).toBe(1);
+    repl.close();
+  });
+
+  it("a document call on a worker that dies is not lost: the new worker loads it, and the call returns", async () => {
+    const boots = { count: 0 };
+    const repl = new ReplClient(
+      fakeTransport(async () => good(""), boots, {}, (boot, exit) => ({
+        // The first worker dies while decoding; the second has the document loaded as it boots.
+        addDocument: () => {
+          setTimeout(() => exit("worker exited with code 1"), 20);
+          return new Promise<string>(() => undefined);
+        },
+        loadDocuments: async (docs) => (boot > 1 ? docInfo(docs.length * 7) : context),
+      })),
+    );
+    await repl.start();
+    const info = await repl.addDocument(blob);
+    expect(info.total_chars).toBe(7);
+    expect(boots.count).toBe(2);
+    repl.close();
+  }, 5_000);
+
+  it("a worker that dies while it starts fails the start with a message, instead of a start that never ends", async () => {
+    const boots = { count: 0 };
+    const repl = new ReplClient(
+      fakeTransport(async () => good(""), boots, {}, (_boot, exit) => ({
+        boot: () => {
+          setTimeout(() => exit("the Python worker script failed to load"), 20);
+          return new Promise(() => undefined);
+        },
+      })),
+    );
+    await expect(repl.start()).rejects.toThrow(/could not start: .*script failed to load/);
+  }, 5_000);
+
+  it("a call on a session closed meanwhile fails with a message, and starts no new worker", async () => {
+    const boots = { count: 0 };
+    const repl = new ReplClient(
+      fakeTransport(async () => good(""), boots, {}, () => ({ sourcePassages: () => new Promise<string>(() => undefined) })),
+    );
+    await repl.start();
+    const quoting = repl.sourcePassages([{ doc: "a", start: 0, end: 1 }]);
+    const later = repl.stats();
+    await new Promise((r) => setTimeout(r, 10)); // the call has reached the worker
+    repl.close();
+    await expect(repl.resetNamespace()).rejects.toThrow(/its session was closed/);
+    await expect(quoting).rejects.toThrow(/stopped before it answered \(its session was closed\)/);
+    await expect(later).resolves.toEqual({ wasmHeapBytes: 0 });
+    expect(boots.count).toBe(1);
+  }, 5_000);
 });
