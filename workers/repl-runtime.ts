@@ -279,6 +279,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       // A private SharedArrayBuffer gives Atomics.wait something to wait on; without one
       // (a page that is not cross-origin isolated) a short busy wait does the same job.
       const napCell = typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;
+      const interruptBuffer = options.interruptBuffer ? new Uint8Array(options.interruptBuffer) : undefined;
       // Built before Python starts: a snapshot stores it by name and a restore plugs this one in.
       const hostModule = {
         mode,
@@ -293,6 +294,9 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         // result goes out at once, so work that wedges the worker after the cell cannot hold it.
         cell_started: (id: number) => pulse?.cellStarted(Number(id)),
         cell_finished: (id: number, result: string) => pulse?.cellFinished(Number(id), capForHost(String(result), cellOutputCap)),
+        // Python arms the interrupt buffer while a cell's own code runs, and only then (see
+        // _interrupts in rlm_runtime.py).
+        interrupts: (on: boolean) => need().setInterruptBuffer((on && interruptBuffer) as Uint8Array),
         call_blocking: (requestJson: string) => {
           if (!callBlocking) throw new Error("no blocking channel");
           return callBlocking(String(requestJson));
@@ -314,7 +318,6 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         ...(hooks.onPhase ? { onPhase: hooks.onPhase } : {}),
       });
       py = loaded;
-      if (options.interruptBuffer) loaded.setInterruptBuffer(new Uint8Array(options.interruptBuffer));
       if (options.pingPort) pulse = privatePulse(options.pingPort);
       if (options.recordSources === false) loaded.runPython("_evidence.enabled = False");
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));

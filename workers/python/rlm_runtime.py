@@ -552,34 +552,32 @@ async def _run(code_obj):
 async def run_cell(code, output_cap, cell_id=0):
     """Run one cell. Returns JSON: stdout, stderr, final_answer, locals, execution_time,
     error (exception type or null), interrupted."""
+    saved = sys.stdout, sys.stderr
     try:
-        _rlm_host.cell_started(cell_id)
-    except Exception:
-        pass
-    _state.final = None
-    _state.final_set = False
+        return await _run_cell(code, output_cap, cell_id, saved)
+    except KeyboardInterrupt:
+        # The host's interrupt landed just as the cell's code ended, as it was disarmed.
+        return _interrupted_cell(cell_id, saved)
+
+
+async def _run_cell(code, output_cap, cell_id, saved):
+    _announce_cell(cell_id)
+    _take_final()  # a FINAL set outside any cell is not this one's
     out = _CappedWriter(int(output_cap))
     err = _CappedWriter(int(output_cap))
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err
     started = time.perf_counter()
     error = None
     interrupted = False
-    _evidence.begin_cell(code)
     try:
-        body, tail = _compile_cell(rewrite_final_var_assignments(code))
-        await _run(body)
-        if tail is not None:
-            value = await _run(tail)
-            if value is not None:
-                print(repr(value))
+        sys.stdout, sys.stderr = out, err
+        await _run_armed(code)
     except KeyboardInterrupt:
         interrupted = True
         error = "KeyboardInterrupt"
         err.drop_trailing_line("KeyboardInterrupt")  # Pyodide echoes the bare name when JS raises it
         # Python cannot tell who raised it; the host knows (Stop, the time limit, or the code
         # itself) and puts its own explanation in place of this line.
-        err.write("KeyboardInterrupt: the cell was interrupted. Variables from earlier cells are kept.\n")
+        err.write(_INTERRUPTED_LINE)
     except SystemExit as exc:
         error = "SystemExit"
         if isinstance(exc, _ProcessExitRefused):
@@ -594,9 +592,7 @@ async def run_cell(code, output_cap, cell_id=0):
         sys.stdout, sys.stderr = saved
         _install_scaffold()
     elapsed = time.perf_counter() - started
-    final = _state.final if _state.final_set else None
-    _state.final = None
-    _state.final_set = False
+    final = _take_final()
     try:
         snapshot = _locals_snapshot()
     except Exception:
@@ -606,7 +602,7 @@ async def run_cell(code, output_cap, cell_id=0):
         sources = _evidence.cell_sources(stdout, final)
     except BaseException:  # noqa: BLE001 - the cell's result matters more than its sources
         sources = []
-    result = json.dumps({
+    return _finish_cell(cell_id, {
         "stdout": stdout,
         "stderr": err.getvalue(),
         "final_answer": final,
@@ -615,7 +611,63 @@ async def run_cell(code, output_cap, cell_id=0):
         "error": error,
         "interrupted": interrupted,
         "sources": sources,
-    }, ensure_ascii=False, default=str)
+    })
+
+
+_INTERRUPTED_LINE = "KeyboardInterrupt: the cell was interrupted. Variables from earlier cells are kept.\n"
+
+
+async def _run_armed(code):
+    """The cell's own code, with the host's interrupt armed (see _interrupts)."""
+    _interrupts(True)
+    try:
+        _evidence.begin_cell(code)
+        body, tail = _compile_cell(rewrite_final_var_assignments(code))
+        await _run(body)
+        if tail is not None:
+            value = await _run(tail)
+            if value is not None:
+                print(repr(value))
+    finally:
+        _interrupts(False)
+
+
+def _interrupts(on):
+    """Lets the host's interrupt (Stop, the time limit) reach Python while a cell's own code
+    runs, and only then. Armed all the time, an interrupt sent just before a cell began landed
+    in asyncio's machinery around it, and broke the runtime (the host rebuilt the worker) or was
+    swallowed there (the cell then ran on past its limit). One sent outside a cell waits in the
+    buffer, and the host clears it before its next call."""
+    _rlm_host.interrupts(bool(on))
+
+
+def _announce_cell(cell_id):
+    try:
+        _rlm_host.cell_started(cell_id)
+    except Exception:
+        pass
+
+
+def _take_final():
+    """The FINAL answer set since the last call, if any; the slot is emptied."""
+    final = _state.final if _state.final_set else None
+    _state.final, _state.final_set = None, False
+    return final
+
+
+def _interrupted_cell(cell_id, saved):
+    _interrupts(False)
+    sys.stdout, sys.stderr = saved
+    _install_scaffold()
+    _take_final()
+    return _finish_cell(cell_id, {
+        "stdout": "", "stderr": _INTERRUPTED_LINE, "final_answer": None, "locals": {},
+        "execution_time": 0, "error": "KeyboardInterrupt", "interrupted": True, "sources": [],
+    })
+
+
+def _finish_cell(cell_id, fields):
+    result = json.dumps(fields, ensure_ascii=False, default=str)
     try:
         _rlm_host.cell_finished(cell_id, result)
     except Exception:
