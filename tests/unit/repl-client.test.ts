@@ -208,6 +208,11 @@ describe("ReplClient with a misbehaving worker", () => {
 describe("ReplClient calls while the worker is busy, killed or dead", () => {
   const docInfo = (chars: number) => JSON.stringify({ type: "str", total_chars: chars, items: 1 });
   const blob = { name: "big.txt", data: new Blob(["x"]) };
+  /** A call the worker never answers, because it dies while working on it. */
+  const dieDuringCall = <T>(exit: (reason: string) => void, reason: string): Promise<T> => {
+    setTimeout(() => exit(reason), 20);
+    return new Promise<T>(() => undefined);
+  };
 
   it("a worker busy decoding a document is waited for, not taken for wedged and killed", async () => {
     const boots = { count: 0 };
@@ -237,10 +242,7 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
     const repl = new ReplClient(
       fakeTransport(async () => good(""), boots, {}, (boot, exit) => ({
         // The first worker dies while decoding; the second has the document loaded as it boots.
-        addDocument: () => {
-          setTimeout(() => exit("worker exited with code 1"), 20);
-          return new Promise<string>(() => undefined);
-        },
+        addDocument: () => dieDuringCall(exit, "worker exited with code 1"),
         loadDocuments: async (docs) => (boot > 1 ? docInfo(docs.length * 7) : context),
       })),
     );
@@ -255,10 +257,7 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
     const boots = { count: 0 };
     const repl = new ReplClient(
       fakeTransport(async () => good(""), boots, {}, (_boot, exit) => ({
-        boot: () => {
-          setTimeout(() => exit("the Python worker script failed to load"), 20);
-          return new Promise(() => undefined);
-        },
+        boot: () => dieDuringCall(exit, "the Python worker script failed to load"),
       })),
     );
     await expect(repl.start()).rejects.toThrow(/could not start: .*script failed to load/);
