@@ -35,24 +35,25 @@ import type {
   SubcallRelay,
 } from "./types.ts";
 
-export class ReplStartError extends Error {
-  override name = "ReplStartError";
-  constructor(cause: unknown) {
-    super(
-      `The Python REPL could not start: ${cause instanceof Error ? cause.message : String(cause)}. ` +
-        "Reload the page; if it keeps failing, this browser may lack WebAssembly features the REPL needs.",
-    );
-  }
-}
-
 /**
  * A call on a worker that was torn down (killed, crashed, or its session closed) before it
  * answered. Comlink would leave such a call pending for ever, and whoever waited on it with it.
  */
 export class WorkerGoneError extends Error {
   override name = "WorkerGoneError";
-  constructor(reason: string) {
+  constructor(readonly reason: string) {
     super(`The Python worker stopped before it answered (${reason}). Ask again: a new worker is started with the documents.`);
+  }
+}
+
+export class ReplStartError extends Error {
+  override name = "ReplStartError";
+  constructor(cause: unknown) {
+    const why = cause instanceof WorkerGoneError ? `the worker stopped while it started (${cause.reason})` : cause instanceof Error ? cause.message : String(cause);
+    super(
+      `The Python REPL could not start: ${why}. ` +
+        "Reload the page; if it keeps failing, this browser may lack WebAssembly features the REPL needs.",
+    );
   }
 }
 
@@ -501,7 +502,12 @@ export class ReplClient implements SessionRepl {
     view[0] = 2;
     // Only while a cell runs (its end clears the timer): outside one, a request left in the
     // buffer would stop the next cell as it began.
-    if (this.armKill) this.resendInterrupt ??= setInterval(() => (view[0] = 2), INTERRUPT_RESEND_MS);
+    // Not while Python waits in a JSPI sub-call: its reply wakes it (see interrupt()).
+    if (this.armKill) {
+      this.resendInterrupt ??= setInterval(() => {
+        if (!(this.syncMode === "jspi" && this.pendingReplies.size > 0)) view[0] = 2;
+      }, INTERRUPT_RESEND_MS);
+    }
   }
 
   /** Kill the worker and start a fresh one with the same documents. */
