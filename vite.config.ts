@@ -3,6 +3,7 @@ import type { Connect, Plugin } from "vite";
 import { defineConfig } from "vite";
 import { VitePWA } from "vite-plugin-pwa";
 import { REPL_WORKER_CSP, isReplWorkerScript } from "./src/security/csp.ts";
+import { sandboxedReplWorker } from "./scripts/vite-sandboxed-repl-worker.ts";
 
 // Cross-origin isolation: SharedArrayBuffer for Python's interrupt buffer and the blocking
 // sub-call channel. Production hosts must send the same headers (see README).
@@ -52,7 +53,7 @@ const pwa = VitePWA({
 });
 
 export default defineConfig({
-  plugins: [svelte(), replWorkerCsp(), pwa],
+  plugins: [svelte(), replWorkerCsp(), sandboxedReplWorker(), pwa],
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: "es" },

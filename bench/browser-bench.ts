@@ -65,8 +65,8 @@ async function contextLoad(): Promise<void> {
     "ratio",
     "wasm heap after (MB)",
     "UA memory after: page / workers (MB)",
-    "renderer RSS peak (MB)",
-    "renderer peak − before (MB)",
+    "renderers' RSS peak (MB)",
+    "renderers' peak − before (MB)",
     "all Chromium RSS peak − before (MB)",
     "runs",
   ]);
@@ -91,8 +91,9 @@ async function contextLoad(): Promise<void> {
           uaWindow: done.uaAfter?.window ?? NaN,
           uaWorkers: done.uaAfter?.workers ?? NaN,
           uaWorkersBefore: prep.uaBefore?.workers ?? NaN,
-          rendererBefore: before.renderer,
-          rendererPeak: peak.renderer,
+          // Every renderer: in Chromium, Python runs in the sandboxed frame's process of its own.
+          rendererBefore: before.renderers,
+          rendererPeak: peak.renderers,
           totalBefore: before.total,
           totalPeak: peak.total,
         });

@@ -2,12 +2,15 @@
 // HTTP cache, no service worker) and warm (reload in the same context):
 //   - the real app (production build, `vite preview`): navigation start → the "Python ready" chip;
 //   - baseline, same browser and run: a page whose module worker only runs loadPyodide();
-//   - the project's REPL client alone (worker + Pyodide + Python runtime), no UI.
+//   - the project's REPL client alone (worker + Pyodide + Python runtime), no UI: where the app
+//     runs it (Chromium: a worker of the sandboxed frame, in a process of its own), and in a
+//     worker of the page itself (frame off), to show what the frame costs.
 // All times are performance.now() in the page, i.e. milliseconds since navigation start.
 // Then, in the warm REPL page (issue 11, "a fresh sandbox is cheap"): one more REPL started in
 // the loaded page, as a new session would get, timed from createBrowserRepl() to ready, with the
-// page's compiled Module + the snapshot, the snapshot only, and neither (a full boot); and the
-// memory each idle sandbox adds to the renderer process.
+// page's compiled Module + the snapshot, the snapshot only, and neither (a full boot), and in the
+// sandboxed frame; and the memory each idle sandbox adds to Chromium's renderer processes (the
+// frame's process included).
 //
 // Run: node --import tsx bench/startup.ts [--write] [--runs=5] [--dist=dist]
 // No JSPI flag needed (nothing runs Pyodide in Node).
@@ -72,7 +75,7 @@ async function bootPageLoad(page: Page, go: () => Promise<unknown>): Promise<Sam
   return { readyAt: r.readyAt, detailMs: r.workerMs, path: r.path };
 }
 
-const EXTRA_KINDS: ExtraKind[] = ["module+snapshot", "snapshot", "none"];
+const EXTRA_KINDS: ExtraKind[] = ["frame", "module+snapshot", "snapshot", "none"];
 interface Extra {
   ms: number;
   path: string | null;
@@ -90,21 +93,35 @@ async function extraRepls(page: Page, run: number): Promise<void> {
 }
 
 /** Renderer RSS added per idle sandbox: N more REPLs kept running in a warm REPL page. */
-async function memoryPerSandbox(kind: ExtraKind, count: number): Promise<{ perSandboxMb: number; beforeMb: number; afterMb: number }> {
+interface SandboxMemory {
+  perSandboxMb: number;
+  beforeMb: number;
+  afterMb: number;
+  /** All Chromium processes: the frame's files live as Blobs in the browser process. */
+  totalPerSandboxMb: number;
+}
+
+async function memoryPerSandbox(kind: ExtraKind, count: number): Promise<SandboxMemory> {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    const url = `${pages.url}boot.html?mode=repl`;
+    // The page's first REPL in its own worker: a framed kind then pays for the frame's process too.
+    const url = `${pages.url}boot.html?mode=repl&frame=0`;
     await bootPageLoad(page, () => page.goto(url));
     await bootPageLoad(page, () => page.reload());
     const settle = () => new Promise((r) => setTimeout(r, 2000));
     await settle();
     const read = chromiumRssReader();
-    const before = read().renderer;
+    const before = read();
     await page.evaluate(([k, n]) => window.idleRepls!(k, n), [kind, count] as const);
     await settle();
-    const after = read().renderer;
-    return { perSandboxMb: (after - before) / count / MB, beforeMb: before / MB, afterMb: after / MB };
+    const after = read();
+    return {
+      perSandboxMb: (after.renderers - before.renderers) / count / MB,
+      beforeMb: before.renderers / MB,
+      afterMb: after.renderers / MB,
+      totalPerSandboxMb: (after.total - before.total) / count / MB,
+    };
   } finally {
     await context.close();
   }
@@ -125,21 +142,24 @@ const pages = await startBenchPages();
 const browser = await launchChromium();
 report.line(`Machine: ${machine()}, Chromium ${browser.version()} (headless). Date: ${today()}. Load average at start: ${load()}.`);
 
-type Variant = "app" | "pyodide" | "repl";
+type Variant = "app" | "pyodide" | "repl" | "repl-page";
 const variants: Record<Variant, { url: string; measure: (page: Page, go: () => Promise<unknown>) => Promise<Sample> }> = {
   pyodide: { url: `${pages.url}boot.html?mode=pyodide`, measure: bootPageLoad },
   repl: { url: `${pages.url}boot.html?mode=repl`, measure: bootPageLoad },
+  "repl-page": { url: `${pages.url}boot.html?mode=repl&frame=0`, measure: bootPageLoad },
   app: { url: app.url, measure: appLoad },
 };
 const samples: Record<string, Sample[]> = {};
 const push = (key: string, s: Sample) => (samples[key] ??= []).push(s);
 let swSettled = 0;
 const IDLE_SANDBOXES = 3;
-const memoryRows: Array<[ExtraKind, { perSandboxMb: number; beforeMb: number; afterMb: number }]> = [];
+const memoryRows: Array<[ExtraKind, number, SandboxMemory]> = [];
+/** The frame's process is paid once: one framed sandbox alone shows it, three spread it. */
+const MEMORY_CASES: Array<[ExtraKind, number]> = [["frame", 1], ["frame", IDLE_SANDBOXES], ["module+snapshot", IDLE_SANDBOXES], ["snapshot", IDLE_SANDBOXES], ["none", IDLE_SANDBOXES]];
 try {
   for (let run = 0; run < RUNS; run++) {
     // Interleaved, so slow phases of a busy machine hit every variant alike.
-    for (const name of ["pyodide", "repl", "app"] as Variant[]) {
+    for (const name of ["pyodide", "repl", "repl-page", "app"] as Variant[]) {
       const v = variants[name];
       const context: BrowserContext = await browser.newContext();
       try {
@@ -155,7 +175,7 @@ try {
     }
     console.error(`run ${run + 1}/${RUNS} done (load ${load()})`);
   }
-  for (const kind of EXTRA_KINDS) memoryRows.push([kind, await memoryPerSandbox(kind, IDLE_SANDBOXES)]);
+  for (const [kind, count] of MEMORY_CASES) memoryRows.push([kind, count, await memoryPerSandbox(kind, count)]);
 } finally {
   await browser.close();
   await pages.close();
@@ -167,11 +187,12 @@ report.line();
 report.table(["page load → Python ready (ms)", "median", "p10–p90", "runs", "× bare loadPyodide (same cache state)", "inside the worker / UI shown: median (ms)"]);
 const labels: Record<Variant, string> = {
   pyodide: "bare `loadPyodide()` in a module worker (baseline)",
-  repl: "REPL client alone (`createBrowserRepl().start()`)",
+  repl: "REPL client alone (`createBrowserRepl().start()`, as the app: in the sandboxed frame)",
+  "repl-page": "REPL client alone, in a worker of the page (frame off)",
   app: "the app: \"Python ready\" chip",
 };
 for (const cache of ["cold", "warm"]) {
-  for (const name of ["pyodide", "repl", "app"] as Variant[]) {
+  for (const name of ["pyodide", "repl", "repl-page", "app"] as Variant[]) {
     const key = `${name}/${cache}`;
     const s = spread(samples[key]!.map((x) => x.readyAt));
     const ratio = (median(key) / median(`pyodide/${cache}`)).toFixed(2);
@@ -187,10 +208,14 @@ const paths = (key: string) => {
   return [...counts].map(([p, n]) => `${p} ${n}/${samples[key]!.length}`).join(", ");
 };
 report.line();
-report.line(`How the REPL page's Python started: cold ${paths("repl/cold")}; warm ${paths("repl/warm")}.`);
+report.line(
+  `How the REPL page's Python started: in the frame, cold ${paths("repl/cold")}, warm ${paths("repl/warm")}; ` +
+    `in the page's worker, cold ${paths("repl-page/cold")}, warm ${paths("repl-page/warm")}.`,
+);
 
 const bareWarm = median("pyodide/warm");
 const extraLabels: Record<ExtraKind, string> = {
+  frame: "in the sandboxed frame (Chromium's default: the frame's compiled Module + snapshot)",
   "module+snapshot": "page's compiled Module + snapshot (what the app does from the 2nd worker on)",
   snapshot: "snapshot only",
   none: "neither: full boot (snapshots off)",
@@ -205,9 +230,9 @@ for (const kind of EXTRA_KINDS) {
   report.row([extraLabels[kind], s.median, s.range, s.n, `${ratio}×`, how]);
 }
 report.line();
-report.table(["idle sandbox", "renderer RSS added per sandbox (MB)", "renderer before → after (MB)", "sandboxes"]);
-for (const [kind, m] of memoryRows) {
-  report.row([extraLabels[kind], spreadOf([m.perSandboxMb]).median, `${Math.round(m.beforeMb)} → ${Math.round(m.afterMb)}`, IDLE_SANDBOXES]);
+report.table(["idle sandbox", "renderers' RSS added per sandbox (MB)", "renderers before → after (MB)", "all Chromium RSS added per sandbox (MB)", "sandboxes"]);
+for (const [kind, count, m] of memoryRows) {
+  report.row([extraLabels[kind], spreadOf([m.perSandboxMb]).median, `${Math.round(m.beforeMb)} → ${Math.round(m.afterMb)}`, spreadOf([m.totalPerSandboxMb]).median, count]);
 }
 report.line();
 report.line(

@@ -2,7 +2,7 @@
 // worker thread (repl.node-entry.ts). It starts Python (from a memory snapshot when it can, see
 // snapshot-boot.ts) in named phases, and gives Python a blocking way to reach the host for sub-calls.
 import type { PyodideInterface } from "pyodide";
-import { bootPython } from "./snapshot-boot.ts";
+import { bootPython, type PyodideFiles } from "./snapshot-boot.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
 import type { SharedWasm } from "./shared-wasm.ts";
 import {
@@ -52,6 +52,15 @@ export interface ReplWorkerHooks {
   indexURL?: string;
   /** pyodide.asm.wasm from `indexURL`, compiled (or compiling) ahead of the boot (Node). */
   compiledWasm?: SharedWasm;
+  /**
+   * Pyodide's files when they cannot be fetched from `indexURL` (the sandboxed frame's worker has
+   * an opaque origin and no network: the page hands it the files, and it reads them from blob: URLs).
+   */
+  pyodideFiles?: () => Promise<PyodideFiles>;
+  /** An interrupt buffer of the worker's own side, when the host cannot share memory with it (the sandboxed frame). */
+  interruptBuffer?: SharedArrayBuffer;
+  /** pyodide.asm.wasm compiled by the side that started this worker, when the host's boot options carry none. */
+  wasmModule?: WebAssembly.Module;
   /** Makes a host file readable at `at` in Python's file system (Node only). */
   mountHostFile?: (py: PyodideInterface, hostPath: string, at: string) => void;
 }
@@ -279,7 +288,8 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       // A private SharedArrayBuffer gives Atomics.wait something to wait on; without one
       // (a page that is not cross-origin isolated) a short busy wait does the same job.
       const napCell = typeof SharedArrayBuffer === "function" ? new Int32Array(new SharedArrayBuffer(4)) : null;
-      const interruptBuffer = options.interruptBuffer ? new Uint8Array(options.interruptBuffer) : undefined;
+      const interruptSource = options.interruptBuffer ?? hooks.interruptBuffer;
+      const interruptBuffer = interruptSource ? new Uint8Array(interruptSource) : undefined;
       // Built before Python starts: a snapshot stores it by name and a restore plugs this one in.
       const hostModule = {
         mode,
@@ -296,7 +306,12 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         cell_finished: (id: number, result: string) => pulse?.cellFinished(Number(id), capForHost(String(result), cellOutputCap)),
         // Python arms the interrupt buffer while a cell's own code runs, and only then (see
         // _interrupts in rlm_runtime.py).
-        interrupts: (on: boolean) => need().setInterruptBuffer((on && interruptBuffer) as Uint8Array),
+        // A buffer of the worker's own (the sandboxed frame's) cannot be cleared by the host before
+        // a cell: clear it here. A Stop sent just before is not lost: the host repeats it.
+        interrupts: (on: boolean) => {
+          if (on && interruptBuffer && !options.interruptBuffer) interruptBuffer[0] = 0;
+          need().setInterruptBuffer((on && interruptBuffer) as Uint8Array);
+        },
         call_blocking: (requestJson: string) => {
           if (!callBlocking) throw new Error("no blocking channel");
           return callBlocking(String(requestJson));
@@ -310,8 +325,9 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         hostModule,
         ...("off" in store ? { store: null, offNote: store.off } : { store }),
         ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
-        ...(options.wasmModule
-          ? { wasmModule: options.wasmModule }
+        ...(hooks.pyodideFiles ? { pyodideFiles: await hooks.pyodideFiles() } : {}),
+        ...(options.wasmModule ?? hooks.wasmModule
+          ? { wasmModule: (options.wasmModule ?? hooks.wasmModule)! }
           : hooks.compiledWasm && (options.indexURL ?? hooks.indexURL) === hooks.indexURL
             ? { wasmModule: hooks.compiledWasm }
             : {}),

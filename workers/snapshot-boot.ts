@@ -23,8 +23,17 @@ import { withSharedWasm, withWrapperCache, type SharedWasm } from "./shared-wasm
 /** The name the host module goes into a snapshot under; a restore swaps in the new worker's own. */
 const HOST_MODULE_NAME = "_rlm_host";
 
+/** Pyodide's own files handed over instead of fetched from `indexURL` (see loadPyodide's options). */
+export interface PyodideFiles {
+  /** pyodide.asm.mjs's default export, imported by the caller. */
+  createPyodideModule?: NonNullable<Parameters<typeof loadPyodide>[0]>["createPyodideModule"];
+  stdLibURL?: string;
+  lockFileContents?: string;
+}
+
 export interface PythonBootRequest {
   indexURL?: string;
+  pyodideFiles?: PyodideFiles;
   /** Source of workers/python/rlm_runtime.py. */
   runtimeSource: string;
   /** More runtime files, run after it in the same namespace (rlm_evidence.py); part of the snapshot. */
@@ -242,4 +251,4 @@ function release(bytes: Uint8Array): void {
   if (buffer instanceof ArrayBuffer && typeof buffer.transfer === "function" && !buffer.detached) buffer.transfer(0);
 }
 
-const indexOption = (request: PythonBootRequest) => (request.indexURL ? { indexURL: request.indexURL } : {});
+const indexOption = (request: PythonBootRequest) => ({ ...(request.indexURL ? { indexURL: request.indexURL } : {}), ...request.pyodideFiles });

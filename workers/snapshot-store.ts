@@ -49,7 +49,13 @@ const entryUrl = (key: string) => `https://python-snapshot.recursive-reader.inva
  * `caches` global, so a write started before lockDown finishes after it, and model code never
  * gets a way to reach it.
  */
-export function cacheStorageSnapshotStore(cacheName: string = DEFAULT_SNAPSHOT_CACHE): SnapshotStore {
+export interface BlobSnapshotStore extends SnapshotStore {
+  /** The stored bytes as a Blob, not read: the page hands them on to a worker, which reads them itself. */
+  findBlob(key: string): Promise<Blob | null>;
+  writeBlob(key: string, body: Blob): Promise<void>;
+}
+
+export function cacheStorageSnapshotStore(cacheName: string = DEFAULT_SNAPSHOT_CACHE): BlobSnapshotStore {
   let opened: Promise<Cache> | null = null;
   const open = (): Promise<Cache> => {
     if (opened) return opened;
@@ -66,10 +72,15 @@ export function cacheStorageSnapshotStore(cacheName: string = DEFAULT_SNAPSHOT_C
       if (!response) return null;
       return { bytes: readBody(response) };
     },
+    async findBlob(key) {
+      const response = await (await open()).match(entryUrl(key));
+      return response ? response.blob() : null;
+    },
     write(key, header, payload) {
       const body = new Blob([header as BlobPart, payload as BlobPart]); // copies, now
       return putAndPrune(open(), key, body);
     },
+    writeBlob: (key, body) => putAndPrune(open(), key, body),
     async remove(key) {
       try {
         await (await open()).delete(entryUrl(key));
@@ -90,8 +101,17 @@ const LENGTH_HEADER = "x-snapshot-bytes";
 async function readBody(response: Response): Promise<Uint8Array> {
   const length = Number(response.headers.get(LENGTH_HEADER));
   if (!response.body || !Number.isSafeInteger(length) || length <= 0) return new Uint8Array(await response.arrayBuffer());
+  return readStream(response.body, length);
+}
+
+/** A Blob's bytes, streamed into one buffer of its size (the same reason as readBody). */
+export function readBlob(blob: Blob): Promise<Uint8Array> {
+  return readStream(blob.stream(), blob.size);
+}
+
+async function readStream(stream: ReadableStream<Uint8Array>, length: number): Promise<Uint8Array> {
   const out = new Uint8Array(length);
-  const reader = response.body.getReader();
+  const reader = stream.getReader();
   let at = 0;
   for (;;) {
     const { done, value } = await reader.read();

@@ -8,8 +8,12 @@ import type { ReplClient } from "../../src/repl/client.ts";
 import { createBrowserRepl, pyodideIndexUrl, sharedWasmModule } from "../../src/repl/browser.ts";
 import type { BootPath } from "../../src/repl/protocol.ts";
 
-/** How an extra REPL starts: page Module + snapshot, snapshot only, or a full boot. */
-export type ExtraKind = "module+snapshot" | "snapshot" | "none";
+/**
+ * How an extra REPL starts: in the sandboxed frame (Chromium's default: the frame's Module + the
+ * snapshot), or in the page's own workers with the page's Module + snapshot, snapshot only, or a
+ * full boot.
+ */
+export type ExtraKind = "frame" | "module+snapshot" | "snapshot" | "none";
 
 declare global {
   interface Window {
@@ -19,13 +23,17 @@ declare global {
   }
 }
 
-const mode = new URLSearchParams(location.search).get("mode") ?? "pyodide";
+const params = new URLSearchParams(location.search);
+const mode = params.get("mode") ?? "pyodide";
+/** REPL modes: frame=0 keeps Python in the page's own workers; default: where the app runs it. */
+const sandboxFrame = params.get("frame") === "0" ? { sandboxFrame: false } : {};
 const status = document.getElementById("status")!;
 const kept: ReplClient[] = [];
 
 function replFor(kind: ExtraKind): ReplClient {
-  if (kind === "none") return createBrowserRepl({ snapshot: { kind: "off" }, shareWasm: false });
-  return createBrowserRepl({ shareWasm: kind === "module+snapshot" });
+  if (kind === "frame") return createBrowserRepl({ sandboxFrame: true });
+  if (kind === "none") return createBrowserRepl({ snapshot: { kind: "off" }, shareWasm: false, sandboxFrame: false });
+  return createBrowserRepl({ shareWasm: kind === "module+snapshot", sandboxFrame: false });
 }
 
 window.extraRepl = async (kind) => {
@@ -58,7 +66,7 @@ async function run(): Promise<void> {
     });
     window.bootResult = { readyAt: performance.now(), workerMs: reply.workerMs, mode, detail: `Python ${reply.version}`, path: null };
   } else {
-    const repl = mode === "repl-nosnap" ? createBrowserRepl({ snapshot: { kind: "off" } }) : createBrowserRepl();
+    const repl = createBrowserRepl({ ...sandboxFrame, ...(mode === "repl-nosnap" ? { snapshot: { kind: "off" } } : {}) });
     const info = await repl.start();
     kept.push(repl);
     const note = info.snapshot?.note ? ` (${info.snapshot.note})` : "";

@@ -4,6 +4,7 @@
 // measurement), and the project's public/ folder so /pyodide/ is served from this origin.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
+import { sandboxedReplWorker } from "../../scripts/vite-sandboxed-repl-worker.ts";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const projectRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -14,6 +15,8 @@ const isolation = {
 
 export default defineConfig({
   root: here,
+  // The REPL pages run Python in the sandboxed frame where the app does (Chromium): same worker script.
+  plugins: [sandboxedReplWorker()],
   publicDir: `${projectRoot}public`,
   cacheDir: `${projectRoot}node_modules/.vite-bench-pages`,
   logLevel: "warn",

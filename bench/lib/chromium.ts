@@ -76,6 +76,8 @@ function rssOf(pid: number): number {
 export interface ChromiumRss {
   /** The largest single renderer process (the page, its workers and their WebAssembly heaps). */
   renderer: number;
+  /** All renderer processes together (the page's, and a sandboxed frame's of its own). */
+  renderers: number;
   /** All Chromium processes (browser process, GPU, network, utility, renderers). */
   total: number;
 }
@@ -90,14 +92,15 @@ export function chromiumRssReader(): () => ChromiumRss {
       listedAt = performance.now();
     }
     let renderer = 0;
-    let total = 0;
+    let renderers = 0;
     for (const pid of procs.renderers) {
       const r = rssOf(pid);
       renderer = Math.max(renderer, r);
-      total += r;
+      renderers += r;
     }
+    let total = renderers;
     for (const pid of procs.others) total += rssOf(pid);
-    return { renderer, total };
+    return { renderer, renderers, total };
   };
 }
 
@@ -108,13 +111,14 @@ export function sampleChromiumPeak(intervalMs = 20): { stop(): ChromiumRss } {
   const timer = setInterval(() => {
     const v = read();
     peak.renderer = Math.max(peak.renderer, v.renderer);
+    peak.renderers = Math.max(peak.renderers, v.renderers);
     peak.total = Math.max(peak.total, v.total);
   }, intervalMs);
   return {
     stop() {
       clearInterval(timer);
       const v = read();
-      return { renderer: Math.max(peak.renderer, v.renderer), total: Math.max(peak.total, v.total) };
+      return { renderer: Math.max(peak.renderer, v.renderer), renderers: Math.max(peak.renderers, v.renderers), total: Math.max(peak.total, v.total) };
     },
   };
 }

@@ -13,9 +13,12 @@ export function browserAppDeps(): AppDeps {
   // ?replSync=sab|jspi forces how Python waits for sub-calls (for testing both transports).
   const forced = new URLSearchParams(search).get("replSync");
   const syncMode = forced === "sab" || forced === "jspi" ? forced : "auto";
+  // ?replFrame=0|1 keeps Python in the page's own workers, or forces the sandboxed frame (tests).
+  const frame = new URLSearchParams(search).get("replFrame");
+  const sandboxFrame = frame === "0" ? false : frame === "1" ? true : undefined;
   return {
     openStore: () => SessionStore.open(),
-    createRepl: (onStatus) => createBrowserRepl({ syncMode, onStatus }),
+    createRepl: (onStatus) => createBrowserRepl({ syncMode, onStatus, ...(sandboxFrame === undefined ? {} : { sandboxFrame }) }),
     ingest: ingestForSession,
     engines: (settings) => new EngineManager(settings),
     settingsStorage: globalThis.localStorage ?? null,

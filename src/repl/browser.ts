@@ -2,6 +2,7 @@
 import * as Comlink from "comlink";
 import { ReplClient } from "./client.ts";
 import { SUBCALL_RELAY_PATH, isSubcallRelayMessage, type ReplWorkerApi, type SnapshotSetting, type SubcallRelayAnswer } from "./protocol.ts";
+import { sandboxFrameSupported, startSandboxedWorker } from "./sandbox-frame.ts";
 import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 
 export interface BrowserReplOptions extends ReplClientOptions {
@@ -9,6 +10,12 @@ export interface BrowserReplOptions extends ReplClientOptions {
   snapshot?: SnapshotSetting;
   /** Hand later workers the page's compiled pyodide.asm.wasm (default true). */
   shareWasm?: boolean;
+  /**
+   * Run Python in the sandboxed frame, in a process of its own (default: where the browser
+   * isolates it, Chromium; see sandbox-frame.ts). Its workers wait for sub-calls with JSPI, so a
+   * forced "sab" sync mode keeps the page's own workers.
+   */
+  sandboxFrame?: boolean;
 }
 
 function startWorker(): ReplTransport {
@@ -47,8 +54,9 @@ export const browserReplTransport: ReplTransportFactory = () => browserReplTrans
  * from a worker: a worker runs model-written code, and a Module it sent could run in the next
  * session's sandbox.
  */
-export function browserReplTransportFactory(options: { snapshot?: SnapshotSetting; shareWasm?: boolean } = {}): ReplTransportFactory {
+export function browserReplTransportFactory(options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean } = {}): ReplTransportFactory {
   return () => {
+    if (options.sandboxFrame) return startSandboxedWorker(pyodideIndexUrl(), appBaseUrl(), options.snapshot);
     const transport = startWorker();
     const wasmModule = options.shareWasm === false ? undefined : pageWasmModule();
     transport.bootOptions = {
@@ -120,13 +128,19 @@ function openSubcallRelay(answer: (request: string) => Promise<string>): Subcall
   };
 }
 
+function appBaseUrl(): string {
+  return new URL(import.meta.env.BASE_URL, self.location.href).href;
+}
+
 export function pyodideIndexUrl(): string {
   return new URL(`${import.meta.env.BASE_URL}pyodide/`, self.location.href).href;
 }
 
 export function createBrowserRepl(options: BrowserReplOptions = {}): ReplClient {
-  const { snapshot, shareWasm, ...clientOptions } = options;
-  return new ReplClient(browserReplTransportFactory({ ...(snapshot ? { snapshot } : {}), ...(shareWasm === undefined ? {} : { shareWasm }) }), {
+  const { snapshot, shareWasm, sandboxFrame, ...clientOptions } = options;
+  const framed = (sandboxFrame ?? sandboxFrameSupported()) && clientOptions.syncMode !== "sab";
+  const factory = browserReplTransportFactory({ ...(snapshot ? { snapshot } : {}), ...(shareWasm === undefined ? {} : { shareWasm }), sandboxFrame: framed });
+  return new ReplClient(factory, {
     indexURL: pyodideIndexUrl(),
     ...clientOptions,
   });

@@ -23,6 +23,7 @@ import {
   type SyncMode,
 } from "./protocol.ts";
 import { WorkerPulse } from "./pulse.ts";
+import { SANDBOX_CRASHED } from "./sandbox-protocol.ts";
 import type {
   HistoryEntry,
   RebuiltListener,
@@ -85,6 +86,7 @@ function crashCause(err: unknown): string {
     return "the code recursed deeper than the browser's stack allows (recursion too deep; do not raise sys.setrecursionlimit)";
   }
   if (/exit(ed)? with code|ExitStatus|Program terminated|exit\(/i.test(text)) return `the code ended the Python process (${text.slice(0, 120)})`;
+  if (text.includes(SANDBOX_CRASHED)) return SANDBOX_CRASHED;
   if (/out of memory|memory\.grow|allocation failed|Array buffer allocation/i.test(text)) return "the Python worker ran out of memory";
   return `the Python worker crashed (${text.slice(0, 200)})`;
 }
@@ -108,6 +110,8 @@ export class ReplClient implements SessionRepl {
   private rebuiltListeners: RebuiltListener[] = [];
   private booted = false;
   private handler: SubcallHandler | null = null;
+  /** Asks Python to stop: through the buffer shared with the worker, or through its transport. */
+  private raiseInterrupt: (() => void) | null = null;
   private interruptView: Uint8Array | null = null;
   private hostPort: MessagePort | null = null;
   private relay: SubcallRelay | null = null;
@@ -167,9 +171,11 @@ export class ReplClient implements SessionRepl {
     transport.onExit((reason) => {
       if (this.transport === transport) this.handleWorkerExit(reason);
     });
-    const shared = canShareMemory();
+    const shared = transport.sharesMemory !== false && canShareMemory();
     const interruptBuffer = shared ? new SharedArrayBuffer(1) : undefined;
-    this.interruptView = interruptBuffer ? new Uint8Array(interruptBuffer) : null;
+    const view = interruptBuffer ? new Uint8Array(interruptBuffer) : null;
+    this.interruptView = view;
+    this.raiseInterrupt = view ? () => void (view[0] = 2) : transport.interrupt ? () => transport.interrupt?.() : null;
     const bootOptions: Omit<ReplBootOptions, "hostPort"> & { hostPort?: MessagePort } = {
       syncMode: this.options.syncMode ?? "auto",
       outputCap: this.outputCap,
@@ -189,7 +195,9 @@ export class ReplClient implements SessionRepl {
     bootOptions.pingPort = ping.port2;
     if (sabBuffer) bootOptions.sabBuffer = sabBuffer;
     if (!shared) this.openRelay(transport, bootOptions);
-    const info = await this.call(transport, transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, [channel.port2, ping.port2])));
+    const transferables = [channel.port2, ping.port2, ...(transport.transferables ?? [])];
+    const info = await this.call(transport, transport.api.boot(transport.transfer(bootOptions as ReplBootOptions, transferables)));
+    transport.onBooted?.();
     this.syncMode = info.syncMode;
     await this.reloadContext();
     if (this.booted) {
@@ -484,8 +492,8 @@ export class ReplClient implements SessionRepl {
     // KeyboardInterrupt itself.
     const waitingInJspi = this.syncMode === "jspi" && this.pendingReplies.size > 0;
     // Python can stop by itself when it has an interrupt buffer or waits on a sub-call reply.
-    const canStopItself = !!this.interruptView || this.pendingReplies.size > 0;
-    if (this.interruptView && !waitingInJspi) this.sendInterrupt(this.interruptView);
+    const canStopItself = !!this.raiseInterrupt || this.pendingReplies.size > 0;
+    if (this.raiseInterrupt && !waitingInJspi) this.sendInterrupt(this.raiseInterrupt);
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
     // Otherwise (no SharedArrayBuffer, so no interrupt buffer) only killing the worker stops it:
@@ -498,14 +506,14 @@ export class ReplClient implements SessionRepl {
    * a few dozen interrupts sent as a cell began, Pyodide consumed the request without raising
    * it, and the loop then ran until the worker was killed, its variables lost.
    */
-  private sendInterrupt(view: Uint8Array): void {
-    view[0] = 2;
+  private sendInterrupt(raise: () => void): void {
+    raise();
     // Only while a cell runs (its end clears the timer): outside one, a request left in the
     // buffer would stop the next cell as it began.
     // Not while Python waits in a JSPI sub-call: its reply wakes it (see interrupt()).
     if (this.armKill) {
       this.resendInterrupt ??= setInterval(() => {
-        if (!(this.syncMode === "jspi" && this.pendingReplies.size > 0)) view[0] = 2;
+        if (!(this.syncMode === "jspi" && this.pendingReplies.size > 0)) raise();
       }, INTERRUPT_RESEND_MS);
     }
   }

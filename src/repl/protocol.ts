@@ -67,6 +67,11 @@ export type SnapshotSetting =
   | { kind: "off" }
   /** Browser: a dedicated cache in Cache Storage, read and written by the worker before lockDown. */
   | { kind: "cache-storage"; cacheName: string; rebuild?: boolean }
+  /**
+   * The sandboxed frame's worker (an opaque origin, no storage of its own): the page keeps the
+   * snapshot and answers over this port, and only until the worker has booted.
+   */
+  | { kind: "port"; port: MessagePort; rebuild?: boolean }
   /** Node: a file in this directory (the CLI uses the user's cache directory). */
   | { kind: "directory"; path: string; rebuild?: boolean };
 

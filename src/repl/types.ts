@@ -62,6 +62,17 @@ export interface ReplTransport {
   onExit(listener: (reason: string) => void): void;
   /** Boot options only this runtime knows: where snapshots live, a compiled pyodide.asm.wasm. */
   bootOptions?: Pick<ReplBootOptions, "snapshot" | "wasmModule">;
+  /** Ports inside `bootOptions`, moved to the worker with the boot call. */
+  transferables?: Transferable[];
+  /**
+   * False when the worker lives in another process (the sandboxed frame): no SharedArrayBuffer
+   * can reach it, so the worker has its own interrupt buffer and `interrupt` raises it.
+   */
+  sharesMemory?: boolean;
+  /** Asks Python to stop through the worker's own interrupt buffer (see sharesMemory). */
+  interrupt?(): void;
+  /** The worker has booted: whatever served only the boot can close. */
+  onBooted?(): void;
   /**
    * Opens the service-worker route for blocking sub-calls (engines without JSPI or a usable
    * SharedArrayBuffer), or returns undefined where no service worker controls the page.

@@ -2,12 +2,14 @@
 // secret, and a scripted root model whose every turn is one attempt to get that document to a
 // canary server on this machine. Any request reaching the canary is a leak.
 //
-// The worker has two walls: the Content-Security-Policy its script is served with, and
-// lockDown(), which deletes network globals and string compilation after boot. The full attack
-// list runs against the app as shipped (vite preview, both walls), then against each wall
-// alone; a run with neither wall is the positive control that proves a leak would show, and a
-// run on a server that sends no headers at all (GitHub Pages) checks that the service worker
-// adds the policy. Also: the CSP header is really on the built worker script, and replies that
+// A worker of the page (Firefox, WebKit) has two walls: the Content-Security-Policy its script
+// is served with, and lockDown(), which deletes network globals and string compilation after
+// boot. In Chromium the worker runs in a sandboxed frame (an opaque origin in a process of its
+// own) whose document carries its own policy, and has lockDown() too. The full attack list runs
+// against the app as shipped (vite preview: Chromium, so the frame), then against each wall
+// alone, for the page's worker and for the frame's; a run with no walls is the positive control
+// that proves a leak would show, and a run on a server that sends no headers at all (GitHub
+// Pages) checks that the service worker adds the policy. Also: the CSP header is really on the built worker script, and replies that
 // Python forges on the worker's message channel are dropped by the main thread. (What the page
 // renders from the model is checked in render-exfil.test.ts.)
 //
@@ -25,7 +27,7 @@ import { ATTACKS, PLANTED, attackCell, prelude, type Attack } from "./sandbox/at
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
 import { FORGERY_KINDS, installForgery, victimCell } from "./sandbox/forgeries.ts";
-import { startVariantServer } from "./sandbox/variant-server.ts";
+import { startVariantServer, type VariantOptions } from "./sandbox/variant-server.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DIST_ASSETS = new URL("../../dist/assets/", import.meta.url).pathname;
@@ -85,16 +87,28 @@ async function runAttacksIn(opened: AppPage, attacks: Attack[], label: string): 
   return { verdicts, secret };
 }
 
+/** Where Python runs: the sandboxed frame (Chromium's default) or a worker of the page (Firefox and WebKit's). */
+type Where = "frame" | "page";
+const WHERE_PARAMS: Record<Where, Record<string, string>> = { frame: { ...RUN_PARAMS, replFrame: "1" }, page: { ...RUN_PARAMS, replFrame: "0" } };
+
+/** The frame exists exactly when Python is meant to run in it. */
+async function expectRunsIn(page: Page, where: Where): Promise<void> {
+  expect(await page.locator('iframe[title="Python sandbox"]').count()).toBe(where === "frame" ? 1 : 0);
+}
+
 /** Opens the app at `appUrl` and runs the attacks in it. */
 async function runAttacks(
   appUrl: string,
   attacks: Attack[],
   label: string,
+  where: Where,
   serviceWorkers: "allow" | "block" = "block",
 ): Promise<{ verdicts: Verdict[]; app: AppPage; secret: string }> {
-  const opened = await openApp(browser, appUrl, model, RUN_PARAMS, { serviceWorkers });
+  const opened = await openApp(browser, appUrl, model, WHERE_PARAMS[where], { serviceWorkers });
   try {
-    return { ...(await runAttacksIn(opened, attacks, label)), app: opened };
+    const result = await runAttacksIn(opened, attacks, label);
+    await expectRunsIn(opened.page, where);
+    return { ...result, app: opened };
   } catch (err) {
     await opened.close();
     throw err;
@@ -166,8 +180,8 @@ describe("the REPL worker's Content-Security-Policy (built app, vite preview)", 
 });
 
 describe("model-written Python cannot send `context` out of the REPL worker", () => {
-  it(`as shipped (CSP + lockDown): ${ATTACKS.length} attacks, nothing reaches the canary, and the app still works`, async () => {
-    const { verdicts, app: opened } = await runAttacks(app.url, ATTACKS, "as shipped", "allow");
+  it(`as shipped (Chromium: the sandboxed frame, its policy + lockDown): ${ATTACKS.length} attacks, nothing reaches the canary, and the app still works`, async () => {
+    const { verdicts, app: opened } = await runAttacks(app.url, ATTACKS, "as shipped", "frame", "allow");
     const { page, errors } = opened;
     try {
       expectAllBlocked(verdicts);
@@ -192,9 +206,9 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
     }
   }, 150_000);
 
-  it("the CSP alone (lockDown removed) stops every network attack", async () => {
+  it("a worker of the page (Firefox, WebKit): the CSP alone (lockDown removed) stops every network attack", async () => {
     const variant = await startVariantServer({ workerCsp: true, lockDown: false });
-    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "CSP only");
+    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "CSP only", "page");
     try {
       // Storage and BroadcastChannel are not requests: only lockDown() covers them.
       expectAllBlocked(verdicts, (a) => a.cspDoesNotCover === true);
@@ -205,9 +219,9 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
     }
   }, 150_000);
 
-  it("lockDown alone (no CSP header, as on a host that drops it) stops every attack", async () => {
+  it("a worker of the page: lockDown alone (no CSP header, as on a host that drops it) stops every attack", async () => {
     const variant = await startVariantServer({ workerCsp: false, lockDown: true });
-    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "lockDown only");
+    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "lockDown only", "page");
     try {
       expectAllBlocked(verdicts);
       await expectNoLeak();
@@ -218,27 +232,34 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
     }
   }, 150_000);
 
-  it("positive control: with neither wall, the same attacks do reach the canary", async () => {
-    const variant = await startVariantServer({ workerCsp: false, lockDown: false });
-    const chosen = ATTACKS.filter((a) => a.name === "js.fetch" || a.name === "dynamic import() of a URL via run_js");
-    expect(chosen).toHaveLength(2);
-    const { verdicts, app: opened, secret } = await runAttacks(variant.url, chosen, "no walls");
+  it("a worker of the page: positive control, with neither wall the same attacks do reach the canary", async () => {
+    await expectPositiveControl({ workerCsp: false, lockDown: false }, "page");
+  }, 90_000);
+
+  it("the sandboxed frame: its policy alone (lockDown removed) stops every attack, and nothing reaches the page's storage", async () => {
+    // The page's worker script keeps its CSP header, but no worker of the page runs here.
+    const variant = await startVariantServer({ workerCsp: true, lockDown: false });
+    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "frame policy only", "frame");
     try {
-      for (const { attack, out } of verdicts) expect(out, attack.name).toContain(`LEAK-ATTEMPT-OK ${attack.name}`);
-      const paths = canary.requests.map((r) => decodeURIComponent(r.path));
-      expect(paths.some((p) => p.startsWith("/fetch?") && p.includes(secret))).toBe(true);
-      expect(paths.some((p) => p.startsWith("/dynamic-import.js?") && p.includes(secret))).toBe(true);
+      // Storage and BroadcastChannel are not requests: in the frame they belong to its opaque
+      // origin, so whatever they do, the page and every later session must see nothing.
+      expectAllBlocked(verdicts, (a) => a.cspDoesNotCover === true);
+      await expectNoLeak();
+      await expectNothingPlanted(opened.page);
     } finally {
-      canary.reset();
       await opened.close();
       await variant.close();
     }
+  }, 150_000);
+
+  it("the sandboxed frame: positive control, without its policy and lockDown the same attacks do reach the canary", async () => {
+    await expectPositiveControl({ workerCsp: true, lockDown: false, frameCsp: false }, "frame");
   }, 90_000);
 
-  it("on a host that sends no headers at all (GitHub Pages), the service worker adds the CSP", async () => {
+  it("a worker of the page, on a host that sends no headers at all (GitHub Pages): the service worker adds the CSP", async () => {
     // lockDown removed, so whatever stops the escapes here is the policy the service worker added.
     const variant = await startVariantServer({ workerCsp: false, lockDown: false, isolation: false });
-    const opened = await openApp(browser, variant.url, model, RUN_PARAMS, { serviceWorkers: "allow" });
+    const opened = await openApp(browser, variant.url, model, WHERE_PARAMS.page, { serviceWorkers: "allow" });
     const workerScripts: Array<{ fromServiceWorker: boolean; csp: string | undefined }> = [];
     opened.page.on("response", (r) => {
       if (/\/assets\/repl\.worker-[\w-]+\.js$/.test(new URL(r.url()).pathname)) {
@@ -265,14 +286,14 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
 });
 
 describe("the main thread drops what Python forges on the worker's message channel", () => {
-  it("forged Comlink replies to a pending request: no crash, nothing rendered, the REPL recovers", async () => {
+  it.each(["page", "frame"] as const)("forged Comlink replies to a pending request (worker of the %s): no crash, nothing rendered, the REPL recovers", async (where) => {
     const mark = `INJECTED-${randomBytes(6).toString("hex")}`;
-    const tag = "[forgeries]";
+    const tag = `[forgeries-${where}]`;
     scripts.set(tag, [
       ...FORGERY_KINDS.flatMap((kind) => [repl(installForgery(kind, mark, canary.url), `Forge: ${kind}.`), repl(victimCell(kind), "Next.")]),
       repl('FINAL("forgery-done")', "Finished."),
     ]);
-    const opened = await openApp(browser, app.url, model, RUN_PARAMS, { serviceWorkers: "block" });
+    const opened = await openApp(browser, app.url, model, WHERE_PARAMS[where], { serviceWorkers: "block" });
     const { page, errors } = opened;
     try {
       await uploadText(page, "memo.txt", secretDocument(`SECRET-${randomBytes(8).toString("hex")}`));
@@ -287,11 +308,18 @@ describe("the main thread drops what Python forges on the worker's message chann
       FORGERY_KINDS.forEach((kind, i) => {
         expect(outputs[2 * i], kind).toContain(`LISTENING ${kind}`);
         const victim = outputs[2 * i + 1] ?? "";
-        // The forged reply arrived first and was refused, and the model was told so in the
-        // app's own words: a malformed result is dropped (ProtocolError); a reply that breaks
-        // Comlink itself (a rejection) makes the client rebuild the worker (WorkerRestarted).
-        expect(victim, kind).toMatch(/ProtocolError|WorkerRestarted/);
-        expect(victim, kind).not.toContain(`VICTIM ${kind}`);
+        if (where === "page") {
+          // The forged reply arrived first and was refused, and the model was told so in the
+          // app's own words: a malformed result is dropped (ProtocolError); a reply that breaks
+          // Comlink itself (a rejection) makes the client rebuild the worker (WorkerRestarted).
+          expect(victim, kind).toMatch(/ProtocolError|WorkerRestarted/);
+          expect(victim, kind).not.toContain(`VICTIM ${kind}`);
+        } else {
+          // In the frame the page talks to the worker over a port Python never sees: the
+          // worker's own "message" events carry nothing, what Python posts goes to the frame,
+          // which ignores it, and the next cell gets its real result.
+          expect(victim, kind).toContain(`VICTIM ${kind}`);
+        }
         // Only the forged Error's message is quoted back (as text, see below).
         if (kind !== "throw-handler") expect(victim, kind).not.toContain(mark);
       });
@@ -323,6 +351,24 @@ describe("the main thread drops what Python forges on the worker's message chann
     }
   }, 150_000);
 });
+
+/** Two attacks known to work without walls must reach the canary, or the suite could not see a leak. */
+async function expectPositiveControl(walls: VariantOptions, where: Where): Promise<void> {
+  const variant = await startVariantServer(walls);
+  const chosen = ATTACKS.filter((a) => a.name === "js.fetch" || a.name === "dynamic import() of a URL via run_js");
+  expect(chosen).toHaveLength(2);
+  const { verdicts, app: opened, secret } = await runAttacks(variant.url, chosen, `no walls (${where})`, where);
+  try {
+    for (const { attack, out } of verdicts) expect(out, attack.name).toContain(`LEAK-ATTEMPT-OK ${attack.name}`);
+    const paths = canary.requests.map((r) => decodeURIComponent(r.path));
+    expect(paths.some((p) => p.startsWith("/fetch?") && p.includes(secret))).toBe(true);
+    expect(paths.some((p) => p.startsWith("/dynamic-import.js?") && p.includes(secret))).toBe(true);
+  } finally {
+    canary.reset();
+    await opened.close();
+    await variant.close();
+  }
+}
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -338,15 +338,67 @@ describe("messages name the cause", () => {
 });
 
 describe("a runaway allocation", () => {
-  it("that takes the tab down reopens with the session intact and the question marked", async () => {
+  const allocate = "import js\na = []\nwhile True:\n    a.append(js.Array.new(10**7).fill(0.5))";
+
+  it("in Chromium ends only the sandboxed frame's process: the page goes on, says why, and the next cell has its documents", async () => {
     const opened = await openApp(browser, app.url, model, PARAMS);
     const { page } = opened;
     try {
       await pythonReady(page);
+      expect(await page.locator('iframe[title="Python sandbox"]').count()).toBe(1);
+      await uploadText(page, "r.txt", "runaway");
+      // Playwright takes the frame's crash for the page's and refuses to drive it after: the rest
+      // goes through the DevTools protocol, which shows the page as it is.
+      const cdp = await page.context().newCDPSession(page);
+      const inPage = async <T>(expression: string): Promise<T> => {
+        const { result, exceptionDetails } = (await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })) as {
+          result: { value: T };
+          exceptionDetails?: { text: string };
+        };
+        if (exceptionDetails) throw new Error(exceptionDetails.text);
+        return result.value;
+      };
+      const tag = `[s11-${++tagSeq}]`;
+      scripts.set(tag, [
+        repl("kept = 41\nprint('SET', kept)"),
+        // JS arrays on the worker's V8 heap until it is exhausted: Chromium ends that process.
+        repl(allocate),
+        repl("print('AFTER', 'kept' in dir(), context)"),
+        repl('FINAL("survived the runaway")'),
+      ]);
+      await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Allocate`);
+      await page.getByRole("button", { name: "Ask", exact: true }).click();
+      const deadline = Date.now() + 150_000;
+      let answer = "";
+      while (Date.now() < deadline && !answer.includes("survived the runaway")) {
+        await new Promise((r) => setTimeout(r, 500));
+        answer = await inPage<string>(`[...document.querySelectorAll("section.answer")].at(-1)?.innerText ?? ""`);
+      }
+      const outputs = turnOutputs(model, tag);
+      expect(answer, `turn outputs: ${JSON.stringify(outputs).slice(0, 1500)}`).toContain("survived the runaway");
+      // The model is told what happened in words it can act on, and its next cell runs with the
+      // documents loaded again (variables are gone: a new process).
+      expect(outputs[1]).toMatch(/WorkerRestarted: the Python sandbox's process crashed, most likely out of memory/);
+      expect(outputs[2]).toContain("AFTER False runaway");
+      // Same page, same session: it never reloaded, and its Python is ready for the next question.
+      expect(await inPage<number>("performance.getEntriesByType('navigation').length")).toBe(1);
+      expect(await inPage<string>("document.querySelector('.docs .name')?.textContent ?? ''")).toContain("r.txt");
+      expect(await inPage<number>(`document.querySelectorAll('iframe[title="Python sandbox"]').length`)).toBe(1);
+    } finally {
+      await opened.close();
+    }
+  }, 300_000);
+
+  it("in a page's own worker (Firefox, WebKit) takes the tab down, and it reopens with the session intact and the question marked", async () => {
+    const opened = await openApp(browser, app.url, model, { ...PARAMS, replFrame: "0" });
+    const { page } = opened;
+    try {
+      await pythonReady(page);
+      expect(await page.locator('iframe[title="Python sandbox"]').count()).toBe(0);
       await uploadText(page, "r.txt", "runaway");
       const tag = `[s11-${++tagSeq}]`;
       // JS arrays on the worker's V8 heap until it is exhausted: Chromium ends the renderer.
-      scripts.set(tag, [repl("import js\na = []\nwhile True:\n    a.append(js.Array.new(10**7).fill(0.5))"), repl('FINAL("never")')]);
+      scripts.set(tag, [repl(allocate), repl('FINAL("never")')]);
       const crashed = new Promise<void>((resolve) => page.once("crash", () => resolve()));
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Allocate`);
       await page.getByRole("button", { name: "Ask", exact: true }).click();

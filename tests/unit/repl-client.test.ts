@@ -6,6 +6,7 @@ import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG } from "../../src/core/types.ts";
 import { ReplClient } from "../../src/repl/client.ts";
 import type { ReplWorkerApi } from "../../src/repl/protocol.ts";
+import { SANDBOX_CRASHED } from "../../src/repl/sandbox-protocol.ts";
 import type { ReplTransport } from "../../src/repl/types.ts";
 import { InstantEngine } from "../fixtures/instant-engine.ts";
 
@@ -277,5 +278,82 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
     await expect(quoting).rejects.toThrow(/stopped before it answered \(its session was closed\)/);
     await expect(later).resolves.toEqual({ wasmHeapBytes: 0 });
     expect(boots.count).toBe(1);
+  }, 5_000);
+});
+
+describe("ReplClient with a worker in another process (Chromium's sandboxed frame)", () => {
+  const interrupted = JSON.stringify({
+    stdout: "",
+    stderr: "KeyboardInterrupt: the cell was interrupted.\n",
+    final_answer: null,
+    locals: {},
+    execution_time: 0,
+    error: "KeyboardInterrupt",
+    interrupted: true,
+  });
+
+  /** The fake worker, seen through a transport that shares no memory with the page. */
+  function framed(runCell: (code: string) => Promise<string>, seen: { bootOptions?: Record<string, unknown>; transferred?: unknown[]; booted: number; interrupts: number }, extraPort: MessagePort, overrides?: Overrides) {
+    const boots = { count: 0 };
+    const base = fakeTransport(runCell, boots, {}, overrides);
+    return (onInterrupt: () => void = () => undefined): (() => ReplTransport) =>
+      () => {
+        const t = base();
+        const boot = t.api.boot as unknown as (o: Record<string, unknown>) => Promise<unknown>;
+        return {
+          ...t,
+          api: { ...t.api, boot: (o: Record<string, unknown>) => ((seen.bootOptions = o), boot(o)) } as unknown as ReplTransport["api"],
+          sharesMemory: false,
+          transferables: [extraPort],
+          transfer: (value, list) => ((seen.transferred = list), value),
+          interrupt: () => {
+            seen.interrupts += 1;
+            onInterrupt();
+          },
+          onBooted: () => void (seen.booted += 1),
+        };
+      };
+  }
+
+  it("Stop reaches Python through the transport; no shared buffer is sent, and the transport's ports go with the boot", async () => {
+    const seen: { bootOptions?: Record<string, unknown>; transferred?: unknown[]; booted: number; interrupts: number } = { booted: 0, interrupts: 0 };
+    const port = new MessageChannel().port2;
+    let finish!: (result: string) => void;
+    const factory = framed(() => new Promise<string>((resolve) => (finish = resolve)), seen, port)(() => finish(interrupted));
+    const repl = new ReplClient(factory);
+    await repl.start();
+    // (Plain booleans: a failed match on an object holding MessagePorts overflows the diff printer.)
+    expect("interruptBuffer" in seen.bootOptions!).toBe(false);
+    expect("sabBuffer" in seen.bootOptions!).toBe(false);
+    expect(seen.transferred?.includes(port)).toBe(true);
+    expect(seen.booted).toBe(1);
+    const cell = repl.runCell("while True: pass", { timeoutMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 10));
+    repl.interrupt();
+    const result = await cell;
+    expect(seen.interrupts).toBeGreaterThan(0);
+    expect(result.error).toBe("KeyboardInterrupt");
+    expect(result.stderr).toMatch(/the person pressed Stop. Variables from earlier cells are kept/);
+    repl.close();
+  }, 5_000);
+
+  it("a frame whose process crashed ends the running cell with a message naming it, and a new worker takes over", async () => {
+    const seen = { booted: 0, interrupts: 0 };
+    const factory = framed(
+      async () => good("1\n"),
+      seen,
+      new MessageChannel().port2,
+      (boot, exit) => (boot === 1 ? { runCell: () => new Promise<string>(() => setTimeout(() => exit(SANDBOX_CRASHED), 5)) } : {}),
+    )();
+    const repl = new ReplClient(factory);
+    await repl.start();
+    const result = await repl.runCell("a = []\nwhile True: a.append(js.Array.new(10**7))", { timeoutMs: 60_000 });
+    expect(result.error).toBe("WorkerRestarted");
+    expect(result.stderr).toMatch(/the Python sandbox's process crashed, most likely out of memory \(the page itself was not affected\)/);
+    expect(result.stderr).not.toMatch(/time limit|pressed Stop/);
+    const next = await repl.runCell("print(1)");
+    expect(next.error).toBeNull();
+    expect(seen.booted).toBe(2);
+    repl.close();
   }, 5_000);
 });

@@ -1,8 +1,11 @@
-// Serves the built app (dist/) with the production headers, but lets a test take one of the
-// REPL worker's two walls away: the Content-Security-Policy on its script, or the lockDown()
-// that deletes network globals after boot. Running the attacks against each variant shows what
-// each wall stops on its own, and the variant with no CSP is the suite's positive control: an
-// attack that is known to work there must reach the canary, or the suite could not see a leak.
+// Serves the built app (dist/) with the production headers, but lets a test take the REPL
+// worker's walls away. A worker of the page has two: the Content-Security-Policy on its script,
+// and the lockDown() that deletes network globals after boot. A worker of Chromium's sandboxed
+// frame has its own lockDown() (in its own script) and the frame's policy (a <meta> in the
+// frame's document, which the page's bundle writes); an opaque origin gives it no storage
+// either way. Running the attacks against each variant shows what each wall stops on its own,
+// and a variant with no walls is a positive control: an attack that is known to work there must
+// reach the canary, or the suite could not see a leak.
 //
 // Not Playwright's route.fulfill: Chromium treats a response made up by the test as coming from
 // a public address, and Local Network Access then blocks the worker's requests to 127.0.0.1 for
@@ -11,13 +14,16 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { extname, join, normalize } from "node:path";
+import { SANDBOXED_WORKER_FILE } from "../../../src/repl/sandbox-protocol.ts";
 import { REPL_WORKER_CSP } from "../../../src/security/csp.ts";
 
 export interface VariantOptions {
   /** Send the worker script's CSP header (as production must). */
   workerCsp: boolean;
-  /** Keep lockDown() (the worker's afterBoot hook). */
+  /** Keep lockDown() (the worker's afterBoot hook), in the page's worker and the frame's. */
   lockDown: boolean;
+  /** Keep the sandboxed frame's own Content-Security-Policy (default true). */
+  frameCsp?: boolean;
   /** Send COOP/COEP (default). Off: a host like GitHub Pages that sets no headers at all. */
   isolation?: boolean;
 }
@@ -37,15 +43,27 @@ const TYPES: Record<string, string> = {
 
 /** The built worker's entry: `createReplWorker({pythonSource: ..., afterBoot: lockDown, ...})`. */
 const AFTER_BOOT = /afterBoot:[\w$]+(?=[,}])/;
+/** What makes the frame document's <meta> a policy (src/repl/sandbox-frame.ts). */
+const FRAME_CSP = 'http-equiv="Content-Security-Policy"';
 
 export async function startVariantServer(options: VariantOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const dist = new URL("../../../dist/", import.meta.url).pathname;
   const workerName = readdirSync(`${dist}assets`).find((f) => /^repl\.worker-[\w-]+\.js$/.test(f));
   if (!workerName) throw new Error("No built REPL worker in dist/assets: run npm run build.");
-  let workerBody = readFileSync(`${dist}assets/${workerName}`, "utf8");
+  const replaced = new Map<string, string>();
+  const rewrite = (path: string, change: (body: string) => string) => replaced.set(path, change(replaced.get(path) ?? readFileSync(`${dist}${path.slice(1)}`, "utf8")));
+  const withoutLockDown = (body: string) => {
+    if (!AFTER_BOOT.test(body)) throw new Error("A built REPL worker no longer has an `afterBoot:` hook this test can remove.");
+    return body.replace(AFTER_BOOT, "afterBoot:void 0");
+  };
   if (!options.lockDown) {
-    if (!AFTER_BOOT.test(workerBody)) throw new Error("The built REPL worker no longer has an `afterBoot:` hook this test can remove.");
-    workerBody = workerBody.replace(AFTER_BOOT, "afterBoot:void 0");
+    rewrite(`/assets/${workerName}`, withoutLockDown);
+    rewrite(`/${SANDBOXED_WORKER_FILE}`, withoutLockDown);
+  }
+  if (options.frameCsp === false) {
+    const main = readdirSync(`${dist}assets`).find((f) => /^index-[\w-]+\.js$/.test(f) && readFileSync(`${dist}assets/${f}`, "utf8").includes(FRAME_CSP));
+    if (!main) throw new Error("The built page no longer writes the sandboxed frame's policy as this test expects.");
+    rewrite(`/assets/${main}`, (body) => body.replace(FRAME_CSP, 'http-equiv="x-no-policy"'));
   }
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
@@ -64,10 +82,8 @@ export async function startVariantServer(options: VariantOptions): Promise<{ url
       headers["Cross-Origin-Opener-Policy"] = "same-origin";
       headers["Cross-Origin-Embedder-Policy"] = "require-corp";
     }
-    if (path === `/assets/${workerName}`) {
-      if (options.workerCsp) headers["Content-Security-Policy"] = REPL_WORKER_CSP;
-      body = workerBody;
-    }
+    if (path === `/assets/${workerName}` && options.workerCsp) headers["Content-Security-Policy"] = REPL_WORKER_CSP;
+    body = replaced.get(path) ?? body;
     res.writeHead(200, headers).end(body);
   });
   server.on("connection", (s) => {

@@ -1,0 +1,237 @@
+// Chromium: Python workers in a sandboxed frame with its own process. A worker is a thread of
+// the process that created it, so a cell that exhausts the JavaScript heap (huge arrays built
+// through `js`) crashes that process. Started by the page, it would take the whole tab down;
+// started by this frame — an opaque origin, which Chromium isolates in a process of its own — it
+// takes only the frame down, and the page rebuilds the sandbox and says why.
+//
+// One frame serves every session's worker (one extra process, one compile of Pyodide's wasm).
+// It has no network and no storage: the page sends it Pyodide's files once, and keeps the
+// Python snapshot for it. Sub-calls use JSPI (Chromium has it); Stop writes the worker's
+// interrupt buffer through the frame, which is cross-origin isolated like the page.
+import * as Comlink from "comlink";
+import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../../workers/snapshot-store.ts";
+import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../workers/snapshot-store-port.ts";
+import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
+import { sandboxFrameMain } from "./sandbox-frame-main.ts";
+import { SANDBOXED_WORKER_FILE, SANDBOX_CRASHED, type FrameToPage, type PageToFrame, type SandboxAssets } from "./sandbox-protocol.ts";
+import type { ReplTransport } from "./types.ts";
+
+/** How often the page asks the frame whether it still runs, and how long a ping may go unanswered. */
+const PING_MS = 1000;
+const SILENCE_MS = 5000;
+
+/** Whether this browser puts the frame in a process of its own and can run Python there. */
+export function sandboxFrameSupported(): boolean {
+  if (typeof document === "undefined" || !globalThis.crossOriginIsolated) return false;
+  // The frame's workers wait for sub-calls with JSPI: they cannot share memory with the page.
+  if (!("Suspending" in WebAssembly || "Suspender" in WebAssembly)) return false;
+  // Chromium isolates opaque-origin (sandboxed) frames in their own process; Firefox and WebKit
+  // keep them in the page's process, where the frame would add cost and contain nothing.
+  const brands = (navigator as Navigator & { userAgentData?: { brands?: Array<{ brand: string }> } }).userAgentData?.brands ?? [];
+  return brands.some((b) => b.brand === "Chromium");
+}
+
+let assets: Promise<SandboxAssets> | null = null;
+
+/** Pyodide's files and the worker script, fetched by the page once (the service worker has them offline). */
+function sandboxAssets(pyodideIndexUrl: string, base: string): Promise<SandboxAssets> {
+  const blob = async (url: string) => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`could not load ${url} for the Python sandbox (HTTP ${response.status})`);
+    return response.blob();
+  };
+  assets ??= (async () => {
+    const [workerScript, pyodideAsm, stdlib, wasm, lock] = await Promise.all([
+      blob(new URL(SANDBOXED_WORKER_FILE, base).href),
+      blob(`${pyodideIndexUrl}pyodide.asm.mjs`),
+      blob(`${pyodideIndexUrl}python_stdlib.zip`),
+      blob(`${pyodideIndexUrl}pyodide.asm.wasm`),
+      blob(`${pyodideIndexUrl}pyodide-lock.json`),
+    ]);
+    return { workerScript, pyodideAsm, stdlib, wasm, lockFileContents: await lock.text() };
+  })();
+  assets.catch(() => (assets = null)); // try again with the next worker
+  return assets;
+}
+
+interface WorkerEnds {
+  onError(message: string): void;
+  onCrash(): void;
+}
+
+function hiddenSandboxedFrame(): HTMLIFrameElement {
+  const iframe = document.createElement("iframe");
+  // allow-scripts and nothing else: an opaque origin, no storage, no navigation, no popups.
+  iframe.setAttribute("sandbox", "allow-scripts");
+  iframe.setAttribute("allow", "cross-origin-isolated *");
+  iframe.setAttribute("aria-hidden", "true");
+  iframe.tabIndex = -1;
+  iframe.title = "Python sandbox";
+  iframe.style.cssText = "position:absolute;width:0;height:0;border:0;visibility:hidden";
+  return iframe;
+}
+
+/** The frame, created with the first worker and replaced after a crash. */
+class SandboxFrame {
+  private readonly iframe: HTMLIFrameElement = hiddenSandboxedFrame();
+  private readonly control: MessageChannel = new MessageChannel();
+  private readonly ready: Promise<void>;
+  private readonly ends = new Map<number, WorkerEnds>();
+  private readonly ping: ReturnType<typeof setInterval>;
+  private lastPing: { n: number; at: number } | null = null;
+  private answered = 0;
+  private ids = 0;
+  dead = false;
+
+  constructor(pyodideIndexUrl: string, base: string) {
+    const loaded = new Promise<void>((resolve) => this.iframe.addEventListener("load", () => resolve(), { once: true }));
+    this.ready = (async () => {
+      const [files, html] = await Promise.all([sandboxAssets(pyodideIndexUrl, base), frameDocument()]);
+      this.iframe.srcdoc = html;
+      document.body.append(this.iframe);
+      await loaded;
+      this.control.port1.onmessage = (event: MessageEvent) => this.onMessage(event.data as FrameToPage);
+      this.iframe.contentWindow?.postMessage("connect", "*", [this.control.port2]);
+      await new Promise<void>((resolve, reject) => {
+        this.initDone = { resolve, reject };
+        this.send({ kind: "init", assets: files });
+      });
+    })();
+    this.ping = setInterval(() => this.checkAlive(), PING_MS);
+  }
+
+  private initDone: { resolve(): void; reject(err: Error): void } | null = null;
+
+  private send(message: PageToFrame, transfer: Transferable[] = []): void {
+    this.control.port1.postMessage(message, transfer);
+  }
+
+  private onMessage(message: FrameToPage): void {
+    switch (message.kind) {
+      case "pong":
+        this.answered = Math.max(this.answered, message.n);
+        return;
+      case "ready":
+        return this.initDone?.resolve();
+      case "failed":
+        return this.initDone?.reject(new Error(`the Python sandbox could not start: ${message.message}`));
+      case "worker-error":
+        return this.ends.get(message.id)?.onError(message.message);
+    }
+  }
+
+  /** A ping unanswered for SILENCE_MS: the frame's process is gone (the frame does nothing else that could hold it). */
+  private checkAlive(): void {
+    if (!this.iframe.isConnected) return; // not started yet
+    const now = performance.now();
+    if (this.lastPing && this.answered < this.lastPing.n) {
+      if (now - this.lastPing.at > SILENCE_MS) this.crashed();
+      return;
+    }
+    const n = (this.lastPing?.n ?? 0) + 1;
+    this.lastPing = { n, at: now };
+    this.send({ kind: "ping", n });
+  }
+
+  private crashed(): void {
+    this.dead = true;
+    clearInterval(this.ping);
+    this.iframe.remove();
+    this.control.port1.close();
+    for (const ends of this.ends.values()) ends.onCrash();
+    this.ends.clear();
+  }
+
+  startWorker(snapshot: SnapshotSetting | undefined): ReplTransport {
+    const id = ++this.ids;
+    const channel = new MessageChannel();
+    const api = Comlink.wrap<ReplWorkerApi>(channel.port1);
+    const exitListeners: Array<(reason: string) => void> = [];
+    const exit = (reason: string) => {
+      this.ends.delete(id);
+      for (const l of exitListeners) l(reason);
+    };
+    let booted = false;
+    this.ends.set(id, {
+      // As with a worker of the page: uncaught errors after the start do not mean it is dead.
+      onError: (message) => !booted && exit(message),
+      onCrash: () => exit(SANDBOX_CRASHED),
+    });
+    const snapshots = snapshotPort(snapshot);
+    this.ready.then(
+      () => this.send({ kind: "start", id, port: channel.port2 }, [channel.port2]),
+      (err: unknown) => exit(err instanceof Error ? err.message : String(err)),
+    );
+    return {
+      api,
+      sharesMemory: false,
+      bootOptions: { snapshot: snapshots.setting },
+      transferables: snapshots.transferables,
+      transfer: (value, transferables) => Comlink.transfer(value, transferables),
+      onBooted: () => {
+        booted = true;
+        snapshots.close();
+      },
+      interrupt: () => this.send({ kind: "interrupt", id }),
+      terminate: () => {
+        api[Comlink.releaseProxy]();
+        this.ends.delete(id);
+        snapshots.close();
+        if (!this.dead) this.send({ kind: "terminate", id });
+        channel.port1.close();
+      },
+      onExit: (listener) => void exitListeners.push(listener),
+    };
+  }
+}
+
+/**
+ * The worker's snapshot store, kept by the page in Cache Storage and served over a port until
+ * the worker has booted. A write is acknowledged once the page holds the bytes, and stored after.
+ */
+function snapshotPort(setting: SnapshotSetting | undefined): { setting: SnapshotSetting; transferables: Transferable[]; close(): void } {
+  if (setting?.kind === "off") return { setting, transferables: [], close: () => undefined };
+  const store = cacheStorageSnapshotStore(setting?.kind === "cache-storage" ? setting.cacheName : DEFAULT_SNAPSHOT_CACHE);
+  const channel = new MessageChannel();
+  const answer = (a: SnapshotPortAnswer, transfer: Transferable[] = []) => channel.port1.postMessage(a, transfer);
+  channel.port1.onmessage = async (event: MessageEvent) => {
+    const request = event.data as SnapshotPortRequest;
+    try {
+      if (request.op === "find") return answer({ id: request.id, blob: await store.findBlob(request.key) });
+      if (request.op === "write") {
+        answer({ id: request.id });
+        return await store.writeBlob(request.key, request.body).catch((err: unknown) => console.warn("Could not store the Python snapshot:", err));
+      }
+      await store.remove(request.key);
+      answer({ id: request.id });
+    } catch (err) {
+      answer({ id: request.id, error: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  const rebuild = setting && "rebuild" in setting && setting.rebuild ? { rebuild: true } : {};
+  return { setting: { kind: "port", port: channel.port2, ...rebuild }, transferables: [channel.port2], close: () => channel.port1.close() };
+}
+
+/** The frame's document: its script, allowed by hash, and a policy that lets it and its workers reach nothing. */
+async function frameDocument(): Promise<string> {
+  const script = `(${sandboxFrameMain.toString()})();`;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script));
+  const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
+  const policy = [
+    "default-src 'none'",
+    `script-src 'sha256-${hash}' blob: 'wasm-unsafe-eval'`,
+    "worker-src blob:",
+    "connect-src blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; ");
+  return `<!doctype html><meta http-equiv="Content-Security-Policy" content="${policy}"><script>${script}</script>`;
+}
+
+let current: SandboxFrame | null = null;
+
+/** A worker in the page's sandboxed frame (a new frame after a crash). */
+export function startSandboxedWorker(pyodideIndexUrl: string, base: string, snapshot?: SnapshotSetting): ReplTransport {
+  if (!current || current.dead) current = new SandboxFrame(pyodideIndexUrl, base);
+  return current.startWorker(snapshot);
+}
