@@ -2,7 +2,7 @@
 import * as Comlink from "comlink";
 import { ReplClient } from "./client.ts";
 import { SUBCALL_RELAY_PATH, isSubcallRelayMessage, type ReplWorkerApi, type SnapshotSetting, type SubcallRelayAnswer } from "./protocol.ts";
-import { sandboxFrameSupported, startSandboxedWorker } from "./sandbox-frame.ts";
+import { sandboxFrameSupported, sandboxFrameUsable, startSandboxedWorker } from "./sandbox-frame.ts";
 import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 
 export interface BrowserReplOptions extends ReplClientOptions {
@@ -56,7 +56,8 @@ export const browserReplTransport: ReplTransportFactory = () => browserReplTrans
  */
 export function browserReplTransportFactory(options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean } = {}): ReplTransportFactory {
   return () => {
-    if (options.sandboxFrame) return startSandboxedWorker(pyodideIndexUrl(), appBaseUrl(), options.snapshot);
+    // A frame that could not start here once will not start the next time either.
+    if (options.sandboxFrame && sandboxFrameUsable()) return startSandboxedWorker(pyodideIndexUrl(), appBaseUrl(), options.snapshot);
     const transport = startWorker();
     const wasmModule = options.shareWasm === false ? undefined : pageWasmModule();
     transport.bootOptions = {

@@ -13,7 +13,7 @@ import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../../workers
 import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../workers/snapshot-store-port.ts";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import { sandboxFrameMain } from "./sandbox-frame-main.ts";
-import { SANDBOXED_WORKER_FILE, SANDBOX_CRASHED, type FrameToPage, type PageToFrame, type SandboxAssets } from "./sandbox-protocol.ts";
+import { SANDBOXED_WORKER_FILE, SANDBOX_CRASHED, SANDBOX_DID_NOT_START, type FrameToPage, type PageToFrame, type SandboxAssets } from "./sandbox-protocol.ts";
 import type { ReplTransport } from "./types.ts";
 
 /** How often the page asks the frame whether it still runs, and how long a ping may go unanswered. */
@@ -56,7 +56,7 @@ function sandboxAssets(pyodideIndexUrl: string, base: string): Promise<SandboxAs
 
 interface WorkerEnds {
   onError(message: string): void;
-  onCrash(): void;
+  onEnd(reason: string): void;
 }
 
 function hiddenSandboxedFrame(): HTMLIFrameElement {
@@ -114,18 +114,22 @@ class SandboxFrame {
       case "ready":
         return this.initDone?.resolve();
       case "failed":
-        return this.initDone?.reject(new Error(`the Python sandbox could not start: ${message.message}`));
+        unusable = true;
+        return this.initDone?.reject(new Error(`${SANDBOX_DID_NOT_START} (${message.message})`));
       case "worker-error":
         return this.ends.get(message.id)?.onError(message.message);
     }
   }
 
-  /** A ping unanswered for SILENCE_MS: the frame's process is gone (the frame does nothing else that could hold it). */
+  /**
+   * A ping unanswered for SILENCE_MS: the frame's process is gone (the frame does nothing else
+   * that could hold it). A frame that never answered at all did not crash: it never ran.
+   */
   private checkAlive(): void {
     if (!this.iframe.isConnected) return; // not started yet
     const now = performance.now();
     if (this.lastPing && this.answered < this.lastPing.n) {
-      if (now - this.lastPing.at > SILENCE_MS) this.crashed();
+      if (now - this.lastPing.at > SILENCE_MS) this.end(this.answered === 0 ? SANDBOX_DID_NOT_START : SANDBOX_CRASHED);
       return;
     }
     const n = (this.lastPing?.n ?? 0) + 1;
@@ -133,12 +137,14 @@ class SandboxFrame {
     this.send({ kind: "ping", n });
   }
 
-  private crashed(): void {
+  private end(reason: string): void {
     this.dead = true;
+    if (reason === SANDBOX_DID_NOT_START) unusable = true;
     clearInterval(this.ping);
     this.iframe.remove();
     this.control.port1.close();
-    for (const ends of this.ends.values()) ends.onCrash();
+    this.initDone?.reject(new Error(reason));
+    for (const ends of this.ends.values()) ends.onEnd(reason);
     this.ends.clear();
   }
 
@@ -147,7 +153,11 @@ class SandboxFrame {
     const channel = new MessageChannel();
     const api = Comlink.wrap<ReplWorkerApi>(channel.port1);
     const exitListeners: Array<(reason: string) => void> = [];
+    let exited = false;
+    // Once: a frame that ends before it was ready also fails the start that waits for it.
     const exit = (reason: string) => {
+      if (exited) return;
+      exited = true;
       this.ends.delete(id);
       for (const l of exitListeners) l(reason);
     };
@@ -155,7 +165,7 @@ class SandboxFrame {
     this.ends.set(id, {
       // As with a worker of the page: uncaught errors after the start do not mean it is dead.
       onError: (message) => !booted && exit(message),
-      onCrash: () => exit(SANDBOX_CRASHED),
+      onEnd: exit,
     });
     const snapshots = snapshotPort(snapshot);
     this.ready.then(
@@ -229,6 +239,13 @@ async function frameDocument(): Promise<string> {
 }
 
 let current: SandboxFrame | null = null;
+/** Set when a frame could not start here: the page's own workers take over for this page. */
+let unusable = false;
+
+/** Whether new workers may still go to the frame (false once a frame failed to start). */
+export function sandboxFrameUsable(): boolean {
+  return !unusable;
+}
 
 /** A worker in the page's sandboxed frame (a new frame after a crash). */
 export function startSandboxedWorker(pyodideIndexUrl: string, base: string, snapshot?: SnapshotSetting): ReplTransport {

@@ -39,3 +39,10 @@ export const SANDBOXED_WORKER_FILE = "repl-sandboxed.worker.js";
 /** Why every worker of a frame that stopped answering ended: its process crashed. */
 export const SANDBOX_CRASHED =
   "the Python sandbox's process crashed, most likely out of memory (the page itself was not affected)";
+
+/**
+ * Why a frame that never answered (or could not prepare Python) ended its workers. Not a crash:
+ * something in this browser keeps the frame from running, so the page stops using it.
+ */
+export const SANDBOX_DID_NOT_START =
+  "the Python sandbox's frame did not start in this browser, so Python will run in the page's own worker: press Restart Python";

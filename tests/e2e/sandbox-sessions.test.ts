@@ -10,6 +10,7 @@ import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scri
 import { launch, startApp, openSteps } from "./harness.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
+import { startVariantServer } from "./sandbox/variant-server.ts";
 
 let model: ScriptedServer;
 let app: { url: string; close: () => Promise<void> };
@@ -388,6 +389,31 @@ describe("a runaway allocation", () => {
       await opened.close();
     }
   }, 300_000);
+
+  it("a frame that cannot run in this browser is named, and Restart Python runs Python in the page instead", async () => {
+    // The frame's script is refused by its own policy: the frame never answers a ping.
+    const variant = await startVariantServer({ workerCsp: true, lockDown: true, frameScriptBlocked: true });
+    const opened = await openApp(browser, variant.url, model, PARAMS);
+    const { page } = opened;
+    try {
+      const failed = page.locator(".chip", { hasText: "Python failed" });
+      await failed.waitFor({ state: "attached", timeout: 60_000 });
+      // Not taken for a crash: the message says what happened and what to do.
+      const why = (await failed.getAttribute("title")) ?? "";
+      expect(why).toContain("frame did not start in this browser");
+      expect(why).toContain("press Restart Python");
+      expect(why).not.toContain("out of memory");
+      await page.getByRole("button", { name: "Restart Python" }).click();
+      await pythonReady(page);
+      expect(await page.locator('iframe[title="Python sandbox"]').count()).toBe(0);
+      await uploadText(page, "f.txt", "framed-out");
+      const [out] = await run(page, ["print('IN PAGE', context)"], "page worker");
+      expect(out).toContain("IN PAGE framed-out");
+    } finally {
+      await opened.close();
+      await variant.close();
+    }
+  }, 180_000);
 
   it("in a page's own worker (Firefox, WebKit) takes the tab down, and it reopens with the session intact and the question marked", async () => {
     const opened = await openApp(browser, app.url, model, { ...PARAMS, replFrame: "0" });

@@ -24,6 +24,8 @@ export interface VariantOptions {
   lockDown: boolean;
   /** Keep the sandboxed frame's own Content-Security-Policy (default true). */
   frameCsp?: boolean;
+  /** Break the hash by which the frame's policy allows its script, so the frame never runs (default false). */
+  frameScriptBlocked?: boolean;
   /** Send COOP/COEP (default). Off: a host like GitHub Pages that sets no headers at all. */
   isolation?: boolean;
 }
@@ -45,6 +47,8 @@ const TYPES: Record<string, string> = {
 const AFTER_BOOT = /afterBoot:[\w$]+(?=[,}])/;
 /** What makes the frame document's <meta> a policy (src/repl/sandbox-frame.ts). */
 const FRAME_CSP = 'http-equiv="Content-Security-Policy"';
+/** How that policy allows the frame's own script. */
+const FRAME_SCRIPT_HASH = "script-src 'sha256-";
 
 export async function startVariantServer(options: VariantOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const dist = new URL("../../../dist/", import.meta.url).pathname;
@@ -60,10 +64,17 @@ export async function startVariantServer(options: VariantOptions): Promise<{ url
     rewrite(`/assets/${workerName}`, withoutLockDown);
     rewrite(`/${SANDBOXED_WORKER_FILE}`, withoutLockDown);
   }
-  if (options.frameCsp === false) {
+  const frameWriter = () => {
     const main = readdirSync(`${dist}assets`).find((f) => /^index-[\w-]+\.js$/.test(f) && readFileSync(`${dist}assets/${f}`, "utf8").includes(FRAME_CSP));
     if (!main) throw new Error("The built page no longer writes the sandboxed frame's policy as this test expects.");
-    rewrite(`/assets/${main}`, (body) => body.replace(FRAME_CSP, 'http-equiv="x-no-policy"'));
+    return `/assets/${main}`;
+  };
+  if (options.frameCsp === false) rewrite(frameWriter(), (body) => body.replace(FRAME_CSP, 'http-equiv="x-no-policy"'));
+  if (options.frameScriptBlocked) {
+    rewrite(frameWriter(), (body) => {
+      if (!body.includes(FRAME_SCRIPT_HASH)) throw new Error("The built page no longer allows the frame's script by hash as this test expects.");
+      return body.replace(FRAME_SCRIPT_HASH, `${FRAME_SCRIPT_HASH}not-`);
+    });
   }
   const sockets = new Set<Socket>();
   const server: Server = createServer((req, res) => {
