@@ -19,6 +19,11 @@ import type { ReplTransport } from "./types.ts";
 /** How often the page asks the frame whether it still runs, and how long a ping may go unanswered. */
 const PING_MS = 1000;
 const SILENCE_MS = 5000;
+/**
+ * How long a new frame may take to answer at all: its process starts and loads its document
+ * first, which a busy machine can make slow. Silence that long means it never ran.
+ */
+const FIRST_ANSWER_MS = 30_000;
 
 /** Whether this browser puts the frame in a process of its own and can run Python there. */
 export function sandboxFrameSupported(): boolean {
@@ -114,8 +119,7 @@ class SandboxFrame {
       case "ready":
         return this.initDone?.resolve();
       case "failed":
-        unusable = true;
-        return this.initDone?.reject(new Error(`${SANDBOX_DID_NOT_START} (${message.message})`));
+        return this.end(`${SANDBOX_DID_NOT_START} (${message.message})`);
       case "worker-error":
         return this.ends.get(message.id)?.onError(message.message);
     }
@@ -129,7 +133,8 @@ class SandboxFrame {
     if (!this.iframe.isConnected) return; // not started yet
     const now = performance.now();
     if (this.lastPing && this.answered < this.lastPing.n) {
-      if (now - this.lastPing.at > SILENCE_MS) this.end(this.answered === 0 ? SANDBOX_DID_NOT_START : SANDBOX_CRASHED);
+      const neverAnswered = this.answered === 0;
+      if (now - this.lastPing.at > (neverAnswered ? FIRST_ANSWER_MS : SILENCE_MS)) this.end(neverAnswered ? SANDBOX_DID_NOT_START : SANDBOX_CRASHED);
       return;
     }
     const n = (this.lastPing?.n ?? 0) + 1;
@@ -139,7 +144,7 @@ class SandboxFrame {
 
   private end(reason: string): void {
     this.dead = true;
-    if (reason === SANDBOX_DID_NOT_START) unusable = true;
+    if (reason.startsWith(SANDBOX_DID_NOT_START)) unusable = true;
     clearInterval(this.ping);
     this.iframe.remove();
     this.control.port1.close();
