@@ -111,6 +111,7 @@ export class AppController {
     if (!loaded) return;
     const exchanges = await this.markCutOff(id, loaded.exchanges);
     this.show(loaded.record, exchanges);
+    if (loaded.lost.length) this.notices.notify("warning", lostDocumentsMessage(loaded.lost));
     if (this.live.get(id)) return; // its Python kept running: variables and all
     const history = answeredHistory(exchanges);
     this.createSession(id, history, loaded.documents);
@@ -213,10 +214,15 @@ export class AppController {
       if (!result.problems.length) this.notices.notify("warning", "No readable text was found in those files.");
       return;
     }
-    record.documents = [...record.documents, ...result.documents.map((d) => d.meta)];
-    if (record.title === UNTITLED) record.title = result.documents[0]!.meta.name;
-    await this.library.update($state.snapshot(record) as SessionRecord);
-    await this.library.saveDocuments(record.id, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+    // Stored first, listed after: what the list shows is what a reload finds.
+    const saved = $state.snapshot(record) as SessionRecord;
+    const next: SessionRecord = {
+      ...saved,
+      documents: [...saved.documents, ...result.documents.map((d) => d.meta)],
+      title: saved.title === UNTITLED ? result.documents[0]!.meta.name : saved.title,
+    };
+    await this.library.addDocuments(next, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+    Object.assign(record, { documents: next.documents, title: next.title, updatedAt: next.updatedAt });
     // Not awaited: Firefox asks the person before it grants persistence, and the promise waits
     // for the answer (for ever if they ignore the prompt, or in automation).
     void requestPersistentStorage();
@@ -239,8 +245,7 @@ export class AppController {
     const record = this.view.record;
     if (!record || !this.library || this.view.running) return;
     record.documents = record.documents.filter((d) => d.path !== path);
-    await this.library.update($state.snapshot(record) as SessionRecord);
-    await this.library.deleteDocument(record.id, path);
+    await this.library.removeDocument($state.snapshot(record) as SessionRecord, path);
     await this.live.get(record.id)?.removeDocument(path).catch((err: unknown) => this.reportError(err));
   }
 
@@ -430,3 +435,9 @@ function answeredHistory(exchanges: readonly Exchange[]): HistoryEntry[] {
   return exchanges.filter((e) => e.answer).map((e) => ({ question: e.question, answer: e.answer }));
 }
 
+/** Names documents a session listed but whose bytes were never stored, and what to do. */
+function lostDocumentsMessage(paths: string[]): string {
+  const names = paths.map((p) => `“${p}”`).join(", ");
+  const one = paths.length === 1;
+  return `${names} ${one ? "was" : "were"} not saved before the page closed, so ${one ? "it is" : "they are"} no longer in this session. Add ${one ? "it" : "them"} again.`;
+}

@@ -10,6 +10,13 @@ const SAVE_EVERY_MS = 1500;
 
 export const UNTITLED = "New session";
 
+/** A stored session as opened: `lost` names listed documents whose bytes were not found. */
+export interface LoadedSession {
+  record: SessionRecord;
+  documents: StoredDocument[];
+  exchanges: Exchange[];
+  lost: string[];
+}
 
 /** Saves a running exchange at most every SAVE_EVERY_MS, when the page is idle, and on demand. */
 export interface ExchangeSaver {
@@ -55,11 +62,23 @@ export class SessionLibrary {
     return record;
   }
 
-  async load(id: string): Promise<{ record: SessionRecord; documents: StoredDocument[]; exchanges: Exchange[] } | null> {
+  /**
+   * A stored session with the bytes of each document it lists, in the order they were added.
+   * A listed document whose bytes are missing (saved by an older version in two steps, and the
+   * page closed in between) is taken off the list, saved so, and named in `lost`.
+   */
+  async load(id: string): Promise<LoadedSession | null> {
     const loaded = await this.notices.guard(async () => {
       const record = await this.store.getSession(id);
       if (!record) return null;
-      return { record, documents: await this.store.loadDocuments(id), exchanges: await this.store.loadExchanges(id) };
+      const byPath = new Map((await this.store.loadDocuments(id)).map((d) => [d.path, d]));
+      const lost = record.documents.filter((d) => !byPath.has(d.path)).map((d) => d.path);
+      if (lost.length) {
+        record.documents = record.documents.filter((d) => byPath.has(d.path));
+        await this.store.saveSession(structuredClone(record));
+      }
+      const documents = record.documents.map((d) => byPath.get(d.path)!);
+      return { record, documents, exchanges: await this.store.loadExchanges(id), lost };
     });
     return loaded ?? null;
   }
@@ -76,12 +95,18 @@ export class SessionLibrary {
     await this.refresh();
   }
 
-  async saveDocuments(sessionId: string, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
-    await this.notices.guard(() => this.store.saveDocuments(sessionId, docs));
+  /** Saves `record`, which now lists `docs`, together with their bytes. */
+  async addDocuments(record: SessionRecord, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
+    record.updatedAt = Date.now();
+    await this.notices.guard(() => this.store.addDocuments(structuredClone(record), docs));
+    await this.refresh();
   }
 
-  async deleteDocument(sessionId: string, path: string): Promise<void> {
-    await this.notices.guard(() => this.store.deleteDocument(sessionId, path));
+  /** Saves `record`, which no longer lists `path`, and drops that document's bytes. */
+  async removeDocument(record: SessionRecord, path: string): Promise<void> {
+    record.updatedAt = Date.now();
+    await this.notices.guard(() => this.store.removeDocument(structuredClone(record), path));
+    await this.refresh();
   }
 
   async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {

@@ -47,6 +47,8 @@ function mapError(err: unknown): Error {
 const DB_NAME = "browser-rlm";
 
 export class SessionStore implements SessionStorage {
+  private blobProbe: Promise<boolean> | null = null;
+
   private constructor(private readonly db: IDBPDatabase<RlmDb>) {}
 
   static async open(name = DB_NAME): Promise<SessionStore> {
@@ -81,24 +83,40 @@ export class SessionStore implements SessionStorage {
     }
   }
 
-  async saveDocuments(sessionId: string, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
+  async addDocuments(session: SessionRecord, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
+    const asBlobs = await this.storesBlobs();
+    const rows: DocumentRow[] = asBlobs
+      ? docs.map((d) => ({ sessionId: session.id, path: d.path, blob: d.blob }))
+      : await Promise.all(docs.map(async (d) => ({ sessionId: session.id, path: d.path, bytes: await d.blob.arrayBuffer(), type: d.blob.type })));
     try {
-      await this.putDocuments(docs.map((d) => ({ sessionId, path: d.path, blob: d.blob })));
+      // One transaction: the record that lists the documents, and their rows, land together or not at all.
+      const tx = this.db.transaction(["sessions", "documents"], "readwrite");
+      const documents = tx.objectStore("documents");
+      await Promise.all([tx.objectStore("sessions").put(session), ...rows.map((row) => documents.put(row)), tx.done]);
     } catch (err) {
-      if (mapError(err) instanceof StorageFullError) throw mapError(err);
-      // Feature detection by trying: an engine that refuses Blobs here still takes bytes.
-      const rows = await Promise.all(docs.map(async (d) => ({ sessionId, path: d.path, bytes: await d.blob.arrayBuffer(), type: d.blob.type })));
-      try {
-        await this.putDocuments(rows);
-      } catch {
-        throw mapError(err);
-      }
+      throw mapError(err);
     }
   }
 
-  private async putDocuments(rows: DocumentRow[]): Promise<void> {
-    const tx = this.db.transaction("documents", "readwrite");
-    await Promise.all([...rows.map((row) => tx.store.put(row)), tx.done]);
+  /**
+   * Whether this engine stores Blobs, found once by trying on a scratch row in a transaction of
+   * its own: WebKit refuses them in ephemeral sessions, and a refused Blob in a transaction over
+   * two stores never ends there (it neither aborts nor completes, and blocks every later one).
+   */
+  private storesBlobs(): Promise<boolean> {
+    this.blobProbe ??= (async () => {
+      const key = { sessionId: "\u0000probe", path: "\u0000probe" };
+      try {
+        const tx = this.db.transaction("documents", "readwrite");
+        await Promise.all([tx.store.put({ ...key, blob: new Blob(["probe"]) }), tx.store.delete([key.sessionId, key.path]), tx.done]);
+        return true;
+      } catch (err) {
+        if (mapError(err) instanceof StorageFullError) throw mapError(err);
+        return false;
+      }
+    })();
+    this.blobProbe.catch(() => (this.blobProbe = null)); // a full disk is not an answer: ask again next time
+    return this.blobProbe;
   }
 
   async loadDocuments(sessionId: string): Promise<StoredDocument[]> {
@@ -108,8 +126,13 @@ export class SessionStore implements SessionStorage {
     );
   }
 
-  async deleteDocument(sessionId: string, path: string): Promise<void> {
-    await this.db.delete("documents", [sessionId, path]);
+  async removeDocument(session: SessionRecord, path: string): Promise<void> {
+    try {
+      const tx = this.db.transaction(["sessions", "documents"], "readwrite");
+      await Promise.all([tx.objectStore("sessions").put(session), tx.objectStore("documents").delete([session.id, path]), tx.done]);
+    } catch (err) {
+      throw mapError(err);
+    }
   }
 
   async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {

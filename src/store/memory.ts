@@ -27,16 +27,18 @@ export class MemoryStore implements SessionStorage {
     for (const [key, e] of this.exchanges) if (e.sessionId === id) this.exchanges.delete(key);
   }
 
-  async saveDocuments(sessionId: string, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
-    for (const d of docs) this.documents.set(JSON.stringify([sessionId, d.path]), { sessionId, path: d.path, blob: d.blob });
+  async addDocuments(session: SessionRecord, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
+    this.sessions.set(session.id, structuredClone(session));
+    for (const d of docs) this.documents.set(JSON.stringify([session.id, d.path]), { sessionId: session.id, path: d.path, blob: d.blob });
   }
 
   async loadDocuments(sessionId: string): Promise<StoredDocument[]> {
     return [...this.documents.values()].filter((d) => d.sessionId === sessionId);
   }
 
-  async deleteDocument(sessionId: string, path: string): Promise<void> {
-    this.documents.delete(JSON.stringify([sessionId, path]));
+  async removeDocument(session: SessionRecord, path: string): Promise<void> {
+    this.sessions.set(session.id, structuredClone(session));
+    this.documents.delete(JSON.stringify([session.id, path]));
   }
 
   async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {

@@ -34,9 +34,14 @@ export interface SessionStorage {
   saveSession(session: SessionRecord): Promise<void>;
   /** The session, its documents and its exchanges. */
   deleteSession(id: string): Promise<void>;
-  saveDocuments(sessionId: string, docs: Array<{ path: string; blob: Blob }>): Promise<void>;
+  /**
+   * Saves the session's record (which now lists `docs`) and their bytes in one step: a reload
+   * in between never finds a listed document without its bytes, or bytes nobody lists.
+   */
+  addDocuments(session: SessionRecord, docs: Array<{ path: string; blob: Blob }>): Promise<void>;
   loadDocuments(sessionId: string): Promise<StoredDocument[]>;
-  deleteDocument(sessionId: string, path: string): Promise<void>;
+  /** Saves the session's record (which no longer lists `path`) and drops its bytes, in one step. */
+  removeDocument(session: SessionRecord, path: string): Promise<void>;
   saveExchange(sessionId: string, exchange: Exchange): Promise<void>;
   /** Oldest first. */
   loadExchanges(sessionId: string): Promise<Exchange[]>;

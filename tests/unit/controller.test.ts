@@ -7,6 +7,7 @@ import type { IngestFiles } from "../../src/app/documents.ts";
 import { EngineManager } from "../../src/app/engines.svelte.ts";
 import { DEFAULT_SETTINGS } from "../../src/app/settings.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
+import type { SessionRecord } from "../../src/store/types.ts";
 import type { IngestInput } from "../../src/ingest/index.ts";
 import { ScriptedRepl } from "../fixtures/scripted-repl.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
@@ -178,5 +179,58 @@ describe("the page's controller", () => {
     expect(second.app.view.exchanges.map((e) => e.answer)).toEqual(["first", "second"]);
     expect(second.repls[0]!.docs.get("a.txt")).toBe("apples");
     expect(second.repls[0]!.history).toEqual([{ question: "First?", answer: "first" }]);
+  });
+
+  it("a document is listed only once its bytes are stored: a reload meanwhile finds the session as it was", async () => {
+    // Storing a document's bytes never finishes here, as when the tab closes during the write.
+    class StallingStore extends MemoryStore {
+      stalled = false;
+      override async addDocuments(): Promise<void> {
+        this.stalled = true;
+        await new Promise(() => undefined);
+      }
+      async saveDocuments(): Promise<void> {
+        this.stalled = true;
+        await new Promise(() => undefined);
+      }
+    }
+    const store = new StallingStore();
+    const before = harness(store);
+    await before.app.start();
+    void before.app.addFiles([file("late.txt", "written too late")]);
+    await expect.poll(() => store.stalled).toBe(true);
+    expect(before.app.view.record?.documents).toEqual([]); // not listed while it is not stored
+    const { app, repls } = harness(store);
+    await app.start();
+    expect(app.view.record?.documents).toEqual([]);
+    expect(repls[0]!.docs.size).toBe(0);
+  });
+
+  it("a listed document whose bytes are missing is taken off the list and named, and unlisted bytes never reach Python", async () => {
+    const store = new MemoryStore();
+    const now = Date.now();
+    const meta = (path: string) => ({ path, name: path, kind: "text", sourceBytes: 4, chars: 4, tokensEstimate: 1, preview: path });
+    const record: SessionRecord = { id: "s1", title: "Old", createdAt: now, updatedAt: now, documents: [meta("kept.txt"), meta("lost.txt")] };
+    // As an older version could leave it: lost.txt listed without bytes, gone.txt stored but no longer listed.
+    await store.saveSession(record);
+    await store.addDocuments(record, [{ path: "kept.txt", blob: new Blob(["kept"]) }, { path: "gone.txt", blob: new Blob(["gone"]) }]);
+    await store.saveSession(record);
+    const { app, repls } = harness(store);
+    await app.start();
+    expect(app.view.record?.documents.map((d) => d.path)).toEqual(["kept.txt"]);
+    expect(app.notices.list.some((n) => n.kind === "warning" && n.text.includes("“lost.txt”") && /Add it again/.test(n.text))).toBe(true);
+    await expect.poll(() => [...repls[0]!.docs.keys()]).toEqual(["kept.txt"]);
+    expect((await store.getSession("s1"))?.documents.map((d) => d.path)).toEqual(["kept.txt"]); // saved so: said once
+  });
+
+  it("documents reach Python after a reload in the order they were added", async () => {
+    const store = new MemoryStore();
+    const before = harness(store);
+    await before.app.start();
+    await before.app.addFiles([file("zeta.txt", "last letter")]);
+    await before.app.addFiles([file("alpha.txt", "first letter")]);
+    const { app, repls } = harness(store);
+    await app.start();
+    await expect.poll(() => [...repls[0]!.docs.keys()]).toEqual(["zeta.txt", "alpha.txt"]);
   });
 });
