@@ -80,6 +80,7 @@ export class SessionLibrary {
       const documents = record.documents.map((d) => byPath.get(d.path)!);
       return { record, documents, exchanges: await this.store.loadExchanges(id), lost };
     });
+    if (loaded?.lost.length) await this.refresh(); // the list shows how many documents each session has
     return loaded ?? null;
   }
 
