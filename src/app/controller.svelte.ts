@@ -221,7 +221,14 @@ export class AppController {
       documents: [...saved.documents, ...result.documents.map((d) => d.meta)],
       title: saved.title === UNTITLED ? result.documents[0]!.meta.name : saved.title,
     };
-    await this.library.addDocuments(next, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+    // The bar stays up while a large file is written (the list shows it only then).
+    const count = result.documents.length;
+    this.view.ingest = { path: result.documents[count - 1]!.meta.path, phase: "saving", inputIndex: count - 1, inputCount: count, fraction: 1 };
+    try {
+      await this.library.addDocuments(next, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+    } finally {
+      this.view.ingest = null;
+    }
     Object.assign(record, { documents: next.documents, title: next.title, updatedAt: next.updatedAt });
     // Not awaited: Firefox asks the person before it grants persistence, and the promise waits
     // for the answer (for ever if they ignore the prompt, or in automation).

@@ -200,6 +200,7 @@ describe("the page's controller", () => {
     void before.app.addFiles([file("late.txt", "written too late")]);
     await expect.poll(() => store.stalled).toBe(true);
     expect(before.app.view.record?.documents).toEqual([]); // not listed while it is not stored
+    expect(before.app.view.ingest).toMatchObject({ path: "late.txt", phase: "saving" }); // but the bar says what is happening
     const { app, repls } = harness(store);
     await app.start();
     expect(app.view.record?.documents).toEqual([]);
