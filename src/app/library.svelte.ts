@@ -84,11 +84,9 @@ export class SessionLibrary {
     return loaded ?? null;
   }
 
-  /** Saves a change to a session's record (title, documents) and moves it to the top. */
-  async update(record: SessionRecord): Promise<void> {
-    record.updatedAt = Date.now();
-    await this.notices.guard(() => this.store.saveSession(structuredClone(record)));
-    await this.refresh();
+  /** Saves a change to a session's record (its title) and moves it to the top. */
+  update(record: SessionRecord): Promise<void> {
+    return this.saveRecord(record, (saved) => this.store.saveSession(saved));
   }
 
   async remove(id: string): Promise<void> {
@@ -97,16 +95,19 @@ export class SessionLibrary {
   }
 
   /** Saves `record`, which now lists `docs`, together with their bytes. */
-  async addDocuments(record: SessionRecord, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
-    record.updatedAt = Date.now();
-    await this.notices.guard(() => this.store.addDocuments(structuredClone(record), docs));
-    await this.refresh();
+  addDocuments(record: SessionRecord, docs: Array<{ path: string; blob: Blob }>): Promise<void> {
+    return this.saveRecord(record, (saved) => this.store.addDocuments(saved, docs));
   }
 
   /** Saves `record`, which no longer lists `path`, and drops that document's bytes. */
-  async removeDocument(record: SessionRecord, path: string): Promise<void> {
+  removeDocument(record: SessionRecord, path: string): Promise<void> {
+    return this.saveRecord(record, (saved) => this.store.removeDocument(saved, path));
+  }
+
+  /** Stamps `record` as changed now, writes a plain copy of it with `write`, and moves it to the top of the list. */
+  private async saveRecord(record: SessionRecord, write: (saved: SessionRecord) => Promise<void>): Promise<void> {
     record.updatedAt = Date.now();
-    await this.notices.guard(() => this.store.removeDocument(structuredClone(record), path));
+    await this.notices.guard(() => write(structuredClone(record)));
     await this.refresh();
   }
 

@@ -1,6 +1,6 @@
 // Sessions, their documents and every exchange, in IndexedDB: a reload, a crash or a closed
 // tab loses nothing. idb gives typed promises over IndexedDB's event API.
-import { openDB, type DBSchema, type IDBPDatabase } from "idb";
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPObjectStore } from "idb";
 import type { Exchange } from "../app/run-view.ts";
 import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
 
@@ -88,14 +88,7 @@ export class SessionStore implements SessionStorage {
     const rows: DocumentRow[] = asBlobs
       ? docs.map((d) => ({ sessionId: session.id, path: d.path, blob: d.blob }))
       : await Promise.all(docs.map(async (d) => ({ sessionId: session.id, path: d.path, bytes: await d.blob.arrayBuffer(), type: d.blob.type })));
-    try {
-      // One transaction: the record that lists the documents, and their rows, land together or not at all.
-      const tx = this.db.transaction(["sessions", "documents"], "readwrite");
-      const documents = tx.objectStore("documents");
-      await Promise.all([tx.objectStore("sessions").put(session), ...rows.map((row) => documents.put(row)), tx.done]);
-    } catch (err) {
-      throw mapError(err);
-    }
+    await this.saveSessionWith(session, (documents) => rows.map((row) => documents.put(row)));
   }
 
   /**
@@ -127,9 +120,20 @@ export class SessionStore implements SessionStorage {
   }
 
   async removeDocument(session: SessionRecord, path: string): Promise<void> {
+    await this.saveSessionWith(session, (documents) => [documents.delete([session.id, path])]);
+  }
+
+  /**
+   * One transaction: the session's record and the change to its documents' rows land together
+   * or not at all, so the list never names a document whose bytes are not stored.
+   */
+  private async saveSessionWith(
+    session: SessionRecord,
+    change: (documents: IDBPObjectStore<RlmDb, ["sessions", "documents"], "documents", "readwrite">) => Array<Promise<unknown>>,
+  ): Promise<void> {
     try {
       const tx = this.db.transaction(["sessions", "documents"], "readwrite");
-      await Promise.all([tx.objectStore("sessions").put(session), tx.objectStore("documents").delete([session.id, path]), tx.done]);
+      await Promise.all([tx.objectStore("sessions").put(session), ...change(tx.objectStore("documents")), tx.done]);
     } catch (err) {
       throw mapError(err);
     }
