@@ -9,8 +9,8 @@
 // difference (the file touched, rewritten in place, replaced, or a stamp that cannot be read)
 // means the full check again. The stamp guards against accidents (a torn write, a disk error
 // that changes the file), the same as the checksum does; neither is a defence against forgery.
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync, type BigIntStats } from "node:fs";
-import { open, unlink, type FileHandle } from "node:fs/promises";
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, read, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync, type BigIntStats } from "node:fs";
+import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { checksum, envelopeHeaderOf } from "./snapshot-format.ts";
 import type { SnapshotStore, StoredSnapshot } from "./snapshot-store.ts";
@@ -61,28 +61,34 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
     where: dir,
     waitForWrites: true,
     async find(key): Promise<StoredSnapshot | null> {
-      let handle: FileHandle;
+      let fd: number;
+      let before: BigIntStats;
       try {
         // One open, then stat and read through it: the file may be replaced in between, and the
-        // stamp must describe the very bytes that were read.
-        handle = await open(fileFor(key), "r");
+        // stamp must describe the very bytes that were read. Opened and looked at synchronously
+        // (microseconds) so that the read is on its way when this returns: the thread goes on to
+        // compile Pyodide's JavaScript meanwhile, and an asynchronous step would wait for that.
+        fd = openSync(fileFor(key), "r");
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
         throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
       }
-      // Answered as soon as the file is open: the bytes arrive while Pyodide imports and compiles
-      // its JavaScript on this thread (~40 ms of a warm start otherwise spent waiting).
+      try {
+        before = fstatSync(fd, { bigint: true });
+      } catch (err) {
+        closeSync(fd);
+        throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
+      }
       const reading = (async () => {
         try {
-          const before = await handle.stat({ bigint: true });
-          const bytes = await readWhole(handle, Number(before.size));
-          const after = await handle.stat({ bigint: true });
+          const bytes = await readWhole(fd, Number(before.size));
+          const after = fstatSync(fd, { bigint: true });
           const now = before.mtimeNs === after.mtimeNs && before.ctimeNs === after.ctimeNs && before.size === after.size ? stampOf(after, bytes) : null;
           return { bytes, now, stamp: readStamp(stampFor(key)) };
         } catch (err) {
           throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
         } finally {
-          await handle.close();
+          closeSync(fd);
         }
       })();
       reading.catch(() => undefined); // the caller sees the failure through `bytes`
@@ -123,14 +129,14 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
 
 /**
  * The whole file in as few reads as the kernel allows: one request to libuv's thread pool for a
- * 30 MiB snapshot, not the 512 KiB pieces of FileHandle.readFile, each of which needs this
- * thread's event loop (busy compiling Pyodide meanwhile) to ask for the next.
+ * 30 MiB snapshot (FileHandle.readFile reads 512 KiB pieces, each of which needs this thread's
+ * event loop, busy starting Pyodide meanwhile, to ask for the next).
  */
-async function readWhole(handle: FileHandle, size: number): Promise<Uint8Array> {
+async function readWhole(fd: number, size: number): Promise<Uint8Array> {
   const bytes = new Uint8Array(size);
   let filled = 0;
   while (filled < size) {
-    const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+    const bytesRead = await new Promise<number>((done, fail) => read(fd, bytes, filled, size - filled, filled, (err, n) => (err ? fail(err) : done(n))));
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
