@@ -54,9 +54,10 @@ export interface ReplWorkerHooks {
   compiledWasm?: SharedWasm;
   /**
    * Pyodide's files when they cannot be fetched from `indexURL` (the sandboxed frame's worker has
-   * an opaque origin and no network: the page hands it the files, and it reads them from blob: URLs).
+   * an opaque origin and no network: the page hands it the files, and it reads them from blob: URLs),
+   * or come faster another way (Node: its JavaScript from a code cache in the snapshot's directory).
    */
-  pyodideFiles?: () => Promise<PyodideFiles>;
+  pyodideFiles?: (snapshot: SnapshotSetting | undefined) => Promise<PyodideFiles>;
   /** An interrupt buffer of the worker's own side, when the host cannot share memory with it (the sandboxed frame). */
   interruptBuffer?: SharedArrayBuffer;
   /** pyodide.asm.wasm compiled by the side that started this worker, when the host's boot options carry none. */
@@ -325,7 +326,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         hostModule,
         ...("off" in store ? { store: null, offNote: store.off } : { store }),
         ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
-        ...(hooks.pyodideFiles ? { pyodideFiles: await hooks.pyodideFiles() } : {}),
+        ...(hooks.pyodideFiles ? { pyodideFiles: await hooks.pyodideFiles(options.snapshot) } : {}),
         ...(options.wasmModule ?? hooks.wasmModule
           ? { wasmModule: (options.wasmModule ?? hooks.wasmModule)! }
           : hooks.compiledWasm && (options.indexURL ?? hooks.indexURL) === hooks.indexURL

@@ -1,0 +1,177 @@
+// Pyodide's JavaScript (pyodide.asm.mjs, 1.2 MB) compiled with V8's code cache, kept in the CLI's
+// cache directory beside the Python snapshot (Node only).
+//
+// A warm `rlm` start spends ~40 ms parsing and compiling that module and ~25 ms more compiling its
+// functions as the restore first calls them, on the REPL thread, the run's critical path. Node 20
+// caches no compiled code between processes (module.enableCompileCache is Node 22), but vm.Script
+// takes and produces V8's code cache: with one made after a start, the restore's "Python start"
+// drops by ~90 ms (bench/RESULTS.md, issue 17). A vm.Script is not an ES module, so the module's
+// three module-only forms are rewritten, each checked: `import.meta.url` becomes a parameter,
+// `import(…)` a function resolving from Pyodide's directory, `export default` a return.
+//
+// Never trusted blindly: V8 itself rejects a cache made by another V8 version or other flags, but
+// checks the source only by its length. So the file is keyed by Pyodide's version, V8's cache tag
+// and the module file's size and modification time, and carries a CRC-32 of its bytes. Anything
+// unexpected (no cache, a bad one, a module of another shape, any error) means Pyodide's own
+// import, as before; a missing or refused cache is written again after Python has started.
+import { createHash } from "node:crypto";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { cachedDataVersionTag } from "node:v8";
+import vm from "node:vm";
+import { crc32 } from "node:zlib";
+
+const PREFIX = "pyodide-js-";
+const SUFFIX = ".bin";
+const MAGIC = 0x524a5331; // "RJS1"
+const HEADER_BYTES = 8; // magic, CRC-32 of the payload
+/** Caches of other keys kept, newest first (other installed versions sharing the directory). */
+const KEEP_OTHERS = 2;
+/** A temporary file this old was left by a process that died mid-write. */
+const STALE_TEMP_MS = 10 * 60 * 1000;
+
+type CreatePyodideModule = (settings: object) => Promise<unknown>;
+
+export interface PyodideScript {
+  /** pyodide.asm.mjs's default export; the module is compiled by `prepare` or on the first call. */
+  createPyodideModule: CreatePyodideModule;
+  /** Compiles the module now (synchronously), unless that was done: call it while the thread would wait anyway. */
+  prepare(): void;
+  /** After Python has started: stores the compiled code for the next start, if the cache lacked it. */
+  keep(): void;
+}
+
+/** Where the module is, and the name its cache goes under. */
+interface Source {
+  file: string;
+  cacheFile: string;
+}
+
+/**
+ * pyodide.asm.mjs of `pyodideDir` (ending in "/"), its compiled code cached in `cacheDir`; null
+ * when the module cannot even be looked at (then Pyodide imports its own, as without a cache).
+ */
+export function pyodideScript(pyodideDir: string, cacheDir: string, pyodideVersion: string): PyodideScript | null {
+  let source: Source;
+  try {
+    const file = `${pyodideDir}pyodide.asm.mjs`;
+    const { size, mtimeMs } = statSync(file);
+    const key = createHash("sha256").update(JSON.stringify([pyodideVersion, cachedDataVersionTag(), size, mtimeMs])).digest("hex").slice(0, 16);
+    source = { file, cacheFile: join(cacheDir, `${PREFIX}${key}${SUFFIX}`) };
+  } catch {
+    return null;
+  }
+  let compiled: { script: vm.Script; cacheUsed: boolean } | null = null;
+  let factory: Promise<CreatePyodideModule> | null = null;
+  const load = async (): Promise<CreatePyodideModule> => {
+    try {
+      const made = compile(source);
+      compiled = made;
+      return made.factory;
+    } catch {
+      // Not the shape this code knows (another Pyodide build), or V8 refused it: Pyodide's way.
+      return ((await import(pathToFileURL(source.file).href)) as { default: CreatePyodideModule }).default;
+    }
+  };
+  return {
+    createPyodideModule: async (settings) => (await (factory ??= load()))(settings),
+    prepare() {
+      factory ??= load();
+    },
+    keep() {
+      if (!compiled || compiled.cacheUsed) return;
+      try {
+        writeCache(cacheDir, source.cacheFile, compiled.script.createCachedData());
+      } catch {
+        // A read-only or full cache directory: the next start compiles the module again.
+      }
+    },
+  };
+}
+
+function compile(source: Source): { script: vm.Script; cacheUsed: boolean; factory: CreatePyodideModule } {
+  const text = asScript(readFileSync(source.file, "utf8"));
+  const cachedData = readCache(source.cacheFile);
+  const script = new vm.Script(text, { filename: source.file, ...(cachedData ? { cachedData } : {}) });
+  const define = script.runInThisContext() as (url: string, load: (specifier: string) => Promise<unknown>) => CreatePyodideModule;
+  const fromPyodideDir = createRequire(source.file);
+  // Node's own modules and absolute paths or URLs as they are; a package ("ws") as Pyodide's
+  // directory would find it.
+  const importFor = (specifier: string) => import(/^[a-z]+:|^\//.test(specifier) ? specifier : fromPyodideDir.resolve(specifier));
+  const factory = define(pathToFileURL(source.file).href, importFor);
+  if (typeof factory !== "function") throw new Error("pyodide.asm.mjs did not define _createPyodideModule");
+  return { script, cacheUsed: !!cachedData && !script.cachedDataRejected, factory };
+}
+
+const EXPORT = "export default _createPyodideModule;";
+// Written as patterns so that no tool rewriting `import.meta.url` in our own sources touches them.
+const IMPORT_META_URL = /(?<![\w$.])import\.meta\.url\b/g;
+const DYNAMIC_IMPORT = /(?<![\w$.])import\(/g;
+
+/**
+ * The module as a function expression `(importMetaUrl, dynamicImport) => _createPyodideModule`.
+ * Throws when it does not end in the one export this expects; any other module form left over (a
+ * static import, another export) is a SyntaxError in a script, so V8 refuses it at compile.
+ */
+export function asScript(module: string): string {
+  const end = module.trimEnd();
+  if (!end.endsWith(EXPORT) || end.indexOf(EXPORT) !== end.length - EXPORT.length) throw new Error("unexpected export");
+  const body = end
+    .slice(0, -EXPORT.length)
+    .replace(IMPORT_META_URL, "__rlmImportMetaUrl")
+    .replace(DYNAMIC_IMPORT, "__rlmImport(");
+  return `(function (__rlmImportMetaUrl, __rlmImport) {${body}\nreturn _createPyodideModule;\n})`;
+}
+
+/** The cached code if the file is there and whole; null otherwise. */
+function readCache(file: string): Buffer | null {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    return null;
+  }
+  if (bytes.length <= HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC) return null;
+  const payload = bytes.subarray(HEADER_BYTES);
+  return crc32(payload) === bytes.readUInt32LE(4) ? payload : null;
+}
+
+/** Written under a temporary name and renamed into place: other `rlm` processes see all of it or none. */
+function writeCache(dir: string, file: string, payload: Buffer): void {
+  mkdirSync(dir, { recursive: true });
+  const header = Buffer.alloc(HEADER_BYTES);
+  header.writeUInt32LE(MAGIC, 0);
+  header.writeUInt32LE(crc32(payload), 4);
+  const temp = join(dir, `.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  const fd = openSync(temp, "w", 0o644);
+  try {
+    writeSync(fd, header);
+    writeSync(fd, payload);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw err;
+  }
+  closeSync(fd);
+  renameSync(temp, file);
+  prune(dir, file.slice(dir.length + 1));
+}
+
+/** This key's cache, the newest few of other keys, no temporary files left by dead processes. */
+function prune(dir: string, keep: string): void {
+  const now = Date.now();
+  const others: Array<{ name: string; mtime: number }> = [];
+  for (const name of readdirSync(dir)) {
+    try {
+      const mtime = statSync(join(dir, name)).mtimeMs;
+      if (name.startsWith(`.${PREFIX}`) && name.endsWith(".tmp") && now - mtime > STALE_TEMP_MS) rmSync(join(dir, name), { force: true });
+      else if (name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== keep) others.push({ name, mtime });
+    } catch {
+      // Another process removed it first.
+    }
+  }
+  others.sort((a, b) => b.mtime - a.mtime);
+  for (const { name } of others.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
+}
