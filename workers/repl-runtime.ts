@@ -23,6 +23,7 @@ import {
   maxCellResultChars,
   type SyncMode,
 } from "../src/repl/protocol.ts";
+import { groupDigits } from "../src/core/numbers.ts";
 
 type PyCallable = ((...args: unknown[]) => unknown) & {
   callPromising(...args: unknown[]): Promise<unknown>;
@@ -128,7 +129,7 @@ function cutResult(raw: string, outputCap: number): string {
 
 /** A cell result that is not text, or cannot be read: replaced by an error the page shows. */
 function droppedResult(length: number): string {
-  const what = length < 0 ? "was not text" : `was ${length.toLocaleString("en-US")} characters, over the limit`;
+  const what = length < 0 ? "was not text" : `was ${groupDigits(length)} characters, over the limit`;
   return JSON.stringify({
     stdout: "",
     stderr: `ProtocolError: the cell's result ${what}, so it was dropped. Print less.\n`,

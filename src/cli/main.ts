@@ -11,6 +11,7 @@ import { resolveCacheDir } from "./cache-dir.ts";
 import { contextDocuments, decodedChars } from "./context-files.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
+import { groupDigits } from "../core/numbers.ts";
 
 const VERSION = "0.1.0";
 
@@ -161,7 +162,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
         documentMs = performance.now() - bootedAt;
         const boot = await booting;
         say(
-          `rlm: ${docs.length} document(s), ${(session!.contextInfo?.total_chars ?? 0).toLocaleString("en-US")} characters; ` +
+          `rlm: ${docs.length} document(s), ${groupDigits(session!.contextInfo?.total_chars ?? 0)} characters; ` +
             `root ${root.model} (${root.contextWindow} tokens), sub ${sub.model}; REPL ${boot.syncMode}`,
         );
       },

@@ -2,6 +2,7 @@
 // the end, the passages the answer came from.
 import { REASON_TEXT, sourceLabel, type RankedSource } from "../core/evidence.ts";
 import type { RlmEvent } from "../core/types.ts";
+import { groupDigits } from "../core/numbers.ts";
 
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}… [${s.length - n} more chars]` : s);
 const indent = (s: string, pad: string) => s.replace(/^/gm, pad);
@@ -20,7 +21,7 @@ export function verbosePrinter(write: (line: string) => void): (event: RlmEvent)
         write(`${pad}${tag}mode: ${e.mode} (${e.reason})\n`);
         break;
       case "run-started":
-        write(`${pad}${tag}question: ${clip(e.question, 200)} (context: ${e.contextChars.toLocaleString("en-US")} chars)\n`);
+        write(`${pad}${tag}question: ${clip(e.question, 200)} (context: ${groupDigits(e.contextChars)} chars)\n`);
         if (e.profile) write(`${pad}${tag}prompt profile: ${e.profile.name} (${e.profile.reason})\n`);
         break;
       case "turn-started":
@@ -69,7 +70,7 @@ export function printSources(write: (line: string) => void, sources: readonly Ra
   write("sources (best first):\n");
   sources.forEach((s, i) => {
     const why = s.reasons.map((r) => REASON_TEXT[r]).join("; ");
-    write(`  ${i + 1}. ${sourceLabel(s)} [characters ${s.start.toLocaleString("en-US")}–${s.end.toLocaleString("en-US")}]${why ? ` — ${why}` : ""}\n`);
+    write(`  ${i + 1}. ${sourceLabel(s)} [characters ${groupDigits(s.start)}–${groupDigits(s.end)}]${why ? ` — ${why}` : ""}\n`);
     const p = s.passage;
     if (p) write(indent(clip(`${p.before}[${p.text}]${p.after}`, 600), "     │ ") + "\n");
   });

@@ -7,6 +7,7 @@ import { CHARS_PER_TOKEN, estimateMessagesTokens } from "../engines/tokens.ts";
 import type { ChatEngine, ChatMessage, ChatUsage } from "../engines/types.ts";
 import { deriveBudgets } from "./budgets.ts";
 import { stripThinking } from "./parse.ts";
+import { groupDigits } from "./numbers.ts";
 
 /** A document read from either end, so a huge one never has to be held whole. */
 export interface DocumentSource {
@@ -29,7 +30,7 @@ export interface FittedDocument {
 export const VANILLA_SYSTEM_PROMPT =
   "You answer a question about a document. Read the document, then answer the question directly and briefly.";
 
-const count = (n: number) => n.toLocaleString("en-US");
+const count = groupDigits;
 
 /** The document cut to at most `maxChars` characters, with a note that says what was cut. */
 export async function fitDocument(doc: DocumentSource, maxChars: number, mode: TruncateMode = "middle"): Promise<FittedDocument> {

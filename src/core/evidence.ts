@@ -5,6 +5,7 @@
 import type { Passage, SourceKind, SourceRange } from "../repl/protocol.ts";
 import type { Repl } from "../repl/types.ts";
 import type { IterationRecord } from "./types.ts";
+import { groupDigits } from "./numbers.ts";
 
 /** Why a source ranks where it does. */
 export type SourceReason =
@@ -231,7 +232,7 @@ export function rankSources(reads: readonly Read[], answer: string, max = MAX_RA
 /** "book.txt · line 88,412", "report.pdf · p. 3", "notes.docx · ¶ 14": how a source is named. */
 export function sourceLabel(source: Place): string {
   const name = source.doc.slice(source.doc.lastIndexOf("/") + 1) || source.doc;
-  const n = (v: number) => v.toLocaleString("en-US");
+  const n = groupDigits;
   if (source.page !== undefined) {
     const end = source.end_page !== undefined && source.end_page !== source.page ? `–${n(source.end_page)}` : "";
     return `${name} · p. ${n(source.page)}${end}`;

@@ -2,10 +2,11 @@
 // per-cell budget keeping both ends, because the end of a traceback or a loop's last lines
 // matter as much as the start.
 import type { CellResult } from "../repl/protocol.ts";
+import { groupDigits } from "./numbers.ts";
 
 export function clipMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
-  const marker = (n: number) => `\n[… ${n.toLocaleString("en-US")} characters cut …]\n`;
+  const marker = (n: number) => `\n[… ${groupDigits(n)} characters cut …]\n`;
   const room = Math.max(0, max - marker(text.length).length);
   const head = Math.ceil(room * 0.6);
   const tail = room - head;

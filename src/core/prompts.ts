@@ -4,6 +4,7 @@ import type { ContextInfo } from "../repl/protocol.ts";
 import type { HistoryEntry } from "../repl/types.ts";
 import type { Budgets } from "./budgets.ts";
 import { CHARS_PER_TOKEN } from "../engines/tokens.ts";
+import { groupDigits } from "./numbers.ts";
 
 export interface PromptInputs {
   budgets: Budgets;
@@ -12,7 +13,7 @@ export interface PromptInputs {
 }
 
 /** Numbers in prose get thousands separators; numbers inside code never do (8,000 is a tuple). */
-const fmt = (n: number) => n.toLocaleString("en-US");
+const fmt = groupDigits;
 
 export function systemPrompt({ budgets, recursive }: PromptInputs): string {
   const chunk = fmt(budgets.chunkChars);

@@ -5,6 +5,7 @@
 import { CHARS_PER_TOKEN, estimateMessagesTokens } from "../engines/tokens.ts";
 import { deriveBudgets } from "./budgets.ts";
 import { vanillaMessages } from "./direct.ts";
+import { groupDigits } from "./numbers.ts";
 
 export type RunModeRequest = "auto" | "rlm" | "direct";
 export const RUN_MODE_CHOICES: readonly RunModeRequest[] = ["auto", "rlm", "direct"];
@@ -44,7 +45,7 @@ export function chooseRunMode(
   if (requested === "direct") {
     return { ...base, mode: "direct", reason: fits ? "direct answer was asked for" : "direct answer was asked for; the document will be cut to fit" };
   }
-  const size = `about ${neededTokens.toLocaleString("en-US")} of the model's ${rootWindow.toLocaleString("en-US")} tokens`;
+  const size = `about ${groupDigits(neededTokens)} of the model's ${groupDigits(rootWindow)} tokens`;
   return fits
     ? { ...base, mode: "direct", reason: `the whole document and question fit the window (${size}), so it was answered in one call` }
     : { ...base, mode: "rlm", reason: `the document does not fit the window (it needs ${size}), so the RLM read it` };

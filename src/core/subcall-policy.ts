@@ -7,6 +7,7 @@ import { estimateTokens } from "../engines/tokens.ts";
 import type { ChatEngine, ChatRequest, ChatResult } from "../engines/types.ts";
 import type { Budgets } from "./budgets.ts";
 import { stripThinking } from "./parse.ts";
+import { groupDigits } from "./numbers.ts";
 
 export class SubcallTooLongError extends Error {
   override name = "SubcallTooLongError";
@@ -16,8 +17,8 @@ export class SubcallTooLongError extends Error {
     chunkChars: number,
   ) {
     super(
-      `the prompt is about ${promptTokens.toLocaleString("en-US")} tokens but the helper model reads at most ` +
-        `${limitTokens.toLocaleString("en-US")}. Split it into pieces of at most ${chunkChars.toLocaleString("en-US")} characters.`,
+      `the prompt is about ${groupDigits(promptTokens)} tokens but the helper model reads at most ` +
+        `${groupDigits(limitTokens)}. Split it into pieces of at most ${groupDigits(chunkChars)} characters.`,
     );
   }
 }

@@ -1,6 +1,7 @@
 // The contract between the REPL worker and whoever drives it, plus the checks the main thread
 // runs on everything that comes back. The worker runs model-written code over documents that
 // may carry prompt injections, so nothing it sends is trusted until it passes these guards.
+import { groupDigits } from "../core/numbers.ts";
 
 /**
  * How Python's blocking `llm_query` waits for the host: suspending WebAssembly (JSPI), blocking
@@ -274,7 +275,7 @@ function parseJson(text: unknown, what: string): unknown {
  */
 export function parseCellResult(text: unknown, outputCap = Number.POSITIVE_INFINITY): CellResult {
   if (typeof text === "string" && Number.isFinite(outputCap) && text.length > maxCellResultChars(outputCap)) {
-    throw new ReplProtocolError(`cell result (${text.length.toLocaleString("en-US")} characters, over the limit)`);
+    throw new ReplProtocolError(`cell result (${groupDigits(text.length)} characters, over the limit)`);
   }
   const v = parseJson(text, "cell result");
   if (
@@ -352,7 +353,7 @@ export function validSources(list: unknown, max: number): SourceRange[] {
 export function capText(text: string, cap: number): string {
   if (!(text.length > cap)) return text;
   const half = Math.floor(cap / 2);
-  return `${text.slice(0, half)}\n... [${(text.length - 2 * half).toLocaleString("en-US")} characters omitted by the host] ...\n${text.slice(text.length - half)}`;
+  return `${text.slice(0, half)}\n... [${groupDigits(text.length - 2 * half)} characters omitted by the host] ...\n${text.slice(text.length - half)}`;
 }
 
 function capLocals(locals: Record<string, unknown>): Record<string, unknown> {

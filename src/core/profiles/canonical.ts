@@ -5,8 +5,9 @@
 // in our own words and with our real limits instead of a cloud model's.
 import { ALLOWED_IMPORTS } from "../feedback.ts";
 import type { FirstMessageInputs, PromptProfile, SystemPromptInputs } from "./types.ts";
+import { groupDigits } from "../numbers.ts";
 
-const fmt = (n: number) => n.toLocaleString("en-US");
+const fmt = groupDigits;
 
 function canonicalSystemPrompt({ budgets, recursive }: SystemPromptInputs): string {
   const rlm = recursive

@@ -5,11 +5,12 @@
 // map_query(), so a 0.5B root composes one call instead of orchestrating many.
 import { describeContext } from "../prompts.ts";
 import type { FirstMessageInputs, PromptProfile, SystemPromptInputs } from "./types.ts";
+import { groupDigits } from "../numbers.ts";
 
 /** Fewer than the standard list: small models misuse what they do not need (M12, M13). */
 const GUIDED_IMPORTS = ["re", "json", "math", "collections"] as const;
 
-const fmt = (n: number) => n.toLocaleString("en-US");
+const fmt = groupDigits;
 
 function guidedSystemPrompt({ budgets }: SystemPromptInputs): string {
   return `You answer one question about a long document. The document is the Python variable \`context\`. You cannot see it: you only see what your code prints.
