@@ -4,6 +4,7 @@ import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
+import { nodeHttpFetch } from "../node/http-fetch.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
@@ -145,6 +146,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }, () => undefined);
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
     engines.root = await OpenAIEngine.connect({
+      // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
+      fetch: nodeHttpFetch,
       baseUrl: options.baseUrl,
       model: options.model,
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
