@@ -15,22 +15,18 @@
 // unexpected (no cache, a bad one, a module of another shape, any error) means Pyodide's own
 // import, as before; a missing or refused cache is written again after Python has started.
 import { createHash } from "node:crypto";
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cachedDataVersionTag } from "node:v8";
 import vm from "node:vm";
 import { crc32 } from "node:zlib";
+import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "./atomic-file.node.ts";
 
-const PREFIX = "pyodide-js-";
-const SUFFIX = ".bin";
+const CODE_CACHE_FILES: CacheFileKind = { prefix: "pyodide-js-", suffix: ".bin", keepOthers: 2 };
 const MAGIC = 0x524a5331; // "RJS1"
 const HEADER_BYTES = 8; // magic, CRC-32 of the payload
-/** Caches of other keys kept, newest first (other installed versions sharing the directory). */
-const KEEP_OTHERS = 2;
-/** A temporary file this old was left by a process that died mid-write. */
-const STALE_TEMP_MS = 10 * 60 * 1000;
 
 type CreatePyodideModule = (settings: object) => Promise<unknown>;
 
@@ -46,6 +42,7 @@ export interface PyodideScript {
 /** Where the module is, and the name its cache goes under. */
 interface Source {
   file: string;
+  cacheName: string;
   cacheFile: string;
 }
 
@@ -59,7 +56,8 @@ export function pyodideScript(pyodideDir: string, cacheDir: string, pyodideVersi
     const file = `${pyodideDir}pyodide.asm.mjs`;
     const { size, mtimeMs } = statSync(file);
     const key = createHash("sha256").update(JSON.stringify([pyodideVersion, cachedDataVersionTag(), size, mtimeMs])).digest("hex").slice(0, 16);
-    source = { file, cacheFile: join(cacheDir, `${PREFIX}${key}${SUFFIX}`) };
+    const cacheName = `${CODE_CACHE_FILES.prefix}${key}${CODE_CACHE_FILES.suffix}`;
+    source = { file, cacheName, cacheFile: join(cacheDir, cacheName) };
   } catch {
     return null;
   }
@@ -83,7 +81,7 @@ export function pyodideScript(pyodideDir: string, cacheDir: string, pyodideVersi
     keep() {
       if (!compiled || compiled.cacheUsed) return;
       try {
-        writeCache(cacheDir, source.cacheFile, compiled.script.createCachedData());
+        writeCache(cacheDir, source.cacheName, compiled.script.createCachedData());
       } catch {
         // A read-only or full cache directory: the next start compiles the module again.
       }
@@ -138,40 +136,11 @@ function readCache(file: string): Buffer | null {
   return crc32(payload) === bytes.readUInt32LE(4) ? payload : null;
 }
 
-/** Written under a temporary name and renamed into place: other `rlm` processes see all of it or none. */
-function writeCache(dir: string, file: string, payload: Buffer): void {
-  mkdirSync(dir, { recursive: true });
+/** Written whole or not at all: other `rlm` processes may be reading or writing it too. */
+function writeCache(dir: string, name: string, payload: Buffer): void {
   const header = Buffer.alloc(HEADER_BYTES);
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(crc32(payload), 4);
-  const temp = join(dir, `.${file.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  const fd = openSync(temp, "w", 0o644);
-  try {
-    writeSync(fd, header);
-    writeSync(fd, payload);
-  } catch (err) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw err;
-  }
-  closeSync(fd);
-  renameSync(temp, file);
-  prune(dir, file.slice(dir.length + 1));
-}
-
-/** This key's cache, the newest few of other keys, no temporary files left by dead processes. */
-function prune(dir: string, keep: string): void {
-  const now = Date.now();
-  const others: Array<{ name: string; mtime: number }> = [];
-  for (const name of readdirSync(dir)) {
-    try {
-      const mtime = statSync(join(dir, name)).mtimeMs;
-      if (name.startsWith(`.${PREFIX}`) && name.endsWith(".tmp") && now - mtime > STALE_TEMP_MS) rmSync(join(dir, name), { force: true });
-      else if (name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== keep) others.push({ name, mtime });
-    } catch {
-      // Another process removed it first.
-    }
-  }
-  others.sort((a, b) => b.mtime - a.mtime);
-  for (const { name } of others.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
+  writeFileAtomically(dir, name, [header, payload]);
+  pruneCacheFiles(dir, CODE_CACHE_FILES, name);
 }

@@ -9,19 +9,17 @@
 // difference (the file touched, rewritten in place, replaced, or a stamp that cannot be read)
 // means the full check again. The stamp guards against accidents (a torn write, a disk error
 // that changes the file), the same as the checksum does; neither is a defence against forgery.
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, read, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync, type BigIntStats } from "node:fs";
+import { closeSync, fstatSync, openSync, read, readFileSync, type BigIntStats } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "./atomic-file.node.ts";
 import { checksum, envelopeHeaderOf } from "./snapshot-format.ts";
 import type { SnapshotStore, StoredSnapshot } from "./snapshot-store.ts";
 
 const PREFIX = "python-snapshot-";
 const SUFFIX = ".bin";
 const STAMP_SUFFIX = ".stamp";
-/** Entries of other keys kept, newest first: other installed versions of the tool keep theirs. */
-const KEEP_OTHERS = 2;
-/** A temporary file this old was left by a process that died mid-write. */
-const STALE_TEMP_MS = 10 * 60 * 1000;
+const SNAPSHOT_FILES: CacheFileKind = { prefix: PREFIX, suffix: SUFFIX, companionSuffixes: [STAMP_SUFFIX], keepOthers: 2 };
 
 export const snapshotFileName = (key: string) => `${PREFIX}${key}${SUFFIX}`;
 export const snapshotStampName = (key: string) => `${PREFIX}${key}${STAMP_SUFFIX}`;
@@ -105,20 +103,8 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
     // Synchronous: the worker thread has nothing else to do meanwhile, and it is simpler to reason
     // about a file that is complete (or absent) when this returns.
     async write(key, header, payload) {
-      mkdirSync(dir, { recursive: true });
-      const temp = join(dir, `.${snapshotFileName(key)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-      const fd = openSync(temp, "w", 0o644);
-      try {
-        writeSync(fd, header);
-        writeSync(fd, payload);
-      } catch (err) {
-        closeSync(fd);
-        rmSync(temp, { force: true });
-        throw err;
-      }
-      closeSync(fd);
-      renameSync(temp, fileFor(key));
-      prune(dir, snapshotFileName(key));
+      writeFileAtomically(dir, snapshotFileName(key), [header, payload]);
+      pruneCacheFiles(dir, SNAPSHOT_FILES, snapshotFileName(key));
     },
     async remove(key) {
       await unlink(stampFor(key)).catch(() => undefined);
@@ -144,38 +130,11 @@ async function readWhole(fd: number, size: number): Promise<Uint8Array> {
   return filled === size ? bytes : bytes.subarray(0, filled);
 }
 
-/** A small file written to a temporary name and renamed into place: readers see all of it or none. */
+/** A small file written whole or not at all; a read-only cache only means a full check next time. */
 function writeAtomically(dir: string, path: string, text: string): void {
-  const temp = join(dir, `.${path.slice(dir.length + 1)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
   try {
-    writeFileSync(temp, text, { mode: 0o644 });
-    renameSync(temp, path);
+    writeFileAtomically(dir, path.slice(dir.length + 1), [text]);
   } catch {
-    rmSync(temp, { force: true }); // a read-only cache: the next start checks in full again
-  }
-}
-
-/** Keeps the directory bounded: this key's file, the newest few of other keys, no dead temp files. */
-function prune(dir: string, keep: string): void {
-  const now = Date.now();
-  const others: Array<{ name: string; mtime: number }> = [];
-  for (const name of readdirSync(dir)) {
-    try {
-      const mtime = statSync(join(dir, name)).mtimeMs;
-      if (name.startsWith(`.${PREFIX}`) && name.endsWith(".tmp")) {
-        if (now - mtime > STALE_TEMP_MS) rmSync(join(dir, name), { force: true });
-      } else if (name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== keep) {
-        others.push({ name, mtime });
-      } else if (name.startsWith(PREFIX) && name.endsWith(STAMP_SUFFIX) && !existsSync(join(dir, name.slice(0, -STAMP_SUFFIX.length) + SUFFIX))) {
-        rmSync(join(dir, name), { force: true }); // its snapshot is gone
-      }
-    } catch {
-      // Another process removed it first.
-    }
-  }
-  others.sort((a, b) => b.mtime - a.mtime);
-  for (const { name } of others.slice(KEEP_OTHERS)) {
-    rmSync(join(dir, name), { force: true });
-    rmSync(join(dir, name.slice(0, -SUFFIX.length) + STAMP_SUFFIX), { force: true });
+    // the next start checks in full again
   }
 }
