@@ -4,10 +4,11 @@
 // A warm `rlm` start spends ~40 ms parsing and compiling that module and ~25 ms more compiling its
 // functions as the restore first calls them, on the REPL thread, the run's critical path. Node 20
 // caches no compiled code between processes (module.enableCompileCache is Node 22), but vm.Script
-// takes and produces V8's code cache: with one made after a start, the restore's "Python start"
-// drops by ~90 ms (bench/RESULTS.md, issue 17). A vm.Script is not an ES module, so the module's
-// three module-only forms are rewritten, each checked: `import.meta.url` becomes a parameter,
-// `import(…)` a function resolving from Pyodide's directory, `export default` a return.
+// takes and produces V8's code cache: with one made after a start, compiling takes ~20 ms and the
+// functions come compiled (interleaved runs: "Python start" −30 to −40 ms; bench/RESULTS.md, issue
+// 17). A vm.Script is not an ES module, so the module's three module-only forms are rewritten:
+// `import.meta.url` becomes a parameter, `import(…)` a function resolving from Pyodide's
+// directory, `export default` a return; any other module form is a SyntaxError in a script.
 //
 // Never trusted blindly: V8 itself rejects a cache made by another V8 version or other flags, but
 // checks the source only by its length. So the file is keyed by Pyodide's version, V8's cache tag
