@@ -75,7 +75,16 @@ function headerRecord(headers: HeadersInit | undefined): Record<string, string> 
   return { ...(headers as Record<string, string>) };
 }
 
-function send(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<IncomingMessage> {
+interface Sending {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  signal: AbortSignal | undefined;
+  idleTimeoutMs: number;
+}
+
+function send({ url, method, headers, body, signal, idleTimeoutMs }: Sending): Promise<IncomingMessage> {
   const request = url.protocol === "https:" ? httpsRequest : url.protocol === "http:" ? httpRequest : null;
   if (!request) return Promise.reject(new TypeError(`unsupported URL scheme ${url.protocol}`));
   return new Promise((resolve, reject) => {
@@ -84,6 +93,8 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
       headers: body === undefined ? headers : { ...headers, "Content-Length": String(Buffer.byteLength(body)) },
       ...(signal ? { signal } : {}),
     });
+    // A server that accepts the connection and then says nothing, before or during its reply.
+    req.setTimeout(idleTimeoutMs, () => req.destroy(new Error(`the server sent nothing for ${Math.round(idleTimeoutMs / 1000)} s`)));
     req.on("response", resolve);
     req.on("error", reject);
     req.end(body);
@@ -91,9 +102,17 @@ function send(url: URL, method: string, headers: Record<string, string>, body: s
 }
 
 /** fetch(url, init) for the engine's requests; see the file's comment for what it covers. */
-export const nodeHttpFetch = fetchOverNodeHttp as typeof fetch;
+/** Node's fetch (undici) gives up on a silent server after 300 s, for the headers and between body chunks alike. */
+const IDLE_TIMEOUT_MS = 300_000;
 
-async function fetchOverNodeHttp(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+/** A fetch over node:http; `idleTimeoutMs`: how long a connected server may send nothing. */
+export function createNodeHttpFetch({ idleTimeoutMs = IDLE_TIMEOUT_MS } = {}): typeof fetch {
+  return ((input: RequestInfo | URL, init?: RequestInit) => fetchOverNodeHttp(input, init, idleTimeoutMs)) as typeof fetch;
+}
+
+export const nodeHttpFetch = createNodeHttpFetch();
+
+async function fetchOverNodeHttp(input: RequestInfo | URL, init: RequestInit = {}, idleTimeoutMs: number): Promise<Response> {
   if (typeof input !== "string" && !(input instanceof URL)) throw new TypeError("nodeHttpFetch takes a URL, not a Request");
   if (init.body !== undefined && init.body !== null && typeof init.body !== "string") {
     throw new TypeError("nodeHttpFetch sends string bodies only");
@@ -105,7 +124,7 @@ async function fetchOverNodeHttp(input: RequestInfo | URL, init: RequestInit = {
   let body = init.body ?? undefined;
   let headers = headerRecord(init.headers);
   for (let redirects = 0; ; redirects++) {
-    const message = await send(url, method, headers, body, signal);
+    const message = await send({ url, method, headers, body, signal, idleTimeoutMs });
     const status = message.statusCode ?? 0;
     const location = message.headers.location;
     if (![301, 302, 303, 307, 308].includes(status) || !location || init.redirect === "manual") {

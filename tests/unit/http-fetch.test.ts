@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeHttpFetch } from "../../src/node/http-fetch.ts";
+import { createNodeHttpFetch, nodeHttpFetch } from "../../src/node/http-fetch.ts";
 import { readSse } from "../../src/engines/sse.ts";
 
 interface Seen {
@@ -38,6 +38,7 @@ beforeAll(async () => {
     if (req.url === "/307") return void res.writeHead(307, { location: "/echo" }).end();
     if (req.url === "/303") return void res.writeHead(303, { location: "/echo" }).end();
     if (req.url === "/away") return void res.writeHead(302, { location: `${other.url}/x` }).end();
+    if (req.url === "/silent") return void hanging.push(res);
     if (req.url === "/stream") {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.write("data: first\n\n");
@@ -97,6 +98,18 @@ describe("fetch over node:http", () => {
     const before = main.seen.length;
     await expect(nodeHttpFetch(`${main.url}/echo`, { signal: AbortSignal.abort() })).rejects.toThrow();
     expect(main.seen.length).toBe(before);
+  });
+
+  it("gives up on a server that says nothing, before its reply and in the middle of one", async () => {
+    const impatient = createNodeHttpFetch({ idleTimeoutMs: 150 });
+    await expect(impatient(`${main.url}/silent`)).rejects.toThrow(/sent nothing/);
+    const res = await impatient(`${main.url}/stream`);
+    const reading = (async () => {
+      for await (const _ of readSse(res.body!)) {
+        // the first event, then silence
+      }
+    })();
+    await expect(reading).rejects.toThrow();
   });
 
   it("a server that is not there rejects with the reason", async () => {
