@@ -29,6 +29,7 @@ const bin = new URL("../bin/rlm.mjs", import.meta.url).pathname;
 const driver = new URL("./python/canonical_rlm.py", import.meta.url).pathname;
 const TIME = "/usr/bin/time";
 const NEEDLE = "ZEBRA-4242";
+const EXTRA_CERTS_UNSET = "ours, warm cache, NODE_EXTRA_CA_CERTS unset";
 const QUESTION = "What is the secret code?";
 
 interface Timed {
@@ -122,6 +123,13 @@ try {
       ["ours, cold cache", () => timed(process.execPath, ourArgs(hay, coldDir))],
     ];
     if (canonicalPython) order.push(["canonical Python harness", () => timed(canonicalPython, canonicalArgs(hay))]);
+    // Node parses the whole NODE_EXTRA_CA_CERTS bundle as the process starts, before any of our
+    // code (~60 ms of CPU for a system bundle here); Python reads CA files only when it opens a
+    // TLS connection. Where the machine sets it, also time a run without it.
+    if (process.env.NODE_EXTRA_CA_CERTS) {
+      const withoutExtraCerts = { ...process.env, NODE_EXTRA_CA_CERTS: undefined };
+      order.push([EXTRA_CERTS_UNSET, () => timed(process.execPath, ourArgs(hay, warmDir), withoutExtraCerts)]);
+    }
     // Rotate the order so a slow phase of a shared machine hits each column alike.
     for (let i = 0; i < order.length; i++) {
       const [label, go] = order[(i + run) % order.length]!;
@@ -155,7 +163,7 @@ const medianMs = (key: string) => (samples[key] ? summarize(samples[key]!.map((s
 const canonical = medianMs("canonical Python harness");
 report.line();
 report.table(["20 MB needle, end to end (ms)", "median", "p10–p90", "runs", "× canonical harness (same run)", "peak RSS, median (MB)", "CPU s (user+sys), median"]);
-for (const key of ["ours, warm cache", "ours, cold cache", "canonical Python harness"]) {
+for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", "canonical Python harness"]) {
   const list = samples[key];
   if (!list) continue;
   const s = spread(list.map((x) => x.ms));
