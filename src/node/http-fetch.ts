@@ -101,7 +101,6 @@ function send({ url, method, headers, body, signal, idleTimeoutMs }: Sending): P
   });
 }
 
-/** fetch(url, init) for the engine's requests; see the file's comment for what it covers. */
 /** Node's fetch (undici) gives up on a silent server after 300 s, for the headers and between body chunks alike. */
 const IDLE_TIMEOUT_MS = 300_000;
 
@@ -110,6 +109,7 @@ export function createNodeHttpFetch({ idleTimeoutMs = IDLE_TIMEOUT_MS } = {}): t
   return ((input: RequestInfo | URL, init?: RequestInit) => fetchOverNodeHttp(input, init, idleTimeoutMs)) as typeof fetch;
 }
 
+/** fetch(url, init) for the engine's requests; see the file's comment for what it covers. */
 export const nodeHttpFetch = createNodeHttpFetch();
 
 async function fetchOverNodeHttp(input: RequestInfo | URL, init: RequestInit = {}, idleTimeoutMs: number): Promise<Response> {
