@@ -2,36 +2,33 @@
 // runs from a cached plain-JavaScript bundle of repl.node-entry.ts (src/node/esbuild-cache.mjs),
 // since tsx compiling in a worker thread costs about 0.7 s of CPU per start (its loader thread
 // plus a round trip to it for every import); tsx is the fallback when the bundle cannot be had.
-import { closeSync, fstatSync, openSync, read } from "node:fs";
+import { closeSync, fstatSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cachedBundle } from "../src/node/esbuild-cache.mjs";
+import { readWhole } from "../src/node/read-whole.mjs";
 
 // Python's WebAssembly starts compiling now, on V8's background threads, while this thread loads
 // its bundle, reads the snapshot and compiles Pyodide's JavaScript; Pyodide would otherwise start
 // it only once all of that is done (~30–60 ms of a warm start's wall time). The entry hands the
 // Module to Pyodide (shared-wasm.ts); a failure here only means Pyodide compiles its own.
-// The 9.6 MB are read in one request to libuv's thread pool: read here, they took ~10 ms of
-// this thread, which has nothing to spare until Python is up.
+// The 9.6 MB are read in one thread-pool request: readFileSync took ~10 ms of this thread, which
+// has nothing to spare until Python is up.
 globalThis[Symbol.for("recursive-reader.pyodide-wasm")] = (() => {
   try {
     const wasm = createRequire(import.meta.url).resolve("pyodide/pyodide.asm.wasm");
-    const compiling = readWhole(wasm).then((bytes) => WebAssembly.compile(bytes)).catch(() => null);
+    const compiling = readWasm(wasm).then((bytes) => WebAssembly.compile(bytes)).catch(() => null);
     return { wasm, compiling };
   } catch {
     return undefined;
   }
 })();
 
-async function readWhole(path) {
+async function readWasm(path) {
   const fd = openSync(path, "r");
   try {
-    const bytes = new Uint8Array(fstatSync(fd).size);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const n = await new Promise((done, fail) => read(fd, bytes, filled, bytes.length - filled, filled, (err, got) => (err ? fail(err) : done(got))));
-      if (n === 0) throw new Error(`${path} is shorter than its size`);
-      filled += n;
-    }
+    const size = fstatSync(fd).size;
+    const bytes = await readWhole(fd, size);
+    if (bytes.length !== size) throw new Error(`${path} is shorter than its size`);
     return bytes;
   } finally {
     closeSync(fd);

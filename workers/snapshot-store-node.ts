@@ -9,9 +9,10 @@
 // difference (the file touched, rewritten in place, replaced, or a stamp that cannot be read)
 // means the full check again. The stamp guards against accidents (a torn write, a disk error
 // that changes the file), the same as the checksum does; neither is a defence against forgery.
-import { closeSync, fstatSync, openSync, read, readFileSync, type BigIntStats } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
 import { unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { readWhole } from "../src/node/read-whole.mjs";
 import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "./atomic-file.node.ts";
 import { checksum, envelopeHeaderOf } from "./snapshot-format.ts";
 import type { SnapshotStore, StoredSnapshot } from "./snapshot-store.ts";
@@ -111,23 +112,6 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
       await unlink(fileFor(key)).catch(() => undefined);
     },
   };
-}
-
-/**
- * The whole file in as few reads as the kernel allows: one request to libuv's thread pool for a
- * 30 MiB snapshot (FileHandle.readFile reads 512 KiB pieces, each of which needs this thread's
- * event loop, busy starting Pyodide meanwhile, to ask for the next).
- */
-async function readWhole(fd: number, size: number): Promise<Uint8Array> {
-  const bytes = new Uint8Array(size);
-  let filled = 0;
-  while (filled < size) {
-    const bytesRead = await new Promise<number>((done, fail) => read(fd, bytes, filled, size - filled, filled, (err, n) => (err ? fail(err) : done(n))));
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  // Shorter than its size a moment ago: the stamp check (size, times) sees the change.
-  return filled === size ? bytes : bytes.subarray(0, filled);
 }
 
 /** A small file written whole or not at all; a read-only cache only means a full check next time. */
