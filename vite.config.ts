@@ -58,6 +58,9 @@ export default defineConfig({
   preview: { headers: isolation },
   worker: { format: "es" },
   // Pre-bundle what workers import late, so the dev server does not reload the page on first use.
-  optimizeDeps: { exclude: ["pyodide", "@mlc-ai/web-llm"], include: ["comlink", "mammoth", "pdfjs-dist", "pdfjs-dist/build/pdf.worker.mjs"] },
+  optimizeDeps: {
+    exclude: ["pyodide", "@mlc-ai/web-llm"],
+    include: ["comlink", "mammoth", "pdfjs-dist", "pdfjs-dist/build/pdf.worker.mjs"],
+  },
   build: { target: "es2022", sourcemap: true, chunkSizeWarningLimit: 8000 },
 });

@@ -31,10 +31,10 @@ const CALLS = 300;
 type Bench = ReplBenchApi;
 /** Calls window.bench.<name>(...args) in the page. */
 function call<K extends keyof Bench>(page: Page, name: K, ...args: Parameters<Bench[K]>): Promise<Awaited<ReturnType<Bench[K]>>> {
-  return page.evaluate(
-    ([n, a]) => (window.bench[n as keyof Bench] as (...x: unknown[]) => unknown)(...(a as unknown[])),
-    [name, args] as const,
-  ) as Promise<Awaited<ReturnType<Bench[K]>>>;
+  return page.evaluate(([n, a]) => (window.bench[n as keyof Bench] as (...x: unknown[]) => unknown)(...(a as unknown[])), [
+    name,
+    args,
+  ] as const) as Promise<Awaited<ReturnType<Bench[K]>>>;
 }
 
 const report = new Report("browser-bench");
@@ -146,7 +146,8 @@ async function harness(): Promise<void> {
   for (const mode of ["jspi", "sab"] as SyncMode[]) {
     const turns = await call(page, "perTurn", mode, TURNS, RUNS);
     const trips = await call(page, "roundTrip", mode, CALLS, RUNS);
-    if (turns.syncMode !== mode || trips.syncMode !== mode) throw new Error(`asked for ${mode}, the REPL used ${turns.syncMode}/${trips.syncMode}`);
+    if (turns.syncMode !== mode || trips.syncMode !== mode)
+      throw new Error(`asked for ${mode}, the REPL used ${turns.syncMode}/${trips.syncMode}`);
     let node: { turn: number[]; harness: number[]; trips: number[] } | null = null;
     if (nodeModes.includes(mode)) {
       const r = createNodeRepl({ syncMode: mode });
@@ -177,7 +178,7 @@ try {
     "Memory: wasm heap = `repl.stats().wasmHeapBytes` (Pyodide's WebAssembly memory). UA memory = " +
       "`performance.measureUserAgentSpecificMemory()` after the load (JS heaps of the page and of its dedicated workers; " +
       "Chromium counts the wasm memory of a worker there only if it reports it as JS memory). RSS = /proc of the Chromium " +
-      "processes sampled every 20 ms during `loadDocuments` only; \"renderer\" is the process of the page and its workers.",
+      'processes sampled every 20 ms during `loadDocuments` only; "renderer" is the process of the page and its workers.',
   );
   if (pageErrors.length) report.line(`Page errors: ${pageErrors.join(" | ")}`);
 } finally {

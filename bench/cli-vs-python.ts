@@ -98,7 +98,19 @@ server.scripts.root = [
 ];
 server.scripts.sub = (req) => req.lastUser.split(": ").at(-1) ?? "";
 
-const ourArgs = (doc: string, cacheDir: string) => [bin, "--context-file", doc, "--task", QUESTION, "--base-url", server.baseUrl, "--model", "scripted", "--cache-dir", cacheDir];
+const ourArgs = (doc: string, cacheDir: string) => [
+  bin,
+  "--context-file",
+  doc,
+  "--task",
+  QUESTION,
+  "--base-url",
+  server.baseUrl,
+  "--model",
+  "scripted",
+  "--cache-dir",
+  cacheDir,
+];
 const canonicalArgs = (doc: string) => [driver, doc, QUESTION, server.baseUrl, "scripted"];
 
 function check(label: string, r: Timed): void {
@@ -162,14 +174,27 @@ try {
 const medianMs = (key: string) => (samples[key] ? summarize(samples[key]!.map((s) => s.ms)).median : NaN);
 const canonical = medianMs("canonical Python harness");
 report.line();
-report.table(["20 MB needle, end to end (ms)", "median", "p10–p90", "runs", "× canonical harness (same run)", "peak RSS, median (MB)", "CPU s (user+sys), median"]);
+report.table([
+  "20 MB needle, end to end (ms)",
+  "median",
+  "p10–p90",
+  "runs",
+  "× canonical harness (same run)",
+  "peak RSS, median (MB)",
+  "CPU s (user+sys), median",
+]);
 for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", "canonical Python harness"]) {
   const list = samples[key];
   if (!list) continue;
   const s = spread(list.map((x) => x.ms));
   const ratio = Number.isFinite(canonical) ? `${(medianMs(key) / canonical).toFixed(2)}×` : "–";
   const rss = list.every((x) => x.maxRssMb !== null) ? spreadOf(list.map((x) => x.maxRssMb!)).median : "–";
-  const cpu = list.every((x) => x.cpuS !== null) ? spreadOf(list.map((x) => x.cpuS!), 2).median : "–";
+  const cpu = list.every((x) => x.cpuS !== null)
+    ? spreadOf(
+        list.map((x) => x.cpuS!),
+        2,
+      ).median
+    : "–";
   report.row([key, s.median, s.range, s.n, ratio, rss, cpu]);
 }
 report.line();
@@ -184,6 +209,9 @@ report.line();
 report.line(`Load average per run: ${loads.join(", ")}; at the end: ${load()}.`);
 if (process.argv.includes("--write")) {
   report.save();
-  report.saveJson("", Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map(({ ms, maxRssMb, cpuS }) => ({ ms, maxRssMb, cpuS }))])));
+  report.saveJson(
+    "",
+    Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map(({ ms, maxRssMb, cpuS }) => ({ ms, maxRssMb, cpuS }))])),
+  );
 }
 process.exit(0);

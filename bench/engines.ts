@@ -15,7 +15,15 @@ import { startBenchPages } from "./browser/server.ts";
 import { load, today } from "./lib/report.ts";
 import { fmt, machine, summarize } from "./stats.ts";
 import { repl as code, startScriptedServer } from "../tests/fixtures/scripted-server.ts";
-import { applyLinkSettings, launchEngine, missingEngine, waitFor, waitForFunction, type EngineName, type EnginePage } from "../tests/e2e/engines/index.ts";
+import {
+  applyLinkSettings,
+  launchEngine,
+  missingEngine,
+  waitFor,
+  waitForFunction,
+  type EngineName,
+  type EnginePage,
+} from "../tests/e2e/engines/index.ts";
 import { openaiUrl, startApp } from "../tests/e2e/harness.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -33,7 +41,7 @@ const LABELS: Record<Metric, string> = {
   bare: "bare loadPyodide() page (ms)",
   load100: `${BIG_MB} MB drop → answer from len(context) (ms)`,
   roundTrip: "llm_query round trip (ms per call)",
-  stop: "Stop → \"Stopped\" shown (ms)",
+  stop: 'Stop → "Stopped" shown (ms)',
 };
 
 /** Milliseconds since navigation start at which the app showed "Python ready". */
@@ -41,18 +49,32 @@ async function readyAt(page: EnginePage): Promise<number> {
   await page.evaluate(() => {
     const w = window as unknown as { __readyAt?: number };
     const check = () => {
-      if (w.__readyAt === undefined && Array.from(document.querySelectorAll(".chip")).some((c) => c.textContent?.includes("Python ready"))) w.__readyAt = performance.now();
+      if (w.__readyAt === undefined && Array.from(document.querySelectorAll(".chip")).some((c) => c.textContent?.includes("Python ready")))
+        w.__readyAt = performance.now();
     };
     check();
     new MutationObserver(check).observe(document, { subtree: true, childList: true, characterData: true });
   });
-  return waitForFunction(page, () => (window as unknown as { __readyAt?: number }).__readyAt ?? null, undefined, { timeout: BOOT_MS, what: "Python ready" }) as Promise<number>;
+  return waitForFunction(page, () => (window as unknown as { __readyAt?: number }).__readyAt ?? null, undefined, {
+    timeout: BOOT_MS,
+    what: "Python ready",
+  }) as Promise<number>;
 }
 
 /** Asks a question and returns the answer's text and the click → answer time (page clock). */
-async function askTimed(page: EnginePage, question: string, expect: string, timeout = 300_000): Promise<{ ms: number; at: number; text: string }> {
+async function askTimed(
+  page: EnginePage,
+  question: string,
+  expect: string,
+  timeout = 300_000,
+): Promise<{ ms: number; at: number; text: string }> {
   await page.fill({ css: "textarea#question" }, question);
-  await waitForFunction(page, () => !!Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Ask" && !b.disabled), undefined, { what: "Ask enabled" });
+  await waitForFunction(
+    page,
+    () => !!Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Ask" && !b.disabled),
+    undefined,
+    { what: "Ask enabled" },
+  );
   const before = await page.evaluate(() => document.querySelectorAll('section[aria-label="Answer"]').length);
   const t0 = await page.evaluate(() => performance.now());
   await page.click({ css: "button", text: "Ask", exact: true });
@@ -75,28 +97,44 @@ async function dropBigFile(page: EnginePage): Promise<void> {
     const text = line.repeat(Math.ceil((mb * 1024 * 1024) / line.length)).slice(0, mb * 1024 * 1024);
     const dt = new DataTransfer();
     dt.items.add(new File([text], "big.txt", { type: "text/plain" }));
-    for (const type of ["dragenter", "dragover", "drop"]) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    for (const type of ["dragenter", "dragover", "drop"])
+      window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, BIG_MB);
 }
 
 async function stopLatency(page: EnginePage): Promise<number> {
   await page.fill({ css: "textarea#question" }, "Loop forever");
   await page.click({ css: "button", text: "Ask", exact: true });
-  await waitForFunction(page, () => document.body.textContent?.includes("running…") || null, undefined, { timeout: 60_000, what: "the loop to run" });
+  await waitForFunction(page, () => document.body.textContent?.includes("running…") || null, undefined, {
+    timeout: 60_000,
+    what: "the loop to run",
+  });
   await new Promise((r) => setTimeout(r, 500));
   await page.evaluate(() => {
     const w = window as unknown as { __stop: { clicked?: number; shown?: number } };
     w.__stop = {};
     new MutationObserver(() => {
-      if (w.__stop.clicked && !w.__stop.shown && Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))) w.__stop.shown = performance.now();
+      if (
+        w.__stop.clicked &&
+        !w.__stop.shown &&
+        Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))
+      )
+        w.__stop.shown = performance.now();
     }).observe(document, { subtree: true, childList: true, characterData: true });
     w.__stop.clicked = performance.now();
-    Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Stop")?.click();
+    Array.from(document.querySelectorAll("button"))
+      .find((b) => b.textContent?.trim() === "Stop")
+      ?.click();
   });
-  const r = await waitForFunction(page, () => {
-    const s = (window as unknown as { __stop: { clicked: number; shown?: number } }).__stop;
-    return s.shown === undefined ? null : { ms: s.shown - s.clicked };
-  }, undefined, { timeout: 30_000, what: "Stopped" });
+  const r = await waitForFunction(
+    page,
+    () => {
+      const s = (window as unknown as { __stop: { clicked: number; shown?: number } }).__stop;
+      return s.shown === undefined ? null : { ms: s.shown - s.clicked };
+    },
+    undefined,
+    { timeout: 30_000, what: "Stopped" },
+  );
   return r!.ms;
 }
 
@@ -109,14 +147,26 @@ async function appRun(engine: EngineName, url: string, out: Samples): Promise<st
     // The link's settings are only proposed; Python boots behind the dialog meanwhile.
     await applyLinkSettings(page);
     out.boot.push(await readyAt(page));
-    const mode = (await page.evaluate(() => Array.from(document.querySelectorAll(".chip")).find((c) => c.textContent?.includes("Python ready"))?.getAttribute("title") ?? "")) as string;
+    const mode = (await page.evaluate(
+      () =>
+        Array.from(document.querySelectorAll(".chip"))
+          .find((c) => c.textContent?.includes("Python ready"))
+          ?.getAttribute("title") ?? "",
+    )) as string;
     // Each figure on its own: one that fails is reported as such, the others still count.
     const attempt = async (metric: Metric, fn: () => Promise<number>) => {
       try {
         out[metric].push(await fn());
       } catch (err) {
-        const seen = await page.evaluate(() => document.querySelector('section[aria-label="Answer"]:last-of-type, .exchange:last-child')?.textContent?.slice(0, 200) ?? "").catch(() => "");
-        failures.push(`${engine} ${metric}: ${err instanceof Error ? err.message : String(err)}${seen ? ` (page showed: ${seen.replace(/\s+/g, " ")})` : ""}`);
+        const seen = await page
+          .evaluate(
+            () =>
+              document.querySelector('section[aria-label="Answer"]:last-of-type, .exchange:last-child')?.textContent?.slice(0, 200) ?? "",
+          )
+          .catch(() => "");
+        failures.push(
+          `${engine} ${metric}: ${err instanceof Error ? err.message : String(err)}${seen ? ` (page showed: ${seen.replace(/\s+/g, " ")})` : ""}`,
+        );
       }
     };
     await attempt("load100", async () => {
@@ -143,7 +193,12 @@ async function bareRun(engine: EngineName, url: string, out: Samples): Promise<v
   const page = await browser.newPage();
   try {
     await page.goto(`${url}boot.html?mode=pyodide`);
-    const r = await waitForFunction(page, () => (window as unknown as { bootResult?: { readyAt?: number; error?: string } }).bootResult ?? null, undefined, { timeout: BOOT_MS, what: "loadPyodide" });
+    const r = await waitForFunction(
+      page,
+      () => (window as unknown as { bootResult?: { readyAt?: number; error?: string } }).bootResult ?? null,
+      undefined,
+      { timeout: BOOT_MS, what: "loadPyodide" },
+    );
     if (r?.error || r?.readyAt === undefined) throw new Error(`${engine}: bare loadPyodide failed: ${r?.error}`);
     out.bare.push(r.readyAt);
   } finally {
@@ -156,7 +211,9 @@ function scriptModel(server: Awaited<ReturnType<typeof startScriptedServer>>) {
   server.scripts.root = (req) => {
     if (req.firstUser.includes("Question: How long is it?")) return code("FINAL(str(len(context)))");
     if (req.firstUser.includes("Question: Round trips")) {
-      return code(`import time\nt = time.perf_counter()\nfor _ in range(${SUBCALLS}):\n    llm_query('ping')\nFINAL('per call: %.2f' % ((time.perf_counter() - t) * 1000 / ${SUBCALLS}))`);
+      return code(
+        `import time\nt = time.perf_counter()\nfor _ in range(${SUBCALLS}):\n    llm_query('ping')\nFINAL('per call: %.2f' % ((time.perf_counter() - t) * 1000 / ${SUBCALLS}))`,
+      );
     }
     if (req.firstUser.includes("Question: Loop forever")) return req.turn === 0 ? code("while True:\n    pass") : "FINAL(no)";
     return "FINAL(unknown)";
@@ -185,7 +242,9 @@ function report(results: Map<EngineName, { samples: Samples; version: string }>)
     lines.push(`| ${LABELS[metric]} | ${cells.join(" | ")} |`);
   }
   const bootVsBare = [...results.entries()].map(([e, { samples }]) =>
-    samples.bare.length && samples.boot.length ? `${e} ×${(summarize(samples.boot).median / summarize(samples.bare).median).toFixed(2)}` : `${e} n/a`,
+    samples.bare.length && samples.boot.length
+      ? `${e} ×${(summarize(samples.boot).median / summarize(samples.bare).median).toFixed(2)}`
+      : `${e} n/a`,
   );
   lines.push("", `App ready vs. the same engine's bare loadPyodide(): ${bootVsBare.join(", ")}.`);
   lines.push("", "Engines: " + [...results.entries()].map(([e, r]) => `${e} = ${r.version}`).join("; ") + ".");

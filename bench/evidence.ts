@@ -79,15 +79,34 @@ async function qualityRows(repl: ReplClient): Promise<Row[]> {
     const correct = scoreAnswer(task.expected, result.answer) >= 1;
     const sources = result.sources ?? [];
     const firstChars = sources[0] ? sources[0].end - sources[0].start : 0;
-    rows.push({ suite: task.suite, strategy: strategy.name, traceless: strategy.traceless, correct, rank: rankOfGold(task, sources), sources: sources.length, firstChars });
-    process.stderr.write(`${task.id} [${strategy.name}] ${correct ? "correct" : `WRONG (${result.status}: ${result.answer.slice(0, 60)})`} gold at ${rankOfGold(task, sources) || "-"}\n`);
+    rows.push({
+      suite: task.suite,
+      strategy: strategy.name,
+      traceless: strategy.traceless,
+      correct,
+      rank: rankOfGold(task, sources),
+      sources: sources.length,
+      firstChars,
+    });
+    process.stderr.write(
+      `${task.id} [${strategy.name}] ${correct ? "correct" : `WRONG (${result.status}: ${result.answer.slice(0, 60)})`} gold at ${rankOfGold(task, sources) || "-"}\n`,
+    );
   }
   return rows;
 }
 
 function qualityTable(rows: Row[]): void {
   const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)} %` : "–");
-  report.table(["suite", "strategy", "tasks", "correct", "gold in top 3 (of correct)", "gold first", "first source, characters (median)", "no source at all"]);
+  report.table([
+    "suite",
+    "strategy",
+    "tasks",
+    "correct",
+    "gold in top 3 (of correct)",
+    "gold first",
+    "first source, characters (median)",
+    "no source at all",
+  ]);
   const groups = new Map<string, Row[]>();
   for (const r of rows) groups.set(`${r.suite}\u0000${r.strategy}`, [...(groups.get(`${r.suite}\u0000${r.strategy}`) ?? []), r]);
   const line = (label: string[], list: Row[]) => {
@@ -95,11 +114,22 @@ function qualityTable(rows: Row[]): void {
     const top3 = correct.filter((r) => r.rank >= 1 && r.rank <= 3).length;
     const first = correct.filter((r) => r.rank === 1).length;
     const chars = correct.length ? summarize(correct.map((r) => r.firstChars)).median : 0;
-    report.row([...label, list.length, correct.length, `${top3} (${pct(top3, correct.length)})`, pct(first, correct.length), chars, correct.filter((r) => !r.sources).length]);
+    report.row([
+      ...label,
+      list.length,
+      correct.length,
+      `${top3} (${pct(top3, correct.length)})`,
+      pct(first, correct.length),
+      chars,
+      correct.filter((r) => !r.sources).length,
+    ]);
   };
   for (const [key, list] of groups) line(key.split("\u0000"), list);
   line(["**all**", "**every strategy**"], rows);
-  line(["**all**", "**strategies Python can see**"], rows.filter((r) => !r.traceless));
+  line(
+    ["**all**", "**strategies Python can see**"],
+    rows.filter((r) => !r.traceless),
+  );
 }
 
 // --- 2. overhead -----------------------------------------------------------------------------------
@@ -131,14 +161,23 @@ async function realisticTurns(repl: ReplClient, needles: string[], hint: "regex"
     turnStart = now;
   };
   const lookup = (needle: string) =>
-    hint === "regex" ? `import re\nm = re.search(${JSON.stringify(needle)}, context)\ni = m.start()` : `i = context.find(${JSON.stringify(needle)})`;
+    hint === "regex"
+      ? `import re\nm = re.search(${JSON.stringify(needle)}, context)\ni = m.start()`
+      : `i = context.find(${JSON.stringify(needle)})`;
   const root = new InstantEngine("root", (req) => {
     const turn = req.messages.filter((m) => m.role === "assistant").length;
     if (turn >= needles.length) return "```repl\nFINAL(reply)\n```";
     return `\`\`\`repl\n${lookup(needles[turn]!)}\nw = context[max(0, i - 300):i + 300]\nprint(w)\nreply = llm_query("<<" + w + ">> What is the code?")\n\`\`\``;
   });
   await repl.resetNamespace();
-  const result = await runRlm({ question: "bench", repl, rootEngine: root, subEngine: new InstantEngine("sub", () => "ZX"), config: { ...DEFAULT_CONFIG, maxIterations: needles.length + 2 }, onEvent });
+  const result = await runRlm({
+    question: "bench",
+    repl,
+    rootEngine: root,
+    subEngine: new InstantEngine("sub", () => "ZX"),
+    config: { ...DEFAULT_CONFIG, maxIterations: needles.length + 2 },
+    onEvent,
+  });
   if (result.status !== "answered") throw new Error(`realistic run ended ${result.status}: ${result.message ?? ""}`);
   return times;
 }
@@ -156,7 +195,14 @@ async function overhead(): Promise<void> {
     const sb = spread(b);
     const ma = summarize(a).median;
     const mb = summarize(b).median;
-    report.row([name, `${sa.median} (${sa.range})`, `${sb.median} (${sb.range})`, (ma - mb).toFixed(2), `${(ma / mb).toFixed(2)}×`, `${sa.n} / ${sb.n}`]);
+    report.row([
+      name,
+      `${sa.median} (${sa.range})`,
+      `${sb.median} (${sb.range})`,
+      (ma - mb).toFixed(2),
+      `${(ma / mb).toFixed(2)}×`,
+      `${sa.n} / ${sb.n}`,
+    ]);
   };
   for (const r of [on, off]) await r.setContextText("benchmark context");
   // Interleaved so both see the same machine load.

@@ -63,7 +63,11 @@ for (const mode of modes) {
   row(`[${mode}] root turn, in-memory model: whole turn`, mem.turn, "");
   row(`[${mode}] root turn, in-memory model: harness only (turn − model − cell)`, mem.harness, "< 5");
   const http = await overHttp();
-  row(`[${mode}] root turn via local HTTP server (SSE): whole turn`, (await perTurn(repl, TURNS, RUNS, http.makeEngine)).turn, "< 5 (canonical Python: ~46)");
+  row(
+    `[${mode}] root turn via local HTTP server (SSE): whole turn`,
+    (await perTurn(repl, TURNS, RUNS, http.makeEngine)).turn,
+    "< 5 (canonical Python: ~46)",
+  );
   row(`[${mode}] llm_query round trip, in-memory model`, await roundTrip(repl, CALLS, RUNS), "< 2");
   row(`[${mode}] llm_query round trip via local HTTP server`, await roundTrip(repl, CALLS, RUNS, http.makeEngine), "");
   await http.close();

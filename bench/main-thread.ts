@@ -42,7 +42,10 @@ function rootScript(req: ScriptedRequest): string {
     case 1:
       return code(batch(0), "I will read chunks in parallel.");
     case 2:
-      return code(`${batch(1)}\nimport re\nm = re.search(r'launch code', context)\nprint(m.start() if m else None)`, "More chunks, and a search.");
+      return code(
+        `${batch(1)}\nimport re\nm = re.search(r'launch code', context)\nprint(m.start() if m else None)`,
+        "More chunks, and a search.",
+      );
     case 3:
       return code(
         `${batch(2)}\nwindow = context[m.start() - 200 : m.end() + 200]\nreply = llm_query('<<' + window + '>> What is the launch code?')\nprint(reply)`,
@@ -162,39 +165,85 @@ try {
 }
 
 report.line();
-report.table(["window", "longest long task (ms): median", "min–max", "tasks > 50 ms per cycle", "longest animation frame (ms)", "window length (ms)", "cycles"]);
+report.table([
+  "window",
+  "longest long task (ms): median",
+  "min–max",
+  "tasks > 50 ms per cycle",
+  "longest animation frame (ms)",
+  "window length (ms)",
+  "cycles",
+]);
 const windowRow = (label: string, pick: (c: Cycle) => Entry[], length: (c: Cycle) => number) => {
   const l = spreadOf(cycles.map((c) => longest(pick(c), "longtask")));
   const counts = cycles.map((c) => over(pick(c)));
   const loaf = spreadOf(cycles.map((c) => longest(pick(c), "loaf")));
   const len = spreadOf(cycles.map(length));
-  report.row([label, l.median, `${Math.min(...cycles.map((c) => longest(pick(c), "longtask"))).toFixed(0)}–${Math.max(...cycles.map((c) => longest(pick(c), "longtask"))).toFixed(0)}`, counts.join(", "), loaf.median, len.median, cycles.length]);
+  report.row([
+    label,
+    l.median,
+    `${Math.min(...cycles.map((c) => longest(pick(c), "longtask"))).toFixed(0)}–${Math.max(...cycles.map((c) => longest(pick(c), "longtask"))).toFixed(0)}`,
+    counts.join(", "),
+    loaf.median,
+    len.median,
+    cycles.length,
+  ]);
 };
-windowRow(`ingest ${FILE_MB} MB (pick → listed + ${SETTLE_MS / 1000} s)`, (c) => c.ingest, (c) => c.ingestListedMs + SETTLE_MS);
-windowRow("question run (5 root turns, 49 sub-calls)", (c) => c.run, (c) => c.runMs);
+windowRow(
+  `ingest ${FILE_MB} MB (pick → listed + ${SETTLE_MS / 1000} s)`,
+  (c) => c.ingest,
+  (c) => c.ingestListedMs + SETTLE_MS,
+);
+windowRow(
+  "question run (5 root turns, 49 sub-calls)",
+  (c) => c.run,
+  (c) => c.runMs,
+);
 report.line();
-report.line(`File listed after (ms): ${cycles.map((c) => c.ingestListedMs.toFixed(0)).join(", ")}. Run took (ms): ${cycles.map((c) => c.runMs.toFixed(0)).join(", ")}.`);
+report.line(
+  `File listed after (ms): ${cycles.map((c) => c.ingestListedMs.toFixed(0)).join(", ")}. Run took (ms): ${cycles.map((c) => c.runMs.toFixed(0)).join(", ")}.`,
+);
 report.line();
-report.line("Top long tasks and long animation frames (LoAF, a frame that took over 50 ms from its first task to paint) per cycle, with the scripts the LoAF entry attributes:");
+report.line(
+  "Top long tasks and long animation frames (LoAF, a frame that took over 50 ms from its first task to paint) per cycle, with the scripts the LoAF entry attributes:",
+);
 report.line();
-report.table(["window", "cycle", "entry", "start (ms, page clock)", "duration (ms)", "LoAF scripts (invoker → source function, ms) / style+layout"]);
+report.table([
+  "window",
+  "cycle",
+  "entry",
+  "start (ms, page clock)",
+  "duration (ms)",
+  "LoAF scripts (invoker → source function, ms) / style+layout",
+]);
 const describeFrame = (frame: Entry | undefined) => {
   if (!frame) return "no LoAF entry";
   const scripts = (frame.scripts ?? [])
     .sort((a, b) => b.duration - a.duration)
     .slice(0, 3)
-    .map((s) => `${s.invoker} → ${s.sourceFunctionName || "?"} ${s.sourceURL.replace(/^https?:\/\/[^/]+\//, "")} (${s.duration.toFixed(0)})`)
+    .map(
+      (s) => `${s.invoker} → ${s.sourceFunctionName || "?"} ${s.sourceURL.replace(/^https?:\/\/[^/]+\//, "")} (${s.duration.toFixed(0)})`,
+    )
     .join("; ");
   return `${scripts || "no script"}; style+layout ${frame.styleAndLayoutMs?.toFixed(0) ?? 0} ms`;
 };
 cycles.forEach((c, i) => {
-  for (const [label, entries] of [["ingest", c.ingest], ["run", c.run]] as const) {
-    const tasks = entries.filter((e) => e.kind === "longtask").sort((a, b) => b.duration - a.duration).slice(0, 4);
+  for (const [label, entries] of [
+    ["ingest", c.ingest],
+    ["run", c.run],
+  ] as const) {
+    const tasks = entries
+      .filter((e) => e.kind === "longtask")
+      .sort((a, b) => b.duration - a.duration)
+      .slice(0, 4);
     for (const t of tasks) {
       const frame = entries.find((e) => e.kind === "loaf" && e.start <= t.start + 1 && e.start + e.duration >= t.start + t.duration - 1);
       report.row([label, i + 1, "long task", t.start.toFixed(0), t.duration.toFixed(0), describeFrame(frame)]);
     }
-    const frames = entries.filter((e) => e.kind === "loaf" && e.duration > 100).sort((a, b) => b.duration - a.duration).slice(0, 3);
+    const frames = entries
+      .filter((e) => e.kind === "loaf" && e.duration > 100)
+      .sort((a, b) => b.duration - a.duration)
+      .slice(0, 3);
     for (const f of frames) report.row([label, i + 1, "LoAF", f.start.toFixed(0), f.duration.toFixed(0), describeFrame(f)]);
   }
 });
@@ -204,9 +253,13 @@ if (explained) {
   for (const t of explained.sort((a, b) => b.durationMs - a.durationMs).slice(0, 6)) {
     report.line();
     report.line(`- Task at ${t.startMs.toFixed(0)} ms into the trace, ${t.durationMs.toFixed(0)} ms:`);
-    report.line(`  - trace events by self time: ${t.events.map((e) => `${e.name} ${e.selfMs.toFixed(0)} ms${e.detail ? ` [${e.detail}]` : ""}`).join("; ")}`);
+    report.line(
+      `  - trace events by self time: ${t.events.map((e) => `${e.name} ${e.selfMs.toFixed(0)} ms${e.detail ? ` [${e.detail}]` : ""}`).join("; ")}`,
+    );
     report.line(`  - sampled JS (self): ${t.functions.map((f) => `${f.where} ${f.ms.toFixed(0)} ms`).join("; ") || "none"}`);
-    report.line(`  - innermost project function on the stack (src/): ${t.projectFrames.map((f) => `${f.where} ${f.ms.toFixed(0)} ms`).join("; ") || "none"}`);
+    report.line(
+      `  - innermost project function on the stack (src/): ${t.projectFrames.map((f) => `${f.where} ${f.ms.toFixed(0)} ms`).join("; ") || "none"}`,
+    );
     report.line(`  - outermost bundle frame: ${t.entryPoints.map((f) => `${f.where} ${f.ms.toFixed(0)} ms`).join("; ") || "none"}`);
   }
 }

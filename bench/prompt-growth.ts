@@ -69,7 +69,13 @@ for (const [label, bytes] of SIZES) {
       window,
     );
     const sub = new InstantEngine("sub", (req) => `summary of ${req.messages[0]?.content.length ?? 0} characters`, window);
-    const result = await runRlm({ question: "What is this document about?", repl, rootEngine: root, subEngine: sub, config: DEFAULT_CONFIG });
+    const result = await runRlm({
+      question: "What is this document about?",
+      repl,
+      rootEngine: root,
+      subEngine: sub,
+      config: DEFAULT_CONFIG,
+    });
     if (result.status !== "answered" || !result.answer.startsWith("8 summaries")) {
       throw new Error(`run over ${label} ended with ${result.status}: ${result.answer}`);
     }

@@ -16,20 +16,27 @@ const CASES: Record<string, (n: number) => string> = {
   '"[" repeated': (n) => "[".repeat(n),
   "5,000 nested quotes": () => `${"> ".repeat(5000)}x`,
   "table rows": (n) => `|a|b|\n|-|-|\n${"|x|y|\n".repeat(n / 6)}`,
-  "ordinary markdown": (n) => "# T\n\nSome *text* with `code` and [a link](http://x).\n\n- a\n- b\n\n```python\nprint(1)\n```\n\n".repeat(n / 80),
+  "ordinary markdown": (n) =>
+    "# T\n\nSome *text* with `code` and [a link](http://x).\n\n- a\n- b\n\n```python\nprint(1)\n```\n\n".repeat(n / 80),
 };
 
 function markedMs(name: string, size: number): string {
   const script = `
     import { Marked } from "marked";
-    const cases = { ${Object.entries(CASES).map(([k, f]) => `${JSON.stringify(k)}: ${f.toString()}`).join(",")} };
+    const cases = { ${Object.entries(CASES)
+      .map(([k, f]) => `${JSON.stringify(k)}: ${f.toString()}`)
+      .join(",")} };
     const m = new Marked({ gfm: true });
     m.parse("warm *up*", { async: false });
     const text = cases[${JSON.stringify(name)}](${size});
     const t = performance.now();
     try { m.parse(text, { async: false }); console.log((performance.now() - t).toFixed(0)); }
     catch (e) { console.log("throws (" + String(e.message).slice(0, 40) + ")"); }`;
-  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], { timeout: MARKED_LIMIT_MS, encoding: "utf8", cwd: new URL("..", import.meta.url).pathname });
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+    timeout: MARKED_LIMIT_MS,
+    encoding: "utf8",
+    cwd: new URL("..", import.meta.url).pathname,
+  });
   if (run.error || run.signal) return `over ${MARKED_LIMIT_MS / 1000} s`;
   const out = run.stdout.replace(/\s+/g, " ").trim();
   return out.includes("throws") ? out : `${out} ms`;
@@ -49,7 +56,9 @@ function oursMs(name: string, size: number): number {
 }
 
 const report = new Report("render");
-report.line(`Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Node ${process.version}. Date: ${today()}. Load average at start: ${load()}.`);
+report.line(
+  `Machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), Node ${process.version}. Date: ${today()}. Load average at start: ${load()}.`,
+);
 report.line();
 report.table(["input", "marked, 100 KB", "this renderer, 100 KB (median of 3)", "this renderer, 1 MB (median of 3)"]);
 for (const name of Object.keys(CASES)) {

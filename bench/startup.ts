@@ -60,7 +60,10 @@ interface Sample {
 
 async function appLoad(page: Page, go: () => Promise<unknown>): Promise<Sample> {
   await go();
-  await page.waitForFunction(() => (window as unknown as { __pythonReadyAt?: number }).__pythonReadyAt !== undefined, undefined, { timeout: 120_000, polling: 100 });
+  await page.waitForFunction(() => (window as unknown as { __pythonReadyAt?: number }).__pythonReadyAt !== undefined, undefined, {
+    timeout: 120_000,
+    polling: 100,
+  });
   return page.evaluate(() => {
     const w = window as unknown as { __uiAt?: number; __pythonReadyAt: number };
     return { readyAt: w.__pythonReadyAt, detailMs: w.__uiAt ?? null, swControlled: navigator.serviceWorker?.controller != null };
@@ -155,7 +158,13 @@ let swSettled = 0;
 const IDLE_SANDBOXES = 3;
 const memoryRows: Array<[ExtraKind, number, SandboxMemory]> = [];
 /** The frame's process is paid once: one framed sandbox alone shows it, three spread it. */
-const MEMORY_CASES: Array<[ExtraKind, number]> = [["frame", 1], ["frame", IDLE_SANDBOXES], ["module+snapshot", IDLE_SANDBOXES], ["snapshot", IDLE_SANDBOXES], ["none", IDLE_SANDBOXES]];
+const MEMORY_CASES: Array<[ExtraKind, number]> = [
+  ["frame", 1],
+  ["frame", IDLE_SANDBOXES],
+  ["module+snapshot", IDLE_SANDBOXES],
+  ["snapshot", IDLE_SANDBOXES],
+  ["none", IDLE_SANDBOXES],
+];
 try {
   for (let run = 0; run < RUNS; run++) {
     // Interleaved, so slow phases of a busy machine hit every variant alike.
@@ -184,12 +193,19 @@ try {
 
 const median = (key: string) => summarize(samples[key]!.map((s) => s.readyAt)).median;
 report.line();
-report.table(["page load → Python ready (ms)", "median", "p10–p90", "runs", "× bare loadPyodide (same cache state)", "inside the worker / UI shown: median (ms)"]);
+report.table([
+  "page load → Python ready (ms)",
+  "median",
+  "p10–p90",
+  "runs",
+  "× bare loadPyodide (same cache state)",
+  "inside the worker / UI shown: median (ms)",
+]);
 const labels: Record<Variant, string> = {
   pyodide: "bare `loadPyodide()` in a module worker (baseline)",
   repl: "REPL client alone (`createBrowserRepl().start()`, as the app: in the sandboxed frame)",
   "repl-page": "REPL client alone, in a worker of the page (frame off)",
-  app: "the app: \"Python ready\" chip",
+  app: 'the app: "Python ready" chip',
 };
 for (const cache of ["cold", "warm"]) {
   for (const name of ["pyodide", "repl", "repl-page", "app"] as Variant[]) {
@@ -221,7 +237,14 @@ const extraLabels: Record<ExtraKind, string> = {
   none: "neither: full boot (snapshots off)",
 };
 report.line();
-report.table(["a new REPL in the already-loaded page → ready (ms)", "median", "p10–p90", "runs", "× bare loadPyodide, warm page load", "started as"]);
+report.table([
+  "a new REPL in the already-loaded page → ready (ms)",
+  "median",
+  "p10–p90",
+  "runs",
+  "× bare loadPyodide, warm page load",
+  "started as",
+]);
 for (const kind of EXTRA_KINDS) {
   const list = extras[kind] ?? [];
   const s = spread(list.map((e) => e.ms));
@@ -230,9 +253,21 @@ for (const kind of EXTRA_KINDS) {
   report.row([extraLabels[kind], s.median, s.range, s.n, `${ratio}×`, how]);
 }
 report.line();
-report.table(["idle sandbox", "renderers' RSS added per sandbox (MB)", "renderers before → after (MB)", "all Chromium RSS added per sandbox (MB)", "sandboxes"]);
+report.table([
+  "idle sandbox",
+  "renderers' RSS added per sandbox (MB)",
+  "renderers before → after (MB)",
+  "all Chromium RSS added per sandbox (MB)",
+  "sandboxes",
+]);
 for (const [kind, count, m] of memoryRows) {
-  report.row([extraLabels[kind], spreadOf([m.perSandboxMb]).median, `${Math.round(m.beforeMb)} → ${Math.round(m.afterMb)}`, spreadOf([m.totalPerSandboxMb]).median, count]);
+  report.row([
+    extraLabels[kind],
+    spreadOf([m.perSandboxMb]).median,
+    `${Math.round(m.beforeMb)} → ${Math.round(m.afterMb)}`,
+    spreadOf([m.totalPerSandboxMb]).median,
+    count,
+  ]);
 }
 report.line();
 report.line(

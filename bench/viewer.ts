@@ -29,7 +29,10 @@ function writeBigFile(dir: string): { path: string; line: number } {
   let bytes = 0;
   let needleLine = 0;
   for (let i = 1; bytes < FILE_MB * 2 ** 20; i++) {
-    const line = bytes > FILE_MB * 2 ** 20 * 0.7 && !needleLine ? NEEDLE : `Line ${i} of the maintenance log: checked the pumps, nothing unusual to report.`;
+    const line =
+      bytes > FILE_MB * 2 ** 20 * 0.7 && !needleLine
+        ? NEEDLE
+        : `Line ${i} of the maintenance log: checked the pumps, nothing unusual to report.`;
     if (line === NEEDLE) needleLine = i;
     lines.push(line);
     bytes += line.length + 1;
@@ -41,7 +44,9 @@ function writeBigFile(dir: string): { path: string; line: number } {
 
 function root(req: ScriptedRequest): string {
   if (req.turn === 0) {
-    return code("import re\nm = re.search(r'launch code is', context)\nreply = llm_query('<<' + context[m.start() - 300:m.end() + 300] + '>> What is the launch code?')\nprint(reply)");
+    return code(
+      "import re\nm = re.search(r'launch code is', context)\nreply = llm_query('<<' + context[m.start() - 300:m.end() + 300] + '>> What is the launch code?')\nprint(reply)",
+    );
   }
   return code("FINAL(reply)");
 }
@@ -98,7 +103,8 @@ async function cycle(browser: Browser, appUrl: string, baseUrl: string, file: st
     await page.getByRole("button", { name: "Ask" }).click();
     const chip = page.getByRole("region", { name: "Sources" }).getByRole("button").first();
     await chip.waitFor({ timeout: 300_000 });
-    if (!((await chip.textContent()) ?? "").includes(`line ${needleLine.toLocaleString("en-US")}`)) throw new Error(`unexpected first source: ${await chip.textContent()}`);
+    if (!((await chip.textContent()) ?? "").includes(`line ${needleLine.toLocaleString("en-US")}`))
+      throw new Error(`unexpected first source: ${await chip.textContent()}`);
     await page.waitForTimeout(5000); // the exchange's save and the REPL settle: not what this measures
 
     const t0 = await now(page);
@@ -139,7 +145,9 @@ const cycles: Cycle[] = [];
 try {
   for (let i = 0; i < RUNS; i++) {
     cycles.push(await cycle(browser, app.url, server.baseUrl, file, needleLine));
-    console.error(`cycle ${i + 1}/${RUNS}: first open ${cycles[i]!.coldOpenMs.toFixed(0)} ms, at the source ${cycles[i]!.openSourceMs.toFixed(0)} ms`);
+    console.error(
+      `cycle ${i + 1}/${RUNS}: first open ${cycles[i]!.coldOpenMs.toFixed(0)} ms, at the source ${cycles[i]!.openSourceMs.toFixed(0)} ms`,
+    );
   }
 } finally {
   await browser.close();
@@ -154,9 +162,18 @@ const timeRow = (label: string, values: number[]) => {
   const s = spreadOf(values);
   report.row([label, `${s.median} ms`, `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)} ms`, values.length]);
 };
-timeRow(`first open, from the document list → first rows shown (${FILE_MB} MB; the map is built in a worker now)`, cycles.map((c) => c.coldOpenMs));
-timeRow("first source of an answer → its passage highlighted (map prepared when the answer arrived)", cycles.map((c) => c.openSourceMs));
-timeRow("find a phrase in the whole document → first match shown", cycles.map((c) => c.findMs));
+timeRow(
+  `first open, from the document list → first rows shown (${FILE_MB} MB; the map is built in a worker now)`,
+  cycles.map((c) => c.coldOpenMs),
+);
+timeRow(
+  "first source of an answer → its passage highlighted (map prepared when the answer arrived)",
+  cycles.map((c) => c.openSourceMs),
+);
+timeRow(
+  "find a phrase in the whole document → first match shown",
+  cycles.map((c) => c.findMs),
+);
 report.line();
 report.table(["window", "longest long task (ms)", "tasks > 50 ms per cycle", "longest animation frame (ms)"]);
 for (const [label, pick] of [
@@ -164,7 +181,12 @@ for (const [label, pick] of [
   ["scrolling (60 wheel steps, 7 scrollbar jumps)", (c: Cycle) => c.scroll],
   ["finding", (c: Cycle) => c.find],
 ] as const) {
-  report.row([label, cycles.map((c) => longest(pick(c), "longtask").toFixed(0)).join(", "), cycles.map((c) => over(pick(c))).join(", "), cycles.map((c) => longest(pick(c), "loaf").toFixed(0)).join(", ")]);
+  report.row([
+    label,
+    cycles.map((c) => longest(pick(c), "longtask").toFixed(0)).join(", "),
+    cycles.map((c) => over(pick(c))).join(", "),
+    cycles.map((c) => longest(pick(c), "loaf").toFixed(0)).join(", "),
+  ]);
 }
 if (process.argv.includes("--write")) {
   report.save();

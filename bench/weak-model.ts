@@ -85,7 +85,14 @@ async function runCondition(condition: Condition): Promise<Outcome> {
     if (code !== 0) throw new Error(`rlm bench exited with ${code}: ${errors.join("")}`);
     const results = parseResultsJsonl(readFileSync(join(out, "results.jsonl"), "utf8"));
     const rootTurns = server.requests.filter((r) => r.isRoot).length;
-    return { condition, results, byFallback: answeredByFallback(out, results), failures, rootTurns, seconds: (Date.now() - started) / 1000 };
+    return {
+      condition,
+      results,
+      byFallback: answeredByFallback(out, results),
+      failures,
+      rootTurns,
+      seconds: (Date.now() - started) / 1000,
+    };
   } finally {
     await server.close();
     rmSync(out, { recursive: true, force: true });
@@ -119,7 +126,9 @@ function row(label: string, o: Outcome, suite?: string): string {
   return `| ${label} | ${o.condition.name} | ${suite ?? "all"} | ${rs.length} | ${pct(share)} | ${mean.toFixed(2)} | ${ends} | ${viaFallback} |`;
 }
 
-const commit = execSync("git rev-parse --short HEAD", { cwd: new URL("..", import.meta.url).pathname }).toString().trim();
+const commit = execSync("git rev-parse --short HEAD", { cwd: new URL("..", import.meta.url).pathname })
+  .toString()
+  .trim();
 const label = v.label || commit;
 const startLoad = load();
 const outcomes: Outcome[] = [];
@@ -142,8 +151,13 @@ for (const o of outcomes) {
 lines.push("");
 for (const o of outcomes) {
   const total = [...o.failures.values()].reduce((a, b) => a + b, 0);
-  const injected = [...o.failures].sort((a, b) => b[1] - a[1]).map(([m, n]) => `${m} ${n}`).join(", ");
-  lines.push(`- ${o.condition.name}: ${total} failures injected in ${o.rootTurns} root turns${injected ? ` (${injected})` : ""}; ${o.seconds.toFixed(0)} s.`);
+  const injected = [...o.failures]
+    .sort((a, b) => b[1] - a[1])
+    .map(([m, n]) => `${m} ${n}`)
+    .join(", ");
+  lines.push(
+    `- ${o.condition.name}: ${total} failures injected in ${o.rootTurns} root turns${injected ? ` (${injected})` : ""}; ${o.seconds.toFixed(0)} s.`,
+  );
 }
 const block = lines.join("\n");
 console.log(block);
@@ -160,7 +174,7 @@ if (v.write) {
     "fail in the small-model catalogue's modes (prose only, wrong fence, FINAL misuse, invented output,",
     "thinking leakage, tool-call JSON, repetition, premature guesses, cut-off fences) on a seeded share",
     "of its turns. The sub-model answers chunk questions correctly in both runs. Both go through",
-    "`rlm bench` at a 4,096-token window. \"Answered correctly\" = score 1.",
+    '`rlm bench` at a 4,096-token window. "Answered correctly" = score 1.',
     "",
     "Command: `node --experimental-wasm-stack-switching --import tsx bench/weak-model.ts --write --label <name>`.",
     "",

@@ -139,7 +139,10 @@ const api: ModelWorkerApi = {
 
   async complete(request: WorkerCompletionRequest, onDelta?: (delta: string) => void): Promise<WorkerCompletionResult> {
     if (!loaded) {
-      throw namedError("ModelNotLoadedError", deviceLost ? `Model not loaded: the GPU device was lost (${deviceLost})` : "Model not loaded");
+      throw namedError(
+        "ModelNotLoadedError",
+        deviceLost ? `Model not loaded: the GPU device was lost (${deviceLost})` : "Model not loaded",
+      );
     }
     abortRequested = false;
     let reinterrupted = false;

@@ -56,7 +56,10 @@ export function pyodideScript(pyodideDir: string, cacheDir: string, pyodideVersi
   try {
     const file = `${pyodideDir}pyodide.asm.mjs`;
     const { size, mtimeMs } = statSync(file);
-    const key = createHash("sha256").update(JSON.stringify([pyodideVersion, cachedDataVersionTag(), size, mtimeMs])).digest("hex").slice(0, 16);
+    const key = createHash("sha256")
+      .update(JSON.stringify([pyodideVersion, cachedDataVersionTag(), size, mtimeMs]))
+      .digest("hex")
+      .slice(0, 16);
     const cacheName = `${CODE_CACHE_FILES.prefix}${key}${CODE_CACHE_FILES.suffix}`;
     source = { file, cacheName, cacheFile: join(cacheDir, cacheName) };
   } catch {
@@ -117,10 +120,7 @@ const DYNAMIC_IMPORT = /(?<![\w$.])import\(/g;
 export function asScript(module: string): string {
   const end = module.trimEnd();
   if (!end.endsWith(EXPORT) || end.indexOf(EXPORT) !== end.length - EXPORT.length) throw new Error("unexpected export");
-  const body = end
-    .slice(0, -EXPORT.length)
-    .replace(IMPORT_META_URL, "__rlmImportMetaUrl")
-    .replace(DYNAMIC_IMPORT, "__rlmImport(");
+  const body = end.slice(0, -EXPORT.length).replace(IMPORT_META_URL, "__rlmImportMetaUrl").replace(DYNAMIC_IMPORT, "__rlmImport(");
   return `(function (__rlmImportMetaUrl, __rlmImport) {${body}\nreturn _createPyodideModule;\n})`;
 }
 

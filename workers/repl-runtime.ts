@@ -264,7 +264,8 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
 
   /** JSPI where the engine can suspend WebAssembly, else the first blocking channel the host gave. */
   function chooseSyncMode(options: ReplBootOptions): SyncMode {
-    const mode: SyncMode = options.syncMode !== "auto" ? options.syncMode : runtimeHasJspi() ? "jspi" : options.sabBuffer ? "sab" : "service-worker";
+    const mode: SyncMode =
+      options.syncMode !== "auto" ? options.syncMode : runtimeHasJspi() ? "jspi" : options.sabBuffer ? "sab" : "service-worker";
     if (mode === "jspi" && !runtimeHasJspi()) {
       throw new Error("This JavaScript engine cannot suspend WebAssembly (no JSPI); use the SharedArrayBuffer mode.");
     }
@@ -297,7 +298,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         mode,
         sleep_slice: (ms: number) => {
           if (napCell) Atomics.wait(napCell, 0, 0, ms);
-          else for (const end = performance.now() + ms; performance.now() < end; );
+          else for (const end = performance.now() + ms; performance.now() < end;);
           need().checkInterrupt();
         },
         call: (requestJson: string) => call(String(requestJson)),
@@ -321,14 +322,14 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       };
       const store = hooks.snapshotStore?.(options.snapshot) ?? { off: "this runtime keeps no snapshots" };
       const { py: loaded, report } = await bootPython({
-        ...(options.indexURL ?? hooks.indexURL ? { indexURL: options.indexURL ?? hooks.indexURL } : {}),
+        ...((options.indexURL ?? hooks.indexURL) ? { indexURL: options.indexURL ?? hooks.indexURL } : {}),
         runtimeSource: hooks.pythonSource,
         runtimeSections: hooks.pythonSections ?? [],
         hostModule,
         ...("off" in store ? { store: null, offNote: store.off } : { store }),
         ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
         ...(hooks.pyodideFiles ? { pyodideFiles: await hooks.pyodideFiles(options.snapshot) } : {}),
-        ...(options.wasmModule ?? hooks.wasmModule
+        ...((options.wasmModule ?? hooks.wasmModule)
           ? { wasmModule: (options.wasmModule ?? hooks.wasmModule)! }
           : hooks.compiledWasm && (options.indexURL ?? hooks.indexURL) === hooks.indexURL
             ? { wasmModule: hooks.compiledWasm }
@@ -346,7 +347,10 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string> {
       const sources = await Promise.all(docs.map((d) => documentSource(d)));
       const pyNames = need().toPy(docs.map((d) => d.name));
-      const pySources = need().toPy(sources.map((s) => s.value), { depth: 1 });
+      const pySources = need().toPy(
+        sources.map((s) => s.value),
+        { depth: 1 },
+      );
       try {
         return String(fn("load_documents")(pyNames, pySources, shape));
       } finally {

@@ -29,8 +29,7 @@ Comlink.expose(
     pythonSections: [evidence],
     indexURL: pyodideDir,
     ...(prefetched?.wasm === `${pyodideDir}pyodide.asm.wasm` ? { compiledWasm: prefetched.compiling } : {}),
-    snapshotStore: (setting) =>
-      setting?.kind === "directory" ? fileSnapshotStore(setting.path) : { off: "the snapshot cache is off" },
+    snapshotStore: (setting) => (setting?.kind === "directory" ? fileSnapshotStore(setting.path) : { off: "the snapshot cache is off" }),
     mountHostFile,
     // With a cache directory, Pyodide's JavaScript comes compiled from V8's code cache kept there.
     // It compiles on the event loop's next turn: by then the boot has asked for the snapshot's

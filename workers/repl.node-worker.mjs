@@ -16,7 +16,9 @@ import { readWhole } from "../src/node/read-whole.mjs";
 globalThis[Symbol.for("recursive-reader.pyodide-wasm")] = (() => {
   try {
     const wasm = createRequire(import.meta.url).resolve("pyodide/pyodide.asm.wasm");
-    const compiling = readWasm(wasm).then((bytes) => WebAssembly.compile(bytes)).catch(() => null);
+    const compiling = readWasm(wasm)
+      .then((bytes) => WebAssembly.compile(bytes))
+      .catch(() => null);
     return { wasm, compiling };
   } catch {
     return undefined;

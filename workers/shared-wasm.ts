@@ -37,7 +37,8 @@ export async function withSharedWasm<T>(shared: SharedWasm | undefined, load: ()
   };
   // Node: Pyodide reads the file and instantiates its bytes (a browser has fetched it by then).
   WebAssembly.instantiate = ((source: BufferSource | WebAssembly.Module, imports?: WebAssembly.Imports) => {
-    if (taken || wasmUrl !== null || source instanceof WebAssembly.Module) return originalInstantiate.call(WebAssembly, source as BufferSource, imports);
+    if (taken || wasmUrl !== null || source instanceof WebAssembly.Module)
+      return originalInstantiate.call(WebAssembly, source as BufferSource, imports);
     taken = true;
     return take(imports, () => (originalInstantiate as InstantiateBytes).call(WebAssembly, source, imports));
   }) as typeof WebAssembly.instantiate;

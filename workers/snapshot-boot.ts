@@ -76,7 +76,12 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 export async function bootPython(request: PythonBootRequest): Promise<PythonBootResult> {
   const clock = phaseClock(request.onPhase);
   const { store } = request;
-  const finish = (py: PyodideInterface, path: SnapshotBootReport["path"], notes: string[], stored?: SnapshotBootReport["stored"]): PythonBootResult => {
+  const finish = (
+    py: PyodideInterface,
+    path: SnapshotBootReport["path"],
+    notes: string[],
+    stored?: SnapshotBootReport["stored"],
+  ): PythonBootResult => {
     clock.enter("ready");
     const report: SnapshotBootReport = { path, phases: clock.phases };
     if (stored) report.stored = stored;
@@ -127,7 +132,10 @@ async function restoreStored(
   try {
     // Handed over as a pending promise: Pyodide imports its JS while the bytes are read and checked.
     // The payload checksum is skipped when the store vouches these bytes passed it before.
-    const checkedBefore = Promise.resolve(found.checkedBefore).then((v) => v === true, () => false);
+    const checkedBefore = Promise.resolve(found.checkedBefore).then(
+      (v) => v === true,
+      () => false,
+    );
     const payload = found.bytes.then(async (stored) => openEnvelope(key, stored, { skipChecksum: await checkedBefore }));
     // A rejection is handled below, through loadPyodide; it must not count as unhandled before
     // Pyodide gets to await it (Node would end the worker thread).
@@ -138,7 +146,10 @@ async function restoreStored(
     if (!vouched) await found.markChecked?.().catch(() => undefined);
     return { py, verified: vouched ? "stamp" : "checksum" };
   } catch (err) {
-    const why = err instanceof SnapshotRejected ? `the stored snapshot was rejected: ${err.message}` : `restoring the stored snapshot failed: ${message(err)}`;
+    const why =
+      err instanceof SnapshotRejected
+        ? `the stored snapshot was rejected: ${err.message}`
+        : `restoring the stored snapshot failed: ${message(err)}`;
     notes.push(`${why}; it was deleted and a new one made`);
     await store.remove(key);
     return null;
@@ -153,7 +164,9 @@ async function makeSnapshotAndRestore(
   notes: string[],
 ): Promise<{ py: PyodideInterface; stored: NonNullable<SnapshotBootReport["stored"]> }> {
   clock.enter("loading-pyodide");
-  const maker = await withSharedWasm(request.wasmModule, () => withWrapperCache(() => loadPyodide({ ...indexOption(request), _makeSnapshot: true })));
+  const maker = await withSharedWasm(request.wasmModule, () =>
+    withWrapperCache(() => loadPyodide({ ...indexOption(request), _makeSnapshot: true })),
+  );
   clock.enter("installing-runtime");
   installRuntime(maker, request);
   clock.enter("making-snapshot");
@@ -202,15 +215,17 @@ function installRuntime(py: PyodideInterface, request: PythonBootRequest): void 
 }
 
 async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promise<Uint8Array>): Promise<PyodideInterface> {
-  const py = await withSharedWasm(request.wasmModule, () => withWrapperCache(() =>
-    loadPyodide({
-      ...indexOption(request),
-      _loadSnapshot: snapshot,
-      _snapshotDeserializer: (name: unknown) => {
-        if (name === HOST_MODULE_NAME) return request.hostModule;
-        throw new Error(`the snapshot refers to an unknown JavaScript object ${JSON.stringify(name)}`);
-      },
-    })),
+  const py = await withSharedWasm(request.wasmModule, () =>
+    withWrapperCache(() =>
+      loadPyodide({
+        ...indexOption(request),
+        _loadSnapshot: snapshot,
+        _snapshotDeserializer: (name: unknown) => {
+          if (name === HOST_MODULE_NAME) return request.hostModule;
+          throw new Error(`the snapshot refers to an unknown JavaScript object ${JSON.stringify(name)}`);
+        },
+      }),
+    ),
   );
   // Pyodide keeps the option, and with it the 30 MiB of snapshot bytes, for the worker's life.
   delete (py as unknown as { _api: { config: Record<string, unknown> } })._api.config._loadSnapshot;
@@ -230,9 +245,7 @@ function startSession(py: PyodideInterface): void {
   const scratch = py.toPy({}) as { destroy(): void };
   try {
     py.runPython(
-      "import sys\n" +
-        "if 'random' in sys.modules: sys.modules['random'].seed()\n" +
-        "if sys.path[:2] == ['', '']: del sys.path[0]",
+      "import sys\n" + "if 'random' in sys.modules: sys.modules['random'].seed()\n" + "if sys.path[:2] == ['', '']: del sys.path[0]",
       { globals: scratch as never },
     );
   } finally {
@@ -251,4 +264,7 @@ function release(bytes: Uint8Array): void {
   if (buffer instanceof ArrayBuffer && typeof buffer.transfer === "function" && !buffer.detached) buffer.transfer(0);
 }
 
-const indexOption = (request: PythonBootRequest) => ({ ...(request.indexURL ? { indexURL: request.indexURL } : {}), ...request.pyodideFiles });
+const indexOption = (request: PythonBootRequest) => ({
+  ...(request.indexURL ? { indexURL: request.indexURL } : {}),
+  ...request.pyodideFiles,
+});

@@ -109,14 +109,20 @@ export function envelopeHeaderOf(stored: Uint8Array): Uint8Array | null {
  * header, key and length are still checked; they cost nothing).
  */
 export function openEnvelope(key: string, stored: Uint8Array, options: { skipChecksum?: boolean } = {}): Uint8Array {
-  if (stored.byteLength < FIXED_HEADER_BYTES) throw new SnapshotRejected(`the file is too short to be a snapshot (${stored.byteLength} bytes)`);
+  if (stored.byteLength < FIXED_HEADER_BYTES)
+    throw new SnapshotRejected(`the file is too short to be a snapshot (${stored.byteLength} bytes)`);
   if (new TextDecoder().decode(stored.subarray(0, 8)) !== MAGIC) throw new SnapshotRejected("the file is not a Recursive Reader snapshot");
   const view = new DataView(stored.buffer, stored.byteOffset, stored.byteLength);
   const headerLength = view.getUint32(8, true);
   const payloadLength = view.getUint32(12, true);
   const expectedChecksum = view.getUint32(16, true);
   const keyLength = view.getUint32(20, true);
-  if (headerLength % 16 !== 0 || headerLength > MAX_HEADER_BYTES || FIXED_HEADER_BYTES + keyLength > headerLength || headerLength > stored.byteLength) {
+  if (
+    headerLength % 16 !== 0 ||
+    headerLength > MAX_HEADER_BYTES ||
+    FIXED_HEADER_BYTES + keyLength > headerLength ||
+    headerLength > stored.byteLength
+  ) {
     throw new SnapshotRejected("the snapshot header is damaged");
   }
   const storedKey = new TextDecoder().decode(stored.subarray(FIXED_HEADER_BYTES, FIXED_HEADER_BYTES + keyLength));
@@ -126,6 +132,7 @@ export function openEnvelope(key: string, stored: Uint8Array, options: { skipChe
   }
   if (stored.byteOffset % 4 !== 0) throw new SnapshotRejected("the snapshot bytes are misaligned");
   const payload = stored.subarray(headerLength);
-  if (!options.skipChecksum && checksum(payload) !== expectedChecksum) throw new SnapshotRejected("its checksum does not match (the file is corrupt)");
+  if (!options.skipChecksum && checksum(payload) !== expectedChecksum)
+    throw new SnapshotRejected("its checksum does not match (the file is corrupt)");
   return payload;
 }

@@ -37,7 +37,13 @@ interface Stamp {
 function stampOf(stats: BigIntStats, stored: Uint8Array): Stamp | null {
   const header = envelopeHeaderOf(stored);
   if (!header) return null;
-  return { size: String(stats.size), ino: String(stats.ino), mtimeNs: String(stats.mtimeNs), ctimeNs: String(stats.ctimeNs), header: checksum(header) };
+  return {
+    size: String(stats.size),
+    ino: String(stats.ino),
+    mtimeNs: String(stats.mtimeNs),
+    ctimeNs: String(stats.ctimeNs),
+    header: checksum(header),
+  };
 }
 
 const sameStamp = (a: Stamp, b: Stamp) =>
@@ -82,7 +88,10 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
         try {
           const bytes = await readWhole(fd, Number(before.size));
           const after = fstatSync(fd, { bigint: true });
-          const now = before.mtimeNs === after.mtimeNs && before.ctimeNs === after.ctimeNs && before.size === after.size ? stampOf(after, bytes) : null;
+          const now =
+            before.mtimeNs === after.mtimeNs && before.ctimeNs === after.ctimeNs && before.size === after.size
+              ? stampOf(after, bytes)
+              : null;
           return { bytes, now, stamp: readStamp(stampFor(key)) };
         } catch (err) {
           throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
@@ -93,7 +102,10 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
       reading.catch(() => undefined); // the caller sees the failure through `bytes`
       return {
         bytes: reading.then((r) => r.bytes),
-        checkedBefore: reading.then(({ now, stamp }) => !!now && !!stamp && sameStamp(now, stamp), () => false),
+        checkedBefore: reading.then(
+          ({ now, stamp }) => !!now && !!stamp && sameStamp(now, stamp),
+          () => false,
+        ),
         markChecked: async () => {
           const { now, stamp } = await reading;
           if (!now || (stamp && sameStamp(now, stamp))) return;

@@ -118,7 +118,11 @@ export function sampleChromiumPeak(intervalMs = 20): { stop(): ChromiumRss } {
     stop() {
       clearInterval(timer);
       const v = read();
-      return { renderer: Math.max(peak.renderer, v.renderer), renderers: Math.max(peak.renderers, v.renderers), total: Math.max(peak.total, v.total) };
+      return {
+        renderer: Math.max(peak.renderer, v.renderer),
+        renderers: Math.max(peak.renderers, v.renderers),
+        total: Math.max(peak.total, v.total),
+      };
     },
   };
 }

@@ -26,13 +26,25 @@ const CHUNK = 20_000;
 function factPatterns(question: string): { key: string; answer: RegExp } | null {
   const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const rules: Array<[RegExp, (m: RegExpExecArray) => { key: string; answer: RegExp }]> = [
-    [/special magic number for ([\w-]+) mentioned/, (m) => ({ key: `magic numbers for ${m[1]}`, answer: new RegExp(`magic numbers for ${esc(m[1]!)} is: (\\d+)`) })],
+    [
+      /special magic number for ([\w-]+) mentioned/,
+      (m) => ({ key: `magic numbers for ${m[1]}`, answer: new RegExp(`magic numbers for ${esc(m[1]!)} is: (\\d+)`) }),
+    ],
     [/In which town was (.+?) born\?/, (m) => ({ key: m[1]!, answer: new RegExp(`${esc(m[1]!)} was born in the town of ([\\w ]+?)\\.`) })],
-    [/What is the name of (.+?)'s ([\w ]+)\?/, (m) => ({ key: m[1]!, answer: new RegExp(`${esc(m[1]!)} keeps a ${esc(m[2]!)} named (\\w+)\\.`) })],
+    [
+      /What is the name of (.+?)'s ([\w ]+)\?/,
+      (m) => ({ key: m[1]!, answer: new RegExp(`${esc(m[1]!)} keeps a ${esc(m[2]!)} named (\\w+)\\.`) }),
+    ],
     [/What was (.+?)'s profession\?/, (m) => ({ key: m[1]!, answer: new RegExp(`${esc(m[1]!)} earned a living as an? ([\\w ]+?)\\.`) })],
-    [/In which year was the (.+?) founded\?/, (m) => ({ key: m[1]!, answer: new RegExp(`The ${esc(m[1]!)} was founded in the year (\\d+)\\.`) })],
+    [
+      /In which year was the (.+?) founded\?/,
+      (m) => ({ key: m[1]!, answer: new RegExp(`The ${esc(m[1]!)} was founded in the year (\\d+)\\.`) }),
+    ],
     [/What did the ship (.+?) carry/, (m) => ({ key: `ship ${m[1]}`, answer: new RegExp(`the ship ${esc(m[1]!)} carried ([\\w ]+?)\\.`) })],
-    [/door of the (.+?)\?/, (m) => ({ key: `door of the ${m[1]}`, answer: new RegExp(`door of the ${esc(m[1]!)} opens with the code (\\d+)\\.`) })],
+    [
+      /door of the (.+?)\?/,
+      (m) => ({ key: `door of the ${m[1]}`, answer: new RegExp(`door of the ${esc(m[1]!)} opens with the code (\\d+)\\.`) }),
+    ],
   ];
   for (const [re, make] of rules) {
     const m = re.exec(question);
@@ -45,7 +57,12 @@ function factPatterns(question: string): { key: string; answer: RegExp } | null 
 export function subModel(request: ChatRequest): string {
   const prompt = request.messages.at(-1)?.content ?? "";
   // A reduce step: the findings of the map step, one per line; the first real one wins.
-  if (prompt.startsWith("Combine these findings")) return between(prompt, "<<", ">>").split("\n").find((l) => l.trim() && l !== "NONE") ?? "NONE";
+  if (prompt.startsWith("Combine these findings"))
+    return (
+      between(prompt, "<<", ">>")
+        .split("\n")
+        .find((l) => l.trim() && l !== "NONE") ?? "NONE"
+    );
   const text = prompt.slice(prompt.indexOf("<<") + 2, prompt.lastIndexOf(">>"));
   const question = prompt.slice(prompt.lastIndexOf(">>") + 2);
   const fact = factPatterns(question);
@@ -64,7 +81,9 @@ function documentStrategies(task: BenchTask): Strategy[] {
       traceless: false,
       reply: (turn) =>
         turn === 0
-          ? repl(`import re\nm = re.search(${py(fact.key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))}, context)\nreply = ${ask("context[max(0, m.start() - 1000):m.end() + 1000]")}\nprint(reply)`)
+          ? repl(
+              `import re\nm = re.search(${py(fact.key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))}, context)\nreply = ${ask("context[max(0, m.start() - 1000):m.end() + 1000]")}\nprint(reply)`,
+            )
           : repl("FINAL(reply)"),
     },
     {
@@ -147,7 +166,9 @@ function codeStrategies(task: BenchTask): Strategy[] {
       traceless: false,
       reply: (turn) =>
         turn === 0
-          ? repl(`import re\nm = re.search(r'"${subject.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}"\\s*:\\s*"([^"]+)"', context["package.json"])\nvalue = m.group(1)\nprint(value)`)
+          ? repl(
+              `import re\nm = re.search(r'"${subject.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}"\\s*:\\s*"([^"]+)"', context["package.json"])\nvalue = m.group(1)\nprint(value)`,
+            )
           : repl("FINAL(value)"),
     },
     {
@@ -164,7 +185,9 @@ function codeStrategies(task: BenchTask): Strategy[] {
       traceless: true,
       reply: (turn) =>
         turn === 0
-          ? repl(`import json\nd = json.loads(context["package.json"])\nvalue = {**d.get("devDependencies", {}), **d.get("dependencies", {})}[${py(subject)}]\nprint(value)`)
+          ? repl(
+              `import json\nd = json.loads(context["package.json"])\nvalue = {**d.get("devDependencies", {}), **d.get("dependencies", {})}[${py(subject)}]\nprint(value)`,
+            )
           : repl("FINAL(value)"),
     },
   ];

@@ -47,7 +47,13 @@ export async function perTurn(repl: ReplClient, turns: number, runs: number, mak
       else if (e.type === "cell-started") cellStart = now;
       else if (e.type === "cell-finished") cellMs += now - cellStart;
     };
-    const result = await runRlm({ question: "bench", repl, rootEngine: engine, config: { ...DEFAULT_CONFIG, maxIterations: turns + 5 }, onEvent });
+    const result = await runRlm({
+      question: "bench",
+      repl,
+      rootEngine: engine,
+      config: { ...DEFAULT_CONFIG, maxIterations: turns + 5 },
+      onEvent,
+    });
     if (result.answer !== "done") throw new Error(`unexpected run result ${result.status}`);
   }
   return out;

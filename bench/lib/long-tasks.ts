@@ -7,7 +7,13 @@ export interface Entry {
   start: number;
   duration: number;
   /** Long animation frames: the scripts that ran, with their source. */
-  scripts?: Array<{ invoker: string; sourceURL: string; sourceFunctionName: string; duration: number; forcedStyleAndLayoutDuration: number }>;
+  scripts?: Array<{
+    invoker: string;
+    sourceURL: string;
+    sourceFunctionName: string;
+    duration: number;
+    forcedStyleAndLayoutDuration: number;
+  }>;
   styleAndLayoutMs?: number;
 }
 
@@ -43,4 +49,5 @@ export const INSTALL_OBSERVERS = `(() => {
   } catch (e) {}
 })();`;
 
-export const longest = (entries: Entry[], kind: Entry["kind"]) => Math.max(0, ...entries.filter((e) => e.kind === kind).map((e) => e.duration));
+export const longest = (entries: Entry[], kind: Entry["kind"]) =>
+  Math.max(0, ...entries.filter((e) => e.kind === kind).map((e) => e.duration));

@@ -109,7 +109,8 @@ export function explainLongTasks(tracePath: string, distDir: string, thresholdMs
 
   // The page's main thread: the CrRendererMain that ran the most script.
   const names = new Map<string, string>();
-  for (const e of events) if (e.ph === "M" && e.name === "thread_name") names.set(`${e.pid}:${e.tid}`, String((e.args as { name?: string })?.name));
+  for (const e of events)
+    if (e.ph === "M" && e.name === "thread_name") names.set(`${e.pid}:${e.tid}`, String((e.args as { name?: string })?.name));
   const scriptTime = new Map<string, number>();
   for (const e of events) {
     if (e.ph === "X" && (e.name === "FunctionCall" || e.name === "EvaluateScript" || e.name === "v8.callFunction")) {
@@ -129,8 +130,12 @@ export function explainLongTasks(tracePath: string, distDir: string, thresholdMs
   for (const e of events) {
     if (e.name === "Profile" && profileIds.has(e.id)) clock = Number((e.args?.data as { startTime?: number })?.startTime ?? e.ts);
     if (e.name !== "ProfileChunk" || !profileIds.has(e.id)) continue;
-    const data = e.args?.data as { cpuProfile?: { nodes?: Array<{ id: number; callFrame: CallFrame; parent?: number }>; samples?: number[] }; timeDeltas?: number[] };
-    for (const n of data.cpuProfile?.nodes ?? []) nodes.set(n.id, { frame: n.callFrame, ...(n.parent !== undefined ? { parent: n.parent } : {}) });
+    const data = e.args?.data as {
+      cpuProfile?: { nodes?: Array<{ id: number; callFrame: CallFrame; parent?: number }>; samples?: number[] };
+      timeDeltas?: number[];
+    };
+    for (const n of data.cpuProfile?.nodes ?? [])
+      nodes.set(n.id, { frame: n.callFrame, ...(n.parent !== undefined ? { parent: n.parent } : {}) });
     const ids = data.cpuProfile?.samples ?? [];
     const deltas = data.timeDeltas ?? [];
     for (let i = 0; i < ids.length; i++) {
@@ -142,7 +147,9 @@ export function explainLongTasks(tracePath: string, distDir: string, thresholdMs
   const interval = samples.length > 1 ? (samples[samples.length - 1]!.ts - samples[0]!.ts) / (samples.length - 1) / 1000 : 0;
 
   const tasks: TaskExplanation[] = [];
-  const longTasks = onMain.filter((e) => e.ph === "X" && (e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask") && (e.dur ?? 0) > thresholdMs * 1000);
+  const longTasks = onMain.filter(
+    (e) => e.ph === "X" && (e.name === "RunTask" || e.name === "ThreadControllerImpl::RunTask") && (e.dur ?? 0) > thresholdMs * 1000,
+  );
   for (const task of longTasks) {
     const end = task.ts + task.dur!;
     const inside = onMain.filter((e) => e.ph === "X" && e !== task && e.ts >= task.ts && e.ts + (e.dur ?? 0) <= end && (e.dur ?? 0) > 0);
@@ -192,11 +199,18 @@ export function explainLongTasks(tracePath: string, distDir: string, thresholdMs
         }
       }
     }
-    const top = (m: Map<string, number>) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([where, ms]) => ({ where, ms }));
+    const top = (m: Map<string, number>) =>
+      [...m.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 8)
+        .map(([where, ms]) => ({ where, ms }));
     tasks.push({
       startMs: (task.ts - t0) / 1000,
       durationMs: task.dur! / 1000,
-      events: [...byName.entries()].map(([name, v]) => ({ name, ...v })).sort((a, b) => b.selfMs - a.selfMs).slice(0, 8),
+      events: [...byName.entries()]
+        .map(([name, v]) => ({ name, ...v }))
+        .sort((a, b) => b.selfMs - a.selfMs)
+        .slice(0, 8),
       functions: top(fnTime),
       entryPoints: top(entryTime),
       projectFrames: top(projectTime),

@@ -45,7 +45,13 @@ export interface BenchChoices {
   seed: number;
 }
 
-const DEFAULT_CHOICES: BenchChoices = { suites: ["niah", "oolong"], sizes: [28_000, 112_000], methods: ["vanilla", "rlm"], repeats: 1, seed: 1 };
+const DEFAULT_CHOICES: BenchChoices = {
+  suites: ["niah", "oolong"],
+  sizes: [28_000, 112_000],
+  methods: ["vanilla", "rlm"],
+  repeats: 1,
+  seed: 1,
+};
 
 /** The last choices a run was started with, so a reload resumes the same plan. */
 function loadChoices(): BenchChoices {

@@ -9,7 +9,13 @@ import type { ResumeRun } from "../core/resume.ts";
 import { RlmSession } from "../core/session.ts";
 import type { IterationRecord } from "../core/types.ts";
 import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
-import { requestPersistentStorage, type DocumentMeta, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
+import {
+  requestPersistentStorage,
+  type DocumentMeta,
+  type SessionRecord,
+  type SessionStorage,
+  type StoredDocument,
+} from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
 import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
@@ -19,7 +25,16 @@ import { SessionLibrary, UNTITLED } from "./library.svelte.ts";
 import { LiveSessions } from "./live-sessions.ts";
 import { Notices } from "./notices.svelte.ts";
 import { missingModel, type MissingModel } from "./remedies.ts";
-import { applyEvent, applyResult, canContinue, markInterrupted, newExchange, resumeExchange, type Exchange, type RunLimits } from "./run-view.ts";
+import {
+  applyEvent,
+  applyResult,
+  canContinue,
+  markInterrupted,
+  newExchange,
+  resumeExchange,
+  type Exchange,
+  type RunLimits,
+} from "./run-view.ts";
 import { describeEndpoint, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
 import { ViewerState, sourceRequest } from "./viewer.svelte.ts";
 
@@ -116,7 +131,10 @@ export class AppController {
     const history = answeredHistory(exchanges);
     this.createSession(id, history, loaded.documents);
     if (history.length) {
-      this.notices.notify("info", "This session's Python was started again: its documents are loaded, but variables from earlier questions are gone.");
+      this.notices.notify(
+        "info",
+        "This session's Python was started again: its documents are loaded, but variables from earlier questions are gone.",
+      );
     }
   }
 
@@ -207,7 +225,10 @@ export class AppController {
       this.notices.notify("warning", "Wait for the current question to finish (or press Stop) before adding documents.");
       return;
     }
-    const result = await this.readFiles(inputs, record.documents.map((d) => d.path));
+    const result = await this.readFiles(
+      inputs,
+      record.documents.map((d) => d.path),
+    );
     this.view.problems = [...dropProblems, ...(result?.problems ?? [])];
     if (!result) return;
     if (!result.documents.length) {
@@ -223,9 +244,18 @@ export class AppController {
     };
     // The bar stays up while a large file is written (the list shows it only then).
     const count = result.documents.length;
-    this.view.ingest = { path: result.documents[count - 1]!.meta.path, phase: "saving", inputIndex: count - 1, inputCount: count, fraction: 1 };
+    this.view.ingest = {
+      path: result.documents[count - 1]!.meta.path,
+      phase: "saving",
+      inputIndex: count - 1,
+      inputCount: count,
+      fraction: 1,
+    };
     try {
-      await this.library.addDocuments(next, result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })));
+      await this.library.addDocuments(
+        next,
+        result.documents.map((d) => ({ path: d.meta.path, blob: d.blob })),
+      );
     } finally {
       this.view.ingest = null;
     }
@@ -234,7 +264,9 @@ export class AppController {
     // for the answer (for ever if they ignore the prompt, or in automation).
     void requestPersistentStorage();
     const session = await this.openLiveSession();
-    await session?.addDocuments(result.documents.map((d) => ({ path: d.meta.path, data: d.blob }))).catch((err: unknown) => this.reportError(err));
+    await session
+      ?.addDocuments(result.documents.map((d) => ({ path: d.meta.path, data: d.blob })))
+      .catch((err: unknown) => this.reportError(err));
   }
 
   private async readFiles(inputs: IngestInput[], taken: string[]) {
@@ -253,7 +285,10 @@ export class AppController {
     if (!record || !this.library || this.view.running) return;
     record.documents = record.documents.filter((d) => d.path !== path);
     await this.library.removeDocument($state.snapshot(record) as SessionRecord, path);
-    await this.live.get(record.id)?.removeDocument(path).catch((err: unknown) => this.reportError(err));
+    await this.live
+      .get(record.id)
+      ?.removeDocument(path)
+      .catch((err: unknown) => this.reportError(err));
   }
 
   /** Empties the open session's document list, one document at a time (each is saved so). */
@@ -381,7 +416,13 @@ export class AppController {
     await compare;
   }
 
-  private async runCompare(session: RlmSession, exchange: Exchange, question: string, signal: AbortSignal, changed: () => void): Promise<void> {
+  private async runCompare(
+    session: RlmSession,
+    exchange: Exchange,
+    question: string,
+    signal: AbortSignal,
+    changed: () => void,
+  ): Promise<void> {
     exchange.compare = { status: "running", answer: "" };
     const view = exchange.compare;
     const { run } = this.settings;

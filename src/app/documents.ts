@@ -38,19 +38,16 @@ let client: IngestClient | null = null;
 
 export const ingestForSession: IngestFiles = async (inputs, takenPaths, onProgress) => {
   client ??= createIngestClient();
-  const result = await client.ingest(
-    inputs,
-    {
-      onProgress: (p: IngestProgress) =>
-        onProgress({
-          path: p.path,
-          phase: p.phase,
-          inputIndex: p.inputIndex,
-          inputCount: p.inputCount,
-          fraction: p.bytesTotal ? p.bytesDone / p.bytesTotal : 0,
-        }),
-    },
-  );
+  const result = await client.ingest(inputs, {
+    onProgress: (p: IngestProgress) =>
+      onProgress({
+        path: p.path,
+        phase: p.phase,
+        inputIndex: p.inputIndex,
+        inputCount: p.inputCount,
+        fraction: p.bytesTotal ? p.bytesDone / p.bytesTotal : 0,
+      }),
+  });
   const paths = new UniquePaths(takenPaths);
   const documents = result.documents.map((d) => {
     const path = paths.claim(d.path);
@@ -91,7 +88,8 @@ export function documentSource(docs: readonly StoredDocument[], metas: DocumentM
     const from = Math.max(0, p.blob.size - (n * 4 + 4));
     const start = p.meta.encoding === "utf-16" ? from - (from % 2) : from;
     const bytes = new Uint8Array(await p.blob.slice(start, p.blob.size).arrayBuffer());
-    const text = start === 0 ? `${header(p.meta)}${decodeSlice(bytes, p.meta.encoding, "head")}` : decodeSlice(bytes, p.meta.encoding, "tail");
+    const text =
+      start === 0 ? `${header(p.meta)}${decodeSlice(bytes, p.meta.encoding, "head")}` : decodeSlice(bytes, p.meta.encoding, "tail");
     const whole = `${text}${sep}`;
     return whole.slice(Math.max(0, whole.length - n));
   };

@@ -49,7 +49,11 @@ export function resolveLocalModels(
   const notes: string[] = [];
   const find = (id: string): ModelSpec | undefined => {
     const custom = s.customModels.find((m) => m.id === id);
-    if (custom) return customModelSpec(custom, CATALOG.map((e) => e.id));
+    if (custom)
+      return customModelSpec(
+        custom,
+        CATALOG.map((e) => e.id),
+      );
     return findCatalogEntry(id);
   };
   const pick = (id: string): ModelSpec => {
@@ -97,7 +101,8 @@ export class EngineManager {
 
   private label(): string {
     const s = this.settings();
-    if (s.backend === "openai") return s.openai.model ? `${s.openai.model} @ ${hostOf(s.openai.baseUrl)}` : "OpenAI-compatible: no model set";
+    if (s.backend === "openai")
+      return s.openai.model ? `${s.openai.model} @ ${hostOf(s.openai.baseUrl)}` : "OpenAI-compatible: no model set";
     const id = s.webllm.modelId || this.recommendation?.entry.id;
     if (!id) return this.gpu && !this.gpu.available ? "No WebGPU: use an endpoint" : "Local model: none chosen";
     return `${findCatalogEntry(id)?.label ?? id} (in browser)`;
@@ -141,13 +146,26 @@ export class EngineManager {
       if (stale()) return;
       const listed = models.find((m) => m.id === model);
       if (models.length && !listed) {
-        const offered = models.slice(0, 5).map((m) => m.id).join(", ");
-        this.status = { state: "error", label, message: `The server at ${hostOf(s.openai.baseUrl)} does not offer the model ${model} (it lists ${offered}). Open Settings and pick one of its models.`, canReload: false };
+        const offered = models
+          .slice(0, 5)
+          .map((m) => m.id)
+          .join(", ");
+        this.status = {
+          state: "error",
+          label,
+          message: `The server at ${hostOf(s.openai.baseUrl)} does not offer the model ${model} (it lists ${offered}). Open Settings and pick one of its models.`,
+          canReload: false,
+        };
         return;
       }
       const window = s.openai.contextWindow || listed?.contextWindow;
       this.endpointWindow = window;
-      if (this.status.state !== "ready") this.status = { state: "ready", label, detail: window ? `reachable · ${window.toLocaleString("en-US")}-token window` : "reachable" };
+      if (this.status.state !== "ready")
+        this.status = {
+          state: "ready",
+          label,
+          detail: window ? `reachable · ${window.toLocaleString("en-US")}-token window` : "reachable",
+        };
     } catch (err) {
       if (stale()) return;
       this.openai = null; // the next question connects afresh instead of reusing a dead engine
@@ -159,7 +177,8 @@ export class EngineManager {
   async probe(): Promise<void> {
     try {
       this.gpu = await probeGpu();
-      this.recommendation = recommendModel(this.gpu, this.settings().webllm.userVramGB ? { userVramGB: this.settings().webllm.userVramGB } : {}) ?? null;
+      this.recommendation =
+        recommendModel(this.gpu, this.settings().webllm.userVramGB ? { userVramGB: this.settings().webllm.userVramGB } : {}) ?? null;
     } catch {
       this.gpu = { available: false, reason: "error", detail: "The WebGPU check failed.", deviceMemoryGB: undefined };
     }
@@ -173,7 +192,12 @@ export class EngineManager {
   async refreshCache(): Promise<void> {
     try {
       this.cacheWorker ??= ModelWorkerClient.spawn();
-      const custom = this.settings().webllm.customModels.map((m) => customModelSpec(m, CATALOG.map((e) => e.id)));
+      const custom = this.settings().webllm.customModels.map((m) =>
+        customModelSpec(
+          m,
+          CATALOG.map((e) => e.id),
+        ),
+      );
       this.cached = await listCachedModels(this.cacheWorker, [...CATALOG, ...custom]);
       this.storage = await storageInfo();
       this.cacheKnown = true;

@@ -84,7 +84,12 @@ export function fineTuneJsonl(exchanges: Exchange[]): string {
 
 /** A download's file name: letters and digits only, so no control or bidi character survives. */
 export function safeFileName(text: string, ext: string): string {
-  const base = text.replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "").slice(0, 60).toLowerCase() || "rlm";
+  const base =
+    text
+      .replace(/[^\p{L}\p{N}]+/gu, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 60)
+      .toLowerCase() || "rlm";
   return `${base}.${ext}`;
 }
 

@@ -69,7 +69,8 @@ function decimal(min: number, max: number, set: (s: Settings, n: number) => void
 function modelName(raw: string, s: Settings): { name: string } | { why: string } {
   const name = raw.trim();
   // Control and format characters would let a name look like something else in the dialog.
-  if (!name || name.length > MAX_TEXT || /[\p{Cc}\p{Cf}]/u.test(name)) return { why: `must be a model name of 1 to ${MAX_TEXT} visible characters` };
+  if (!name || name.length > MAX_TEXT || /[\p{Cc}\p{Cf}]/u.test(name))
+    return { why: `must be a model name of 1 to ${MAX_TEXT} visible characters` };
   if (s.backend === "webllm" && !findCatalogEntry(name) && !s.webllm.customModels.some((m) => m.id === name)) {
     return { why: "is not a model in this app's catalog" };
   }
@@ -119,10 +120,16 @@ const FIELDS: LinkField[] = [
   {
     key: "contextWindow",
     label: "Context window (tokens)",
-    read: (s) => (s.backend === "openai" ? (s.openai.contextWindow ? String(s.openai.contextWindow) : null) : String(s.webllm.contextWindow)),
+    read: (s) =>
+      s.backend === "openai" ? (s.openai.contextWindow ? String(s.openai.contextWindow) : null) : String(s.webllm.contextWindow),
     parse: wholeNumber(0, 10_000_000, (s, n) => (s.backend === "openai" ? (s.openai.contextWindow = n) : (s.webllm.contextWindow = n))),
   },
-  { key: "maxIterations", label: "Max iterations", read: (s) => String(s.run.maxIterations), parse: wholeNumber(1, 200, (s, n) => (s.run.maxIterations = n)) },
+  {
+    key: "maxIterations",
+    label: "Max iterations",
+    read: (s) => String(s.run.maxIterations),
+    parse: wholeNumber(1, 200, (s, n) => (s.run.maxIterations = n)),
+  },
   { key: "maxDepth", label: "Max depth", read: (s) => String(s.run.maxDepth), parse: wholeNumber(1, 3, (s, n) => (s.run.maxDepth = n)) },
   {
     key: "maxTokens",
@@ -130,15 +137,30 @@ const FIELDS: LinkField[] = [
     read: (s) => (s.run.maxTokensPerTurn ? String(s.run.maxTokensPerTurn) : null),
     parse: wholeNumber(0, 1_000_000, (s, n) => (s.run.maxTokensPerTurn = n)),
   },
-  { key: "temperature", label: "Temperature", read: (s) => (s.run.temperature === null ? null : String(s.run.temperature)), parse: decimal(0, 2, (s, n) => (s.run.temperature = n)) },
-  { key: "topP", label: "Top-p", read: (s) => (s.run.topP === null ? null : String(s.run.topP)), parse: decimal(0, 1, (s, n) => (s.run.topP = n)) },
+  {
+    key: "temperature",
+    label: "Temperature",
+    read: (s) => (s.run.temperature === null ? null : String(s.run.temperature)),
+    parse: decimal(0, 2, (s, n) => (s.run.temperature = n)),
+  },
+  {
+    key: "topP",
+    label: "Top-p",
+    read: (s) => (s.run.topP === null ? null : String(s.run.topP)),
+    parse: decimal(0, 1, (s, n) => (s.run.topP = n)),
+  },
   {
     key: "seed",
     label: "Seed",
     read: (s) => (s.run.seed === null ? null : String(s.run.seed)),
     parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1, (s, n) => (s.run.seed = n)),
   },
-  { key: "cellTimeout", label: "Cell time limit (s)", read: (s) => String(s.run.cellTimeoutS), parse: wholeNumber(1, 3600, (s, n) => (s.run.cellTimeoutS = n)) },
+  {
+    key: "cellTimeout",
+    label: "Cell time limit (s)",
+    read: (s) => String(s.run.cellTimeoutS),
+    parse: wholeNumber(1, 3600, (s, n) => (s.run.cellTimeoutS = n)),
+  },
   {
     key: "compare",
     label: "Also answer directly",

@@ -24,14 +24,44 @@ export interface Preset extends PresetLimits {
 
 /** Thorough is the app's defaults (DEFAULT_CONFIG), so existing settings read as Thorough. */
 export const PRESETS: Record<Effort, Preset> = {
-  quick: { label: "Quick", blurb: "a few turns, samples the document", maxIterations: 6, maxSubcalls: 20, maxTimeS: 180, maxDepth: 1, coverage: 0.25, typicalTurns: 3 },
-  thorough: { label: "Thorough", blurb: "reads what the question needs", maxIterations: 20, maxSubcalls: 200, maxTimeS: 900, maxDepth: 1, coverage: 1, typicalTurns: 6 },
-  exhaustive: { label: "Exhaustive", blurb: "reads everything, checks twice", maxIterations: 40, maxSubcalls: 1000, maxTimeS: 3600, maxDepth: 2, coverage: 2, typicalTurns: 12 },
+  quick: {
+    label: "Quick",
+    blurb: "a few turns, samples the document",
+    maxIterations: 6,
+    maxSubcalls: 20,
+    maxTimeS: 180,
+    maxDepth: 1,
+    coverage: 0.25,
+    typicalTurns: 3,
+  },
+  thorough: {
+    label: "Thorough",
+    blurb: "reads what the question needs",
+    maxIterations: 20,
+    maxSubcalls: 200,
+    maxTimeS: 900,
+    maxDepth: 1,
+    coverage: 1,
+    typicalTurns: 6,
+  },
+  exhaustive: {
+    label: "Exhaustive",
+    blurb: "reads everything, checks twice",
+    maxIterations: 40,
+    maxSubcalls: 1000,
+    maxTimeS: 3600,
+    maxDepth: 2,
+    coverage: 2,
+    typicalTurns: 12,
+  },
 };
 
 /** The preset these run settings are, or "custom" when Advanced changed a limit. */
 export function effortOf(run: PresetLimits): Effort | "custom" {
-  return EFFORTS.find((e) => (["maxIterations", "maxSubcalls", "maxTimeS", "maxDepth"] as const).every((k) => PRESETS[e][k] === run[k])) ?? "custom";
+  return (
+    EFFORTS.find((e) => (["maxIterations", "maxSubcalls", "maxTimeS", "maxDepth"] as const).every((k) => PRESETS[e][k] === run[k])) ??
+    "custom"
+  );
 }
 
 /** Settings with a preset's limits (everything else, e.g. temperature or seed, kept). */
@@ -97,7 +127,10 @@ export function estimateEffort(effort: Effort, input: EstimateInput): Estimate {
 /** Each preset's estimate in words for these settings and documents, or null with no document. */
 export function estimatesFor(settings: Settings, docChars: number, endpointWindow: number | undefined): Record<Effort, string> | null {
   if (!docChars) return null;
-  const rootWindow = settings.backend === "openai" ? settings.openai.contextWindow || endpointWindow || DEFAULT_OPENAI_CONTEXT_WINDOW : settings.webllm.contextWindow;
+  const rootWindow =
+    settings.backend === "openai"
+      ? settings.openai.contextWindow || endpointWindow || DEFAULT_OPENAI_CONTEXT_WINDOW
+      : settings.webllm.contextWindow;
   const input: EstimateInput = { docChars, rootWindow, backend: settings.backend, mode: settings.compare ? "rlm" : settings.run.mode };
   return Object.fromEntries(EFFORTS.map((e) => [e, describeEstimate(estimateEffort(e, input))])) as Record<Effort, string>;
 }
@@ -105,6 +138,11 @@ export function estimatesFor(settings: Settings, docChars: number, endpointWindo
 /** "≈ 2 min · ≈ 48K tokens", for the effort picker. */
 export function describeEstimate(e: Estimate): string {
   const time = e.seconds < 60 ? `${Math.max(5, Math.round(e.seconds / 5) * 5)} s` : `${Math.round(e.seconds / 60)} min`;
-  const tokens = e.tokens >= 1_000_000 ? `${(e.tokens / 1_000_000).toFixed(1)}M` : e.tokens >= 1000 ? `${Math.round(e.tokens / 1000)}K` : String(e.tokens);
+  const tokens =
+    e.tokens >= 1_000_000
+      ? `${(e.tokens / 1_000_000).toFixed(1)}M`
+      : e.tokens >= 1000
+        ? `${Math.round(e.tokens / 1000)}K`
+        : String(e.tokens);
   return `≈ ${time} · ≈ ${tokens} tokens${e.mode === "direct" ? " · one direct call" : ` · ${e.subcalls} sub-calls`}`;
 }

@@ -13,9 +13,12 @@ export function remedyFor(message: string | undefined, current: Backend, gpuAvai
   if (!message) return null;
   if (/No local model|WebGPU|GPU memory/i.test(message)) {
     // Without WebGPU no local model can help: the endpoint tab is the only fix.
-    return gpuAvailable === false ? { label: "Set up an endpoint", tab: "openai" } : { label: "Open Settings (local model)", tab: "webllm" };
+    return gpuAvailable === false
+      ? { label: "Set up an endpoint", tab: "openai" }
+      : { label: "Open Settings (local model)", tab: "webllm" };
   }
-  if (/OpenAI-compatible endpoint|model server|API key|base URL/i.test(message)) return { label: "Open Settings (endpoint)", tab: "openai" };
+  if (/OpenAI-compatible endpoint|model server|API key|base URL/i.test(message))
+    return { label: "Open Settings (endpoint)", tab: "openai" };
   if (/Open Settings|in Settings/i.test(message)) return { label: "Open Settings", tab: current };
   return null;
 }
@@ -37,7 +40,11 @@ export function missingModel(
 ): MissingModel | null {
   if (settings.backend === "openai") {
     if (!settings.openai.baseUrl.trim() || !settings.openai.model.trim()) {
-      return { message: "Choose a model first: the endpoint needs a base URL and a model.", label: "Open Settings (endpoint)", tab: "openai" };
+      return {
+        message: "Choose a model first: the endpoint needs a base URL and a model.",
+        label: "Open Settings (endpoint)",
+        tab: "openai",
+      };
     }
     return null;
   }

@@ -22,13 +22,20 @@ export function headingsOf(preview: string): string[] {
     const numbered = /^(?:\d{1,2}\.|chapter\s+\w+[.:]?)\s+([A-Z].{2,70})$/i.exec(line);
     const caps = line.length >= 4 && line.length <= 60 && /^[A-Z][A-Z0-9 ,'&:-]+$/.test(line) ? line : null;
     const title = md?.[1] ?? numbered?.[1] ?? caps;
-    if (title) found.push(visibleName(title).replace(/[*_`]+/g, "").replace(/[:.]+$/, "").trim());
+    if (title)
+      found.push(
+        visibleName(title)
+          .replace(/[*_`]+/g, "")
+          .replace(/[:.]+$/, "")
+          .trim(),
+      );
   }
   return [...new Set(found)].filter(Boolean);
 }
 
 function kindQuestions(doc: DocumentMeta): string[] {
-  if (CODE_EXT.test(doc.name)) return [`What does ${visibleName(doc.name)} do, and where does it start?`, "Which functions look most error-prone, and why?"];
+  if (CODE_EXT.test(doc.name))
+    return [`What does ${visibleName(doc.name)} do, and where does it start?`, "Which functions look most error-prone, and why?"];
   if (TABLE_EXT.test(doc.name)) return ["What columns does this table have, and how many rows?", "What stands out in these rows?"];
   if (LOG_EXT.test(doc.name)) return ["Which errors or warnings appear most often?", "What happened just before the first error?"];
   return [];

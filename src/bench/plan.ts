@@ -50,7 +50,13 @@ export function planTasks(plan: BenchPlan = {}): TaskSpec[] {
   const repeats = Math.max(1, plan.repeats ?? 1);
   const suites = plan.suites ?? (["niah", "docqa", "oolong", "oolong-pairs", ...(plan.code ? ["code"] : [])] as SuiteName[]);
   const specs: TaskSpec[] = [];
-  const add = (suite: SuiteName, size: number, variant: string, rep: number, build: (id: string, seed: number) => ReturnType<TaskSpec["build"]>) => {
+  const add = (
+    suite: SuiteName,
+    size: number,
+    variant: string,
+    rep: number,
+    build: (id: string, seed: number) => ReturnType<TaskSpec["build"]>,
+  ) => {
     const id = `${suite}/${formatSize(size)}/${variant}/${rep}`;
     const taskSeed = hashSeed(seed, suite, size, variant, rep);
     specs.push({ id, suite, size, variant, seed: taskSeed, build: () => build(id, taskSeed) });

@@ -107,9 +107,7 @@ export function summarize(results: readonly BenchResult[]): SummaryRow[] {
   };
   return rows.sort(
     (a, b) =>
-      suiteOrder(a.suite) - suiteOrder(b.suite) ||
-      a.size - b.size ||
-      BENCH_METHODS.indexOf(a.method) - BENCH_METHODS.indexOf(b.method),
+      suiteOrder(a.suite) - suiteOrder(b.suite) || a.size - b.size || BENCH_METHODS.indexOf(a.method) - BENCH_METHODS.indexOf(b.method),
   );
 }
 

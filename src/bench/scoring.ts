@@ -153,9 +153,7 @@ export function scoreAnswer(expected: Expected, output: string): number {
 /** The gold answer as one line of text (for result files and tables). */
 export function expectedText(expected: Expected): string {
   if (expected.scorer === "set-f1") {
-    return expected.items === "pairs"
-      ? expected.answer.map((p) => `(${p.replace(",", ", ")})`).join(" ")
-      : expected.answer.join(", ");
+    return expected.items === "pairs" ? expected.answer.map((p) => `(${p.replace(",", ", ")})`).join(" ") : expected.answer.join(", ");
   }
   return String(expected.answer);
 }

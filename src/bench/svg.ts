@@ -146,10 +146,14 @@ export function lineChart(options: LineChartOptions): string {
     const color = items[i]!.color;
     const pts = s.points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y)).sort((a, b) => a.x - b.x);
     if (pts.length > 1) {
-      out.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${r(x(p.x))},${r(y(p.y))}`).join(" ")}"/>`);
+      out.push(
+        `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.map((p) => `${r(x(p.x))},${r(y(p.y))}`).join(" ")}"/>`,
+      );
     }
     for (const p of pts) {
-      out.push(`<circle cx="${r(x(p.x))}" cy="${r(y(p.y))}" r="4" fill="${color}"><title>${escapeXml(`${s.name}: ${fmtX(p.x)} → ${fmtY(p.y)}`)}</title></circle>`);
+      out.push(
+        `<circle cx="${r(x(p.x))}" cy="${r(y(p.y))}" r="4" fill="${color}"><title>${escapeXml(`${s.name}: ${fmtX(p.x)} → ${fmtY(p.y)}`)}</title></circle>`,
+      );
     }
   });
   out.push(...legend(f, items), "</svg>");
@@ -187,7 +191,9 @@ export function barChart(options: BarChartOptions): string {
       );
     });
     const cx = r(f.left + ci * slot + slot / 2);
-    out.push(`<text x="${cx}" y="${f.bottom + 12}" text-anchor="end" transform="rotate(-45 ${cx} ${f.bottom + 12})" fill="#444" font-size="10">${escapeXml(cat)}</text>`);
+    out.push(
+      `<text x="${cx}" y="${f.bottom + 12}" text-anchor="end" transform="rotate(-45 ${cx} ${f.bottom + 12})" fill="#444" font-size="10">${escapeXml(cat)}</text>`,
+    );
   });
   out.push(...legend(f, items), "</svg>");
   return out.join("\n");

@@ -60,12 +60,7 @@ export const BENCH_METHODS: readonly BenchMethod[] = ["vanilla", "rlm"];
  * How one method did on one task. "error" means the harness could not get an answer (model
  * server down, REPL crashed); the RLM's own end states are passed through.
  */
-export type BenchStatus =
-  | "answered"
-  | "out-of-iterations"
-  | "out-of-time"
-  | "too-many-errors"
-  | "error";
+export type BenchStatus = "answered" | "out-of-iterations" | "out-of-time" | "too-many-errors" | "error";
 
 /** One line of the results JSONL. */
 export interface BenchResult {

@@ -50,7 +50,10 @@ function parseSize(raw: string): number {
 
 function listOf<T extends string>(raw: string | undefined, allowed: readonly T[], flag: string): T[] | undefined {
   if (!raw) return undefined;
-  const items = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const items = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const item of items) {
     if (!allowed.includes(item as T)) throw new UsageError(`--${flag}: "${item}" is not one of ${allowed.join(", ")}`);
   }
@@ -146,7 +149,9 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
     const root = await OpenAIEngine.connect({
       baseUrl: v["base-url"] ?? io.env.RLM_BASE_URL ?? "http://localhost:8000/v1",
       model,
-      ...(v["api-key"] ?? io.env.RLM_API_KEY ?? io.env.OPENAI_API_KEY ? { apiKey: (v["api-key"] ?? io.env.RLM_API_KEY ?? io.env.OPENAI_API_KEY)! } : {}),
+      ...((v["api-key"] ?? io.env.RLM_API_KEY ?? io.env.OPENAI_API_KEY)
+        ? { apiKey: (v["api-key"] ?? io.env.RLM_API_KEY ?? io.env.OPENAI_API_KEY)! }
+        : {}),
       ...(v["context-window"] ? { contextWindow: Number(v["context-window"]) } : {}),
       stream: v["no-stream"] !== true,
     });
@@ -171,7 +176,9 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
         if (p.type === "planned") io.stderr(`rlm bench: ${p.total} runs planned, ${p.alreadyDone} already in ${out}/results.jsonl\n`);
         if (p.type === "task-finished" && v.verbose) {
           const r = p.result;
-          io.stderr(`[${p.done}/${p.total}] ${r.taskId} ${r.method}: score ${r.score.toFixed(2)} in ${(r.timeMs / 1000).toFixed(1)} s (${r.status})\n`);
+          io.stderr(
+            `[${p.done}/${p.total}] ${r.taskId} ${r.method}: score ${r.score.toFixed(2)} in ${(r.timeMs / 1000).toFixed(1)} s (${r.status})\n`,
+          );
         }
       },
     });

@@ -7,8 +7,7 @@ export const CACHE_SUBDIR = "recursive-reader";
 export const CACHE_ENV = "RLM_CACHE_DIR";
 
 export type CacheDirChoice =
-  | { dir: string; from: "--cache-dir" | typeof CACHE_ENV | "the user cache directory" }
-  | { dir: null; why: string };
+  { dir: string; from: "--cache-dir" | typeof CACHE_ENV | "the user cache directory" } | { dir: null; why: string };
 
 export interface CacheDirInputs {
   cacheDir?: string | undefined;

@@ -140,10 +140,13 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const booting = session.start();
     booting.catch(() => undefined); // awaited below, unless connecting fails first
     let bootedAt = 0;
-    void booting.then((boot) => {
-      bootedAt = performance.now();
-      say(`rlm: ${describeStart(boot, cache.dir === null ? cache.why : undefined)}`);
-    }, () => undefined);
+    void booting.then(
+      (boot) => {
+        bootedAt = performance.now();
+        say(`rlm: ${describeStart(boot, cache.dir === null ? cache.why : undefined)}`);
+      },
+      () => undefined,
+    );
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
     engines.root = await OpenAIEngine.connect({
       // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).

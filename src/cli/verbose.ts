@@ -47,7 +47,9 @@ export function verbosePrinter(write: (line: string) => void): (event: RlmEvent)
         write(`${pad}${tag}  ↳ ${e.kind}_query ${e.id} → ${e.model}: ${clip(e.prompt.replace(/\s+/g, " "), 120)}\n`);
         break;
       case "subcall-finished":
-        write(`${pad}${tag}  ↲ ${e.id} ${e.error ? `failed: ${e.error}` : clip(e.response.replace(/\s+/g, " "), 160)} (${e.durationMs} ms)\n`);
+        write(
+          `${pad}${tag}  ↲ ${e.id} ${e.error ? `failed: ${e.error}` : clip(e.response.replace(/\s+/g, " "), 160)} (${e.durationMs} ms)\n`,
+        );
         break;
       case "history-compacted":
         write(`${pad}${tag}(history compacted: ${e.droppedTurns} old turns dropped to fit the window)\n`);

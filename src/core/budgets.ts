@@ -38,11 +38,7 @@ export function deriveBudgets(input: BudgetInput): Budgets {
   const subWindow = Math.max(1024, Math.floor(input.subWindow));
   const maxTokensPerTurn = clamp(Math.floor(input.maxTokensPerTurn ?? rootWindow * 0.25), 128, rootWindow / 2);
   const historyTokens = rootWindow - maxTokensPerTurn - SAFETY_TOKENS;
-  const outputCharsPerCell = clamp(
-    Math.floor(input.outputCharsPerCell ?? rootWindow * CHARS_PER_TOKEN * 0.15),
-    500,
-    20_000,
-  );
+  const outputCharsPerCell = clamp(Math.floor(input.outputCharsPerCell ?? rootWindow * CHARS_PER_TOKEN * 0.15), 500, 20_000);
   const subMaxTokens = clamp(Math.floor(input.subMaxTokens ?? subWindow * 0.25), 64, subWindow / 2);
   const subPromptChars = Math.floor((subWindow - subMaxTokens - SAFETY_TOKENS) * CHARS_PER_TOKEN);
   // Leave a fifth of the prompt for the instruction the model wraps around each chunk.

@@ -12,7 +12,10 @@ function piecesOf(layout: Array<{ doc: string | null; length: number }>): Piece[
   if (layout.length === 1 && layout[0]!.doc === null) return [{ doc: null, length: layout[0]!.length }];
   return layout.flatMap((d, i) => {
     const header = `${i ? "\n\n" : ""}=== ${d.doc ?? `document ${i + 1}`} ===\n`;
-    return [{ text: header, length: header.length }, { doc: d.doc, length: d.length }];
+    return [
+      { text: header, length: header.length },
+      { doc: d.doc, length: d.length },
+    ];
   });
 }
 
@@ -24,7 +27,11 @@ async function slice(repl: ProbeRepl, pieces: Piece[], from: number, to: number)
     const start = Math.max(from, offset);
     const end = Math.min(to, offset + piece.length);
     if (start < end) {
-      parts.push("text" in piece ? piece.text.slice(start - offset, end - offset) : await readContext(repl, { doc: piece.doc, start: start - offset, end: end - offset }));
+      parts.push(
+        "text" in piece
+          ? piece.text.slice(start - offset, end - offset)
+          : await readContext(repl, { doc: piece.doc, start: start - offset, end: end - offset }),
+      );
     }
     offset += piece.length;
     if (offset >= to) break;

@@ -68,7 +68,8 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
     record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars };
     emit({ type: "iteration", record });
     const base = { iterations: [record], usage: usage.snapshot(), mode };
-    if (!direct.answer) return { ...base, answer: "", status: "failed", message: "The model gave an empty answer. Ask again, or choose RLM in Settings." };
+    if (!direct.answer)
+      return { ...base, answer: "", status: "failed", message: "The model gave an empty answer. Ask again, or choose RLM in Settings." };
     return { ...base, answer: direct.answer, status: "answered", producedBy: "model" };
   } catch (err) {
     const stopped = i.signal.aborted || err instanceof EngineAbortedError;

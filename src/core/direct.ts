@@ -70,7 +70,9 @@ export function vanillaMessages(question: string, fitted: FittedDocument): ChatM
 export class WindowTooSmallError extends Error {
   override name = "WindowTooSmallError";
   constructor(window: number) {
-    super(`The model's ${count(window)}-token window has no room for any of the document after the question and answer; use a model with a larger window.`);
+    super(
+      `The model's ${count(window)}-token window has no room for any of the document after the question and answer; use a model with a larger window.`,
+    );
   }
 }
 

@@ -58,7 +58,15 @@ function cellOf(result: FallbackResult | null, error: string | null, ms: number)
     ? `Read ${result.chunksRead} of ${result.chunksTotal} parts; ${result.sources.length} held an answer.\n` +
       (result.answer ? `Answer: ${result.answer}\n` : "No part held an answer.\n")
     : "";
-  return { stdout, stderr: error ? `${error}\n` : "", final_answer: result?.answer || null, locals: {}, execution_time: ms / 1000, error: error ? "FallbackError" : null, interrupted: false };
+  return {
+    stdout,
+    stderr: error ? `${error}\n` : "",
+    final_answer: result?.answer || null,
+    locals: {},
+    execution_time: ms / 1000,
+    error: error ? "FallbackError" : null,
+    interrupted: false,
+  };
 }
 
 function announce(i: FallbackStepInput): (event: FallbackEvent) => void {
@@ -80,7 +88,13 @@ export async function fallbackStep(i: FallbackStepInput): Promise<FallbackStepRe
   const code = describe(i.why);
   const records: SubcallRecord[] = [];
   i.emit({ type: "turn-started", turn: i.turn });
-  i.emit({ type: "turn-finished", turn: i.turn, response: response(i.why), usage: { promptTokens: 0, completionTokens: 0 }, durationMs: 0 });
+  i.emit({
+    type: "turn-finished",
+    turn: i.turn,
+    response: response(i.why),
+    usage: { promptTokens: 0, completionTokens: 0 },
+    durationMs: 0,
+  });
   i.emit({ type: "cell-started", turn: i.turn, cell: 0, code });
   i.router.current = { turn: i.turn, cell: 0, records };
   let result: FallbackResult | null = null;
@@ -109,7 +123,12 @@ export async function fallbackStep(i: FallbackStepInput): Promise<FallbackStepRe
   record.code_blocks.push(blockRecord(code, cell, records));
   record.final_answer = result?.answer || null;
   record.iteration_time = (Date.now() - started) / 1000;
-  record.fallback = { reason: i.why, chunks_read: result?.chunksRead ?? 0, chunks_total: result?.chunksTotal ?? 0, partial: result?.partial ?? false };
+  record.fallback = {
+    reason: i.why,
+    chunks_read: result?.chunksRead ?? 0,
+    chunks_total: result?.chunksTotal ?? 0,
+    partial: result?.partial ?? false,
+  };
   i.emit({ type: "iteration", record });
   return { record, result, error };
 }

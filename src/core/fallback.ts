@@ -121,7 +121,11 @@ function groupsThatFit(question: string, items: PartialAnswer[], maxChars: numbe
 
 /** Reduce: one combining call, or a few rounds of merging when the partials do not fit one. */
 async function combine(o: FallbackOptions, sources: FallbackSource[]): Promise<{ answer: string; calls: number }> {
-  let items: PartialAnswer[] = sources.map((s) => ({ label: label(s), answer: s.partialAnswer, refs: [{ doc: s.doc, start: s.start, end: s.end }] }));
+  let items: PartialAnswer[] = sources.map((s) => ({
+    label: label(s),
+    answer: s.partialAnswer,
+    refs: [{ doc: s.doc, start: s.start, end: s.end }],
+  }));
   const refsOf = (group: PartialAnswer[]) => group.flatMap((p) => p.refs);
   let calls = 0;
   for (let round = 1; round <= 3; round++) {
@@ -159,4 +163,3 @@ export async function runFallback(o: FallbackOptions): Promise<FallbackResult> {
 export function fallbackChunkBudget(subcallsLeft: number, cap = 64): number {
   return Math.max(1, Math.min(cap, subcallsLeft - 2));
 }
-

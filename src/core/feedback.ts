@@ -8,7 +8,17 @@ import type { ForeignProtocol, ReplyAnalysis } from "./reply.ts";
 
 /** Modules a model may import (all in Pyodide's standard library, none needs a download). */
 export const ALLOWED_IMPORTS: readonly string[] = [
-  "re", "json", "math", "collections", "itertools", "functools", "statistics", "string", "textwrap", "difflib", "datetime",
+  "re",
+  "json",
+  "math",
+  "collections",
+  "itertools",
+  "functools",
+  "statistics",
+  "string",
+  "textwrap",
+  "difflib",
+  "datetime",
 ];
 
 export interface TaskFacts {
@@ -62,18 +72,27 @@ export function refusalMessage(facts: TaskFacts): string {
 /** M06: ```bash, ```javascript… never run. */
 export function wrongLanguageMessage(facts: TaskFacts, languages: readonly string[]): string {
   const names = [...new Set(languages)].map((l) => `\`\`\`${l}`).join(" and ");
-  return withTask(facts, `Your ${names} block was not run: only Python runs here, in a \`\`\`repl block (use re and str methods, not shell tools).`);
+  return withTask(
+    facts,
+    `Your ${names} block was not run: only Python runs here, in a \`\`\`repl block (use re and str methods, not shell tools).`,
+  );
 }
 
 /** M06: a ```markdown (or other) block that is not Python after all. */
 export function notPythonMessage(facts: TaskFacts, language: string, syntaxError: string): string {
-  return withTask(facts, `Your \`\`\`${language || "(no language)"} block is not Python (${clip(syntaxError, 120)}), so it was not run. Put Python in a \`\`\`repl block.`);
+  return withTask(
+    facts,
+    `Your \`\`\`${language || "(no language)"} block is not Python (${clip(syntaxError, 120)}), so it was not run. Put Python in a \`\`\`repl block.`,
+  );
 }
 
 /** M07: tool-call JSON, <tool_call>, ReAct. */
 export function foreignProtocolMessage(facts: TaskFacts, call: ForeignProtocol): string {
   const what = call.kind === "react" ? "Action/Action Input lines" : "Tool calls";
-  return withTask(facts, `${what} do nothing here. Write Python in a \`\`\`repl block and call functions from it, e.g. print(llm_query("...")).`);
+  return withTask(
+    facts,
+    `${what} do nothing here. Write Python in a \`\`\`repl block and call functions from it, e.g. print(llm_query("...")).`,
+  );
 }
 
 /** M08: the code or FINAL was only inside <think>. */
@@ -162,7 +181,11 @@ export function stuckWarning(facts: TaskFacts, reason: StuckReason): string {
 export function messageForInaction(facts: TaskFacts, reply: ReplyAnalysis): string {
   if (reply.foreign) return foreignProtocolMessage(facts, reply.foreign);
   if (reply.problems.includes("action-in-thinking")) return actionInThinkingMessage(facts);
-  if (reply.refused.length) return wrongLanguageMessage(facts, reply.refused.map((b) => b.language));
+  if (reply.refused.length)
+    return wrongLanguageMessage(
+      facts,
+      reply.refused.map((b) => b.language),
+    );
   if (reply.problems.includes("empty")) return emptyReplyMessage(facts);
   if (reply.problems.includes("refusal")) return refusalMessage(facts);
   if (reply.problems.includes("echo")) return withTask(facts, `Your reply repeated the message you were sent. ${FORMAT}`);

@@ -42,9 +42,41 @@ export function assignmentAsCode(marker: Extract<FinalMarker, { kind: "assignmen
 
 /** Words small models use as variable names for an answer; FINAL(result) means the variable. */
 const ANSWER_VARIABLE_WORDS = new Set([
-  "answer", "answers", "ans", "result", "results", "res", "output", "out", "final", "final_answer", "finalanswer",
-  "value", "val", "response", "reply", "replies", "summary", "count", "counts", "total", "text", "data", "info",
-  "x", "y", "n", "s", "r", "var", "variable", "name", "best", "best_answer", "my_answer", "final_result",
+  "answer",
+  "answers",
+  "ans",
+  "result",
+  "results",
+  "res",
+  "output",
+  "out",
+  "final",
+  "final_answer",
+  "finalanswer",
+  "value",
+  "val",
+  "response",
+  "reply",
+  "replies",
+  "summary",
+  "count",
+  "counts",
+  "total",
+  "text",
+  "data",
+  "info",
+  "x",
+  "y",
+  "n",
+  "s",
+  "r",
+  "var",
+  "variable",
+  "name",
+  "best",
+  "best_answer",
+  "my_answer",
+  "final_result",
 ]);
 
 export type BareNameDecision =
@@ -61,7 +93,11 @@ export type BareNameDecision =
  * FINAL(result) is a missing variable, never the answer "result").
  * `assignedNames`: names the model assigned in any code this run (`name = …`).
  */
-export function decideBareName(name: string, knownNames: readonly string[], assignedNames: ReadonlySet<string> = new Set()): BareNameDecision {
+export function decideBareName(
+  name: string,
+  knownNames: readonly string[],
+  assignedNames: ReadonlySet<string> = new Set(),
+): BareNameDecision {
   if (knownNames.includes(name)) return { action: "resolve", name };
   const looksLikeVariable =
     assignedNames.has(name) || ANSWER_VARIABLE_WORDS.has(name.toLowerCase()) || /_|\d/.test(name) || /^[a-z]+[A-Z]/.test(name);
@@ -81,9 +117,29 @@ export function assignedNamesIn(code: string): Set<string> {
 export type RefusedFinal = "empty" | "placeholder" | "plan";
 
 const PLACEHOLDERS = new Set([
-  "think", "thinking", "todo", "tbd", "...", "…", "none", "null", "undefined", "n/a", "answer", "the answer",
-  "your answer", "final answer", "your final answer", "your best answer", "your best answer to the question",
-  "<answer>", "[answer]", "answer here", "your answer here", "unknown", "?",
+  "think",
+  "thinking",
+  "todo",
+  "tbd",
+  "...",
+  "…",
+  "none",
+  "null",
+  "undefined",
+  "n/a",
+  "answer",
+  "the answer",
+  "your answer",
+  "final answer",
+  "your final answer",
+  "your best answer",
+  "your best answer to the question",
+  "<answer>",
+  "[answer]",
+  "answer here",
+  "your answer here",
+  "unknown",
+  "?",
 ]);
 
 const PLAN_START =
@@ -110,9 +166,7 @@ export interface CellOutcome {
   error: string | null;
 }
 
-export type FinalWithCodeDecision =
-  | { accept: true }
-  | { accept: false; why: "code-failed" | "not-in-output" };
+export type FinalWithCodeDecision = { accept: true } | { accept: false; why: "code-failed" | "not-in-output" };
 
 /**
  * A FINAL written in the same reply as code was written before the output existed (M04). The
@@ -127,7 +181,11 @@ export function judgeFinalWithCode(marker: FinalMarker, cells: readonly CellOutc
   return mentions(output, marker.value) ? { accept: true } : { accept: false, why: "not-in-output" };
 }
 
-const squash = (s: string) => s.toLowerCase().replace(/[\s,_'"`*]+/g, " ").trim();
+const squash = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/[\s,_'"`*]+/g, " ")
+    .trim();
 
 /** Whether `text` mentions `answer` (case, spacing, quotes and thousands separators ignored). */
 export function mentions(text: string, answer: string): boolean {

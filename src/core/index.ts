@@ -97,7 +97,14 @@ export {
   type SyntaxChecker,
 } from "./repl-probes.ts";
 export { SubcallPolicy, SubcallTooLongError, type SubcallOutcome, type SubcallPolicyOptions } from "./subcall-policy.ts";
-export { runFallback, fallbackChunkBudget, type FallbackEvent, type FallbackOptions, type FallbackResult, type FallbackSource } from "./fallback.ts";
+export {
+  runFallback,
+  fallbackChunkBudget,
+  type FallbackEvent,
+  type FallbackOptions,
+  type FallbackResult,
+  type FallbackSource,
+} from "./fallback.ts";
 export { chooseRunMode, RUN_MODE_CHOICES, type RunModeChoice, type RunModeRequest } from "./run-mode.ts";
 export { directQuestion, runDirect, type DirectRunInput } from "./direct-run.ts";
 export { replDocumentSource } from "./context-source.ts";

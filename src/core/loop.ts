@@ -29,7 +29,16 @@ import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type Sha
 import { runMetadata } from "./trajectory.ts";
 import { resumedTurns, type ResumeRun } from "./resume.ts";
 import { noteAssignments, observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
-import type { FallbackSummary, IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunStatus, SubcallRecord } from "./types.ts";
+import type {
+  FallbackSummary,
+  IterationRecord,
+  RlmConfig,
+  RlmEvent,
+  RlmEventListener,
+  RlmResult,
+  RunStatus,
+  SubcallRecord,
+} from "./types.ts";
 
 /** A REPL lent to a child RLM; `release` hands it back for the next child. */
 export interface ChildRepl {
@@ -312,7 +321,11 @@ class QuestionRun {
   }
 
   /** Step 1: the root model's next reply (old turns are dropped first if the window is full). */
-  private async askModel(turn: number, extra: string | undefined, signal: AbortSignal): Promise<{ result: RootReply; messages: ChatMessage[] }> {
+  private async askModel(
+    turn: number,
+    extra: string | undefined,
+    signal: AbortSignal,
+  ): Promise<{ result: RootReply; messages: ChatMessage[] }> {
     for (let attempt = 0; ; attempt++) {
       if (this.conversation.fit(extra)) this.emit({ type: "history-compacted", droppedTurns: this.conversation.droppedTurns });
       const messages = this.conversation.messages(extra);
@@ -342,7 +355,10 @@ class QuestionRun {
   private parse(result: RootReply, messages: ChatMessage[]): ReplyAnalysis {
     const reply = analyseReply(result.text, { prompts: messages.map((m) => m.content) });
     if (reply.problems.includes("echo")) {
-      this.emit({ type: "notice", message: "The model repeated its prompt instead of answering: check the model's chat template and stop token." });
+      this.emit({
+        type: "notice",
+        message: "The model repeated its prompt instead of answering: check the model's chat template and stop token.",
+      });
     }
     if (result.runaway) this.emit({ type: "notice", message: "The model began repeating itself; its reply was cut there." });
     return reply;
@@ -518,10 +534,12 @@ class QuestionRun {
       emit: this.emit,
     });
     this.iterations.push(step.record);
-    if (this.stop.reason === "user" || step.error instanceof EngineAbortedError) return { answer: "", status: "stopped", message: "Stopped." };
+    if (this.stop.reason === "user" || step.error instanceof EngineAbortedError)
+      return { answer: "", status: "stopped", message: "Stopped." };
     if (!step.result) return { answer: "", status, message: `${why} The harness's own reading failed too: ${errorText(step.error)}` };
     const fallback = fallbackSummary(why, step.result);
-    if (!step.result.answer) return { answer: "", status, message: `${why} The harness read the document itself and found no answer.`, fallback };
+    if (!step.result.answer)
+      return { answer: "", status, message: `${why} The harness read the document itself and found no answer.`, fallback };
     return { answer: normaliseAnswer(step.result.answer, this.o.question), status: "answered", producedBy: "fallback", fallback };
   }
 
@@ -552,7 +570,9 @@ class QuestionRun {
       const why = result.message ? `: ${result.message}` : "";
       return {
         text: result.answer || `Error: the child RLM ended without an answer (${result.status}${why})`,
-        record: { metadata: { run_metadata: runMetadata(this.o.rootEngine, this.subEngine, this.o.config), iterations: result.iterations } },
+        record: {
+          metadata: { run_metadata: runMetadata(this.o.rootEngine, this.subEngine, this.o.config), iterations: result.iterations },
+        },
       };
     } finally {
       child.release();

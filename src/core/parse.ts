@@ -198,7 +198,10 @@ export function dedent(code: string): string {
     common = Math.min(common, /^[ \t]*/.exec(l)?.[0].length ?? 0);
   }
   if (!Number.isFinite(common) || common === 0) return code.replace(/\s+$/, "");
-  return lines.map((l) => l.slice(common)).join("\n").replace(/\s+$/, "");
+  return lines
+    .map((l) => l.slice(common))
+    .join("\n")
+    .replace(/\s+$/, "");
 }
 
 /** The reply without its code blocks and thoughts: where plain-text FINAL(...) may appear. */

@@ -49,7 +49,10 @@ export function describeContext(info: ContextInfo | null): string {
   const size = `${fmt(info.total_chars)} characters (about ${fmt(Math.ceil(info.total_chars / CHARS_PER_TOKEN))} tokens)`;
   if (info.type === "str") return `\`context\` is a str of ${size}.`;
   if (info.type === "dict") {
-    const keys = (info.keys_preview ?? []).slice(0, 8).map((k) => JSON.stringify(k)).join(", ");
+    const keys = (info.keys_preview ?? [])
+      .slice(0, 8)
+      .map((k) => JSON.stringify(k))
+      .join(", ");
     const more = info.items > 8 ? `, … (${fmt(info.items)} in all)` : "";
     return `\`context\` is a dict of ${fmt(info.items)} documents (path -> text), ${size} in total. Keys: ${keys}${more}.`;
   }
@@ -76,7 +79,8 @@ export function firstUserMessage(options: {
     const lines = recent.map(
       (h, i) => `${previous.length - recent.length + i + 1}. Q: ${clip(h.question, 200)} → A: ${clip(h.answer, 300)}`,
     );
-    const vars = options.previousVariablesKept === false ? "their variables are gone: the REPL was restarted" : "their variables still exist";
+    const vars =
+      options.previousVariablesKept === false ? "their variables are gone: the REPL was restarted" : "their variables still exist";
     parts.push(`Earlier questions in this session (${vars}; \`history\` holds every question and answer):\n${lines.join("\n")}`);
   }
   parts.push("Start by looking at `context` in a ```repl block.");

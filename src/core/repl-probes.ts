@@ -18,7 +18,9 @@ export interface ProbeRepl {
 export class ReplProbeError extends Error {
   override name = "ReplProbeError";
   constructor(what: string, detail: string) {
-    super(`The harness could not ${what} in the Python REPL (${detail.trim().split("\n").pop() ?? detail}). If this repeats, restart the session.`);
+    super(
+      `The harness could not ${what} in the Python REPL (${detail.trim().split("\n").pop() ?? detail}). If this repeats, restart the session.`,
+    );
   }
 }
 
@@ -55,7 +57,13 @@ export function replSyntaxChecker(repl: ProbeRepl): SyntaxChecker {
 }
 
 export type PreparedBlock =
-  | { action: "run"; code: string; block: CodeBlock; /** Say this to the model after the run. */ note: "dropped-last-line" | null; dropped: string | null }
+  | {
+      action: "run";
+      code: string;
+      block: CodeBlock;
+      /** Say this to the model after the run. */ note: "dropped-last-line" | null;
+      dropped: string | null;
+    }
   | { action: "skip"; block: CodeBlock; syntaxError: string };
 
 /**

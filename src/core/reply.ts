@@ -117,7 +117,10 @@ export function detectForeignProtocol(text: string): ForeignProtocol | null {
     const inner = toolCallFromJson(parseJsonLoose(tag[1] ?? ""));
     return { kind: "tool-call-tag", name: inner?.name ?? null, arguments: inner?.arguments ?? null };
   }
-  const body = text.trim().replace(/^```(?:json)?\s*\n([\s\S]*?)\n```$/i, "$1").trim();
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*\n([\s\S]*?)\n```$/i, "$1")
+    .trim();
   if (/^[[{]/.test(body)) {
     const call = toolCallFromJson(parseJsonLoose(body));
     if (call) return call;

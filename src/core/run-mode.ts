@@ -37,13 +37,20 @@ export function chooseRunMode(
   const answerTokens = deriveBudgets({ rootWindow, subWindow: rootWindow }).maxTokensPerTurn;
   const emptyPrompt = estimateMessagesTokens(vanillaMessages("", { text: "", shownChars: 0, note: "" }));
   const neededTokens =
-    emptyPrompt + Math.ceil((Math.max(0, contextChars) + Math.max(0, questionChars)) / CHARS_PER_TOKEN) +
-    DIRECT_EXTRA_TOKENS + answerTokens + SAFETY_TOKENS;
+    emptyPrompt +
+    Math.ceil((Math.max(0, contextChars) + Math.max(0, questionChars)) / CHARS_PER_TOKEN) +
+    DIRECT_EXTRA_TOKENS +
+    answerTokens +
+    SAFETY_TOKENS;
   const base = { neededTokens, windowTokens: rootWindow };
   const fits = neededTokens <= rootWindow;
   if (requested === "rlm") return { ...base, mode: "rlm", reason: "RLM was asked for" };
   if (requested === "direct") {
-    return { ...base, mode: "direct", reason: fits ? "direct answer was asked for" : "direct answer was asked for; the document will be cut to fit" };
+    return {
+      ...base,
+      mode: "direct",
+      reason: fits ? "direct answer was asked for" : "direct answer was asked for; the document will be cut to fit",
+    };
   }
   const size = `about ${groupDigits(neededTokens)} of the model's ${groupDigits(rootWindow)} tokens`;
   return fits

@@ -96,7 +96,10 @@ export class DocumentLoadError extends Error {
 /** The useful line of an error: a Python traceback ends with "Type: message". */
 function lastLine(cause: unknown): string {
   const text = (cause instanceof Error ? cause.message : String(cause)).trim();
-  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   return (lines.at(-1) ?? text).slice(0, 300);
 }
 
@@ -210,7 +213,9 @@ export class RlmSession {
       // A new question on a ready session, or one to resume, waits for Python as before; the
       // first question about documents of known size asks the model while Python gets ready.
       const overlap = options.resume ? null : this.overlappable();
-      const { engines, pending } = overlap ? await this.prepareOverlapped(overlap, signal, options.onEvent) : { engines: await this.prepare(signal, options.onEvent), pending: undefined };
+      const { engines, pending } = overlap
+        ? await this.prepareOverlapped(overlap, signal, options.onEvent)
+        : { engines: await this.prepare(signal, options.onEvent), pending: undefined };
       const result = options.resume
         ? await this.resume(question, options.resume, engines, signal, options.onEvent)
         : await this.answer(question, engines, this.deps.config(), signal, options.onEvent, pending);
@@ -238,16 +243,33 @@ export class RlmSession {
   ): Promise<RlmResult> {
     // While Python is getting ready, only a document too big for one call is decided at once
     // (by size, as always); a closer call waits for Python and measures the text.
-    const early = pending ? chooseRunMode(pending.context.total_chars, directQuestion(question, this.history).length, engines.root.contextWindow, config.runMode ?? "auto") : null;
+    const early = pending
+      ? chooseRunMode(
+          pending.context.total_chars,
+          directQuestion(question, this.history).length,
+          engines.root.contextWindow,
+          config.runMode ?? "auto",
+        )
+      : null;
     if (pending && early?.mode !== "rlm") {
       await abortable(pending.ready, signal);
       pending = undefined;
     }
-    const choice: RunModeChoice & { document?: DocumentSource } = early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config);
+    const choice: RunModeChoice & { document?: DocumentSource } =
+      early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config);
     onEvent?.({ type: "run-mode", mode: choice.mode, reason: choice.reason, depth: 0 });
     if (choice.document) {
       const previous = this.history;
-      return runDirect({ question, previous, engine: engines.root, document: choice.document, config, reason: choice.reason, signal, ...(onEvent ? { onEvent } : {}) });
+      return runDirect({
+        question,
+        previous,
+        engine: engines.root,
+        document: choice.document,
+        config,
+        reason: choice.reason,
+        signal,
+        ...(onEvent ? { onEvent } : {}),
+      });
     }
     const result = await runRlm({
       question,
@@ -266,10 +288,21 @@ export class RlmSession {
   }
 
   /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
-  private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, signal: AbortSignal, onEvent?: RlmEventListener): Promise<RlmResult> {
+  private async resume(
+    question: string,
+    earlier: ResumeRun,
+    engines: SessionEngines,
+    signal: AbortSignal,
+    onEvent?: RlmEventListener,
+  ): Promise<RlmResult> {
     const last = earlier.iterations.at(-1);
     const variablesKept = !!last && this.turnsHere.has(turnKey(last));
-    if (!variablesKept) onEvent?.({ type: "notice", message: "Python was restarted since this run: its variables are gone, so the model continues without them.", depth: 0 });
+    if (!variablesKept)
+      onEvent?.({
+        type: "notice",
+        message: "Python was restarted since this run: its variables are gone, so the model continues without them.",
+        depth: 0,
+      });
     const result = await runRlm({
       question,
       repl: this.repl,
@@ -319,7 +352,11 @@ export class RlmSession {
    * cell (RlmRunOptions.pending). The page's waiting steps are not announced: the run's own
    * events follow at once.
    */
-  private async prepareOverlapped(context: ContextInfo, signal: AbortSignal, onEvent?: RlmEventListener): Promise<{ engines: SessionEngines; pending: PendingPython }> {
+  private async prepareOverlapped(
+    context: ContextInfo,
+    signal: AbortSignal,
+    onEvent?: RlmEventListener,
+  ): Promise<{ engines: SessionEngines; pending: PendingPython }> {
     const ready = (async () => {
       await this.repl.start();
       await this.documentsReady();

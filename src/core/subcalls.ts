@@ -118,7 +118,9 @@ export class SubcallRouter {
     const ms = Date.now() - started;
     this.o.shared.usage.addTime("subcallMs", ms);
     this.o.observe?.(reply.text);
-    cell?.records.push(subcallRecord(label, prompt, reply.text, reply.usage, ms, { ...(error ? { error } : {}), ...quoted, ...reply.record }));
+    cell?.records.push(
+      subcallRecord(label, prompt, reply.text, reply.usage, ms, { ...(error ? { error } : {}), ...quoted, ...reply.record }),
+    );
     this.o.emit({ type: "subcall-finished", id, response: reply.text, ...(error ? { error } : {}), usage: reply.usage, durationMs: ms });
     return reply.text;
   }

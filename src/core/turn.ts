@@ -71,7 +71,13 @@ export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance 
     out.notes.push(say.messageForInaction(quiet(host), reply));
     return out;
   }
-  if (reply.refused.length) out.notes.push(say.wrongLanguageMessage(quiet(host), reply.refused.map((b) => b.language)));
+  if (reply.refused.length)
+    out.notes.push(
+      say.wrongLanguageMessage(
+        quiet(host),
+        reply.refused.map((b) => b.language),
+      ),
+    );
   if (reply.problems.includes("fabricated-output")) {
     out.notes.push(say.fabricatedOutputNote(reply.problems.includes("final-after-fabricated-output")));
   }

@@ -45,13 +45,7 @@ export const DEFAULT_CONFIG: RlmConfig = {
   maxConcurrentSubcalls: 4,
 };
 
-export type RunStatus =
-  | "answered"
-  | "out-of-iterations"
-  | "out-of-time"
-  | "too-many-errors"
-  | "stopped"
-  | "failed";
+export type RunStatus = "answered" | "out-of-iterations" | "out-of-time" | "too-many-errors" | "stopped" | "failed";
 
 export interface ModelUsage {
   calls: number;

@@ -7,6 +7,12 @@ export {
   EngineProtocolError,
   EngineUnreachableError,
 } from "./errors.ts";
-export { OpenAIEngine, DEFAULT_OPENAI_CONTEXT_WINDOW, discoverContextWindow, normalizeBaseUrl, type OpenAIEngineOptions } from "./openai.ts";
+export {
+  OpenAIEngine,
+  DEFAULT_OPENAI_CONTEXT_WINDOW,
+  discoverContextWindow,
+  normalizeBaseUrl,
+  type OpenAIEngineOptions,
+} from "./openai.ts";
 export { Limiter } from "./limiter.ts";
 export { CHARS_PER_TOKEN, estimateMessagesTokens, estimateTokens } from "./tokens.ts";

@@ -45,7 +45,10 @@ export function hasThinkingSwitch(model: string): boolean {
 
 /** A 400 that says the server does not know a field we sent. */
 function rejectsField(detail: string, field: string): boolean {
-  return new RegExp(`${field}|unrecognized|unknown (?:field|parameter|argument)|extra (?:fields|inputs)|not permitted|additional properties`, "i").test(detail);
+  return new RegExp(
+    `${field}|unrecognized|unknown (?:field|parameter|argument)|extra (?:fields|inputs)|not permitted|additional properties`,
+    "i",
+  ).test(detail);
 }
 
 /** Used when neither the user nor the server says how big the window is. */
@@ -101,7 +104,11 @@ export interface ServerModel {
  * discoverContextWindow it throws: a refused connection or a 401 is exactly what the person
  * testing the connection needs to read.
  */
-export async function listServerModels(baseUrl: string, apiKey?: string, fetchImpl: typeof fetch = globalThis.fetch): Promise<ServerModel[]> {
+export async function listServerModels(
+  baseUrl: string,
+  apiKey?: string,
+  fetchImpl: typeof fetch = globalThis.fetch,
+): Promise<ServerModel[]> {
   const url = `${normalizeBaseUrl(baseUrl)}/models`;
   let res: Response;
   try {
@@ -232,9 +239,7 @@ export class OpenAIEngine implements ChatEngine {
     }
     try {
       const contentType = res.headers.get("content-type") ?? "";
-      const result = contentType.includes("text/event-stream")
-        ? await this.readStream(res, options)
-        : await this.readJson(res, options);
+      const result = contentType.includes("text/event-stream") ? await this.readStream(res, options) : await this.readJson(res, options);
       if (result.usage.promptTokens === 0) result.usage.promptTokens = estimateMessagesTokens(request.messages);
       return { ...result, model: result.model || model };
     } catch (err) {

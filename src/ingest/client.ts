@@ -17,8 +17,7 @@ export class IngestWorkerError extends Error {
   override name = "IngestWorkerError";
   constructor(detail: string) {
     super(
-      `The file reader stopped unexpectedly (${detail}). ` +
-        "Try again with fewer or smaller files; if it keeps failing, reload the page.",
+      `The file reader stopped unexpectedly (${detail}). ` + "Try again with fewer or smaller files; if it keeps failing, reload the page.",
     );
   }
 }

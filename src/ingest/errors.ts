@@ -55,7 +55,7 @@ export class UnsafeDocumentError extends IngestError {
   constructor(part: string) {
     super(
       `This Word document was not read: its part ${part} declares its own XML entities (a DOCTYPE), which Word never ` +
-        "writes and which is how XXE and \"billion laughs\" attacks are built. Nothing in it was opened or loaded. " +
+        'writes and which is how XXE and "billion laughs" attacks are built. Nothing in it was opened or loaded. ' +
         "If you trust the file, open it in Word or LibreOffice, save it again as .docx, and add that copy.",
     );
   }

@@ -185,7 +185,12 @@ class Ingestion {
       this.progress(path, "extracting", Math.round((size * done) / total), size),
     );
     const text = extractedText(pdf.text);
-    this.documents.push({ kind: "pdf", ...this.extracted(path, size, text, archive), pages: pdf.pages, pagesWithoutText: pdf.pagesWithoutText });
+    this.documents.push({
+      kind: "pdf",
+      ...this.extracted(path, size, text, archive),
+      pages: pdf.pages,
+      pagesWithoutText: pdf.pagesWithoutText,
+    });
   }
 
   /** The fields every document of extracted (UTF-8) text shares. */
@@ -261,13 +266,7 @@ class Ingestion {
   }
 
   /** Read one entry into a document. Returns the uncompressed bytes it used. */
-  private async zipEntry(
-    reader: WindowedReader,
-    entry: ZipEntry,
-    entryPath: string,
-    archive: string,
-    budgetLeft: number,
-  ): Promise<number> {
+  private async zipEntry(reader: WindowedReader, entry: ZipEntry, entryPath: string, archive: string, budgetLeft: number): Promise<number> {
     const skip = metadataReason(entryPath);
     if (skip) throw new MetadataSkippedError(skip);
     checkEntryLimits(entry, this.limits);

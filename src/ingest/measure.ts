@@ -1,13 +1,7 @@
 // Character count and preview of a text, computed while streaming its bytes: what Python's
 // `len(context)` will be, without ever holding the whole text as one JS string.
 import { blobChunks } from "./blob-reader.ts";
-import {
-  bomDecoder,
-  countCodePoints,
-  decodeLatin1,
-  detectBom,
-  type ChunkDecoder,
-} from "./decode.ts";
+import { bomDecoder, countCodePoints, decodeLatin1, detectBom, type ChunkDecoder } from "./decode.ts";
 import { PreviewBuilder } from "./preview.ts";
 import { Utf8Counter } from "./utf8-count.ts";
 import type { PythonEncoding } from "./types.ts";

@@ -123,7 +123,7 @@ export async function readZipDirectory(reader: WindowedReader, maxEntries: numbe
     const name = decodeName(variable.subarray(0, nameLength), (flags & 0x800) !== 0);
     // Zip64: fields saturated at 0xFFFFFFFF continue in extra field 0x0001, in this order.
     const extra = viewOf(variable.subarray(nameLength));
-    for (let e = 0; e + 4 <= extra.byteLength; ) {
+    for (let e = 0; e + 4 <= extra.byteLength;) {
       const id = extra.getUint16(e, true);
       const size = extra.getUint16(e + 2, true);
       if (id === 0x0001) {
@@ -215,11 +215,7 @@ export function checkEntryLimits(
  * The uncompressed bytes of one entry, as chunks, verified against its declared size and CRC.
  * Returns null when `onHead` asked to stop.
  */
-export async function readZipEntry(
-  reader: WindowedReader,
-  entry: ZipEntry,
-  options: EntryReadOptions,
-): Promise<Uint8Array[] | null> {
+export async function readZipEntry(reader: WindowedReader, entry: ZipEntry, options: EntryReadOptions): Promise<Uint8Array[] | null> {
   const start = await dataStart(reader, entry);
   if (start + entry.compressedSize > reader.size) throw corrupt("an entry runs past the end of the file");
   const cap = Math.min(entry.uncompressedSize, options.maxBytes);
@@ -290,7 +286,10 @@ export async function readZipEntry(
 }
 
 function joinHead(chunks: Uint8Array[], headBytes: number): Uint8Array {
-  const total = Math.min(headBytes, chunks.reduce((n, c) => n + c.length, 0));
+  const total = Math.min(
+    headBytes,
+    chunks.reduce((n, c) => n + c.length, 0),
+  );
   const head = new Uint8Array(total);
   let at = 0;
   for (const c of chunks) {

@@ -131,7 +131,8 @@ async function fetchOverNodeHttp(input: RequestInfo | URL, init: RequestInit = {
       return new NodeHttpResponse(message, url.href, redirects > 0) as unknown as Response;
     }
     message.resume(); // the redirect's own body is not read
-    if (init.redirect === "error" || redirects >= MAX_REDIRECTS) throw new TypeError(`too many redirects, or a redirect refused (${url.href})`);
+    if (init.redirect === "error" || redirects >= MAX_REDIRECTS)
+      throw new TypeError(`too many redirects, or a redirect refused (${url.href})`);
     // As fetch: 303, and 301/302 after a POST, go on as a GET without the body.
     if (status === 303 || ((status === 301 || status === 302) && method === "POST")) {
       method = "GET";
@@ -140,7 +141,8 @@ async function fetchOverNodeHttp(input: RequestInfo | URL, init: RequestInit = {
     }
     const next = new URL(location, url);
     // Credentials do not follow a redirect to another origin.
-    if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== "authorization"));
+    if (next.origin !== url.origin)
+      headers = Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== "authorization"));
     url = next;
   }
 }

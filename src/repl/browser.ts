@@ -1,7 +1,13 @@
 // REPL workers as browser module workers.
 import * as Comlink from "comlink";
 import { ReplClient } from "./client.ts";
-import { SUBCALL_RELAY_PATH, isSubcallRelayMessage, type ReplWorkerApi, type SnapshotSetting, type SubcallRelayAnswer } from "./protocol.ts";
+import {
+  SUBCALL_RELAY_PATH,
+  isSubcallRelayMessage,
+  type ReplWorkerApi,
+  type SnapshotSetting,
+  type SubcallRelayAnswer,
+} from "./protocol.ts";
 import { sandboxFrameSupported, sandboxFrameUsable, startSandboxedWorker } from "./sandbox-frame.ts";
 import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 
@@ -54,7 +60,9 @@ export const browserReplTransport: ReplTransportFactory = () => browserReplTrans
  * from a worker: a worker runs model-written code, and a Module it sent could run in the next
  * session's sandbox.
  */
-export function browserReplTransportFactory(options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean } = {}): ReplTransportFactory {
+export function browserReplTransportFactory(
+  options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean } = {},
+): ReplTransportFactory {
   return () => {
     // A frame that could not start here once will not start the next time either.
     if (options.sandboxFrame && sandboxFrameUsable()) return startSandboxedWorker(pyodideIndexUrl(), appBaseUrl(), options.snapshot);
@@ -140,7 +148,11 @@ export function pyodideIndexUrl(): string {
 export function createBrowserRepl(options: BrowserReplOptions = {}): ReplClient {
   const { snapshot, shareWasm, sandboxFrame, ...clientOptions } = options;
   const framed = (sandboxFrame ?? sandboxFrameSupported()) && clientOptions.syncMode !== "sab";
-  const factory = browserReplTransportFactory({ ...(snapshot ? { snapshot } : {}), ...(shareWasm === undefined ? {} : { shareWasm }), sandboxFrame: framed });
+  const factory = browserReplTransportFactory({
+    ...(snapshot ? { snapshot } : {}),
+    ...(shareWasm === undefined ? {} : { shareWasm }),
+    sandboxFrame: framed,
+  });
   return new ReplClient(factory, {
     indexURL: pyodideIndexUrl(),
     ...clientOptions,

@@ -50,7 +50,12 @@ export class WorkerGoneError extends Error {
 export class ReplStartError extends Error {
   override name = "ReplStartError";
   constructor(cause: unknown) {
-    const why = cause instanceof WorkerGoneError ? `the worker stopped while it started (${cause.reason})` : cause instanceof Error ? cause.message : String(cause);
+    const why =
+      cause instanceof WorkerGoneError
+        ? `the worker stopped while it started (${cause.reason})`
+        : cause instanceof Error
+          ? cause.message
+          : String(cause);
     super(
       `The Python REPL could not start: ${why}. ` +
         "Reload the page; if it keeps failing, this browser may lack WebAssembly features the REPL needs.",
@@ -62,9 +67,7 @@ export class ReplStartError extends Error {
  * What is loaded into Python, kept so a rebuilt worker gets it back. Documents are Blob handles
  * (no copies); a removed document leaves this map, so nothing here keeps it alive.
  */
-type LoadedContext =
-  | { kind: "documents"; docs: Map<string, ContextDocumentInput>; shape: ContextShape }
-  | { kind: "text"; text: string };
+type LoadedContext = { kind: "documents"; docs: Map<string, ContextDocumentInput>; shape: ContextShape } | { kind: "text"; text: string };
 
 const DEFAULT_OUTPUT_CAP = 200_000;
 const DEFAULT_KILL_GRACE_MS = 1500;
@@ -85,7 +88,8 @@ function crashCause(err: unknown): string {
   if (/maximum call stack|too much recursion|stack overflow/i.test(text)) {
     return "the code recursed deeper than the browser's stack allows (recursion too deep; do not raise sys.setrecursionlimit)";
   }
-  if (/exit(ed)? with code|ExitStatus|Program terminated|exit\(/i.test(text)) return `the code ended the Python process (${text.slice(0, 120)})`;
+  if (/exit(ed)? with code|ExitStatus|Program terminated|exit\(/i.test(text))
+    return `the code ended the Python process (${text.slice(0, 120)})`;
   if (text.includes(SANDBOX_CRASHED)) return SANDBOX_CRASHED;
   if (/out of memory|memory\.grow|allocation failed|Array buffer allocation/i.test(text)) return "the Python worker ran out of memory";
   return `the Python worker crashed (${text.slice(0, 200)})`;
@@ -202,7 +206,8 @@ export class ReplClient implements SessionRepl {
     await this.reloadContext();
     if (this.booted) {
       const fresh = {
-        beginQuestion: async (history: HistoryEntry[]) => void (await this.call(transport, transport.api.beginQuestion(JSON.stringify(history)))),
+        beginQuestion: async (history: HistoryEntry[]) =>
+          void (await this.call(transport, transport.api.beginQuestion(JSON.stringify(history)))),
       };
       for (const listener of this.rebuiltListeners) await listener(fresh);
     }
@@ -363,7 +368,10 @@ export class ReplClient implements SessionRepl {
       if (outcome === "kill" || "gone" in outcome) {
         execution.catch(() => undefined);
         if (outcome !== "kill") return this.rebuildAfter(t, outcome.gone);
-        return this.rebuildAfter(t, watch.timedOut() ? limitText(options.timeoutMs, "and Python did not stop") : "Python did not stop when asked");
+        return this.rebuildAfter(
+          t,
+          watch.timedOut() ? limitText(options.timeoutMs, "and Python did not stop") : "Python did not stop when asked",
+        );
       }
       const result = this.explainInterrupt(outcome, watch.timedOut(), options.timeoutMs);
       if (await this.heartbeat(t)) return result;

@@ -77,13 +77,7 @@ export type SnapshotSetting =
   | { kind: "directory"; path: string; rebuild?: boolean };
 
 /** The named steps of a start, in the order they can happen. */
-export type BootPhase =
-  | "reading-snapshot"
-  | "restoring-snapshot"
-  | "loading-pyodide"
-  | "installing-runtime"
-  | "making-snapshot"
-  | "ready";
+export type BootPhase = "reading-snapshot" | "restoring-snapshot" | "loading-pyodide" | "installing-runtime" | "making-snapshot" | "ready";
 
 /**
  * How Python was started: "restored" from a stored snapshot; "made-snapshot" booted from scratch,
@@ -256,8 +250,7 @@ export class ReplProtocolError extends Error {
   }
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function parseJson(text: unknown, what: string): unknown {
   if (typeof text !== "string") throw new ReplProtocolError(what);

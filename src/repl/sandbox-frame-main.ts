@@ -30,12 +30,18 @@ export function sandboxFrameMain(): void {
         try {
           const { assets } = message;
           const url = (blob: Blob, type: string) => URL.createObjectURL(blob.slice(0, blob.size, type));
-          const wasmModule = await WebAssembly.compileStreaming(new Response(assets.wasm, { headers: { "Content-Type": "application/wasm" } }));
+          const wasmModule = await WebAssembly.compileStreaming(
+            new Response(assets.wasm, { headers: { "Content-Type": "application/wasm" } }),
+          );
           files = {
             worker: url(assets.workerScript, "text/javascript"),
             setup: {
               wasmModule,
-              files: { asmUrl: url(assets.pyodideAsm, "text/javascript"), stdlibUrl: url(assets.stdlib, "application/zip"), lockFileContents: assets.lockFileContents },
+              files: {
+                asmUrl: url(assets.pyodideAsm, "text/javascript"),
+                stdlibUrl: url(assets.stdlib, "application/zip"),
+                lockFileContents: assets.lockFileContents,
+              },
             },
           };
           return send({ kind: "ready" });

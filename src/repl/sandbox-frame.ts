@@ -13,7 +13,14 @@ import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../../workers
 import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../workers/snapshot-store-port.ts";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import { sandboxFrameMain } from "./sandbox-frame-main.ts";
-import { SANDBOXED_WORKER_FILE, SANDBOX_CRASHED, SANDBOX_DID_NOT_START, type FrameToPage, type PageToFrame, type SandboxAssets } from "./sandbox-protocol.ts";
+import {
+  SANDBOXED_WORKER_FILE,
+  SANDBOX_CRASHED,
+  SANDBOX_DID_NOT_START,
+  type FrameToPage,
+  type PageToFrame,
+  type SandboxAssets,
+} from "./sandbox-protocol.ts";
 import type { ReplTransport } from "./types.ts";
 
 /** How often the page asks the frame whether it still runs, and how long a ping may go unanswered. */
@@ -134,7 +141,8 @@ class SandboxFrame {
     const now = performance.now();
     if (this.lastPing && this.answered < this.lastPing.n) {
       const neverAnswered = this.answered === 0;
-      if (now - this.lastPing.at > (neverAnswered ? FIRST_ANSWER_MS : SILENCE_MS)) this.end(neverAnswered ? SANDBOX_DID_NOT_START : SANDBOX_CRASHED);
+      if (now - this.lastPing.at > (neverAnswered ? FIRST_ANSWER_MS : SILENCE_MS))
+        this.end(neverAnswered ? SANDBOX_DID_NOT_START : SANDBOX_CRASHED);
       return;
     }
     const n = (this.lastPing?.n ?? 0) + 1;
@@ -215,7 +223,9 @@ function snapshotPort(setting: SnapshotSetting | undefined): { setting: Snapshot
       if (request.op === "find") return answer({ id: request.id, blob: await store.findBlob(request.key) });
       if (request.op === "write") {
         answer({ id: request.id });
-        return await store.writeBlob(request.key, request.body).catch((err: unknown) => console.warn("Could not store the Python snapshot:", err));
+        return await store
+          .writeBlob(request.key, request.body)
+          .catch((err: unknown) => console.warn("Could not store the Python snapshot:", err));
       }
       await store.remove(request.key);
       answer({ id: request.id });

@@ -37,8 +37,7 @@ export interface SandboxWorkerSetup {
 export const SANDBOXED_WORKER_FILE = "repl-sandboxed.worker.js";
 
 /** Why every worker of a frame that stopped answering ended: its process crashed. */
-export const SANDBOX_CRASHED =
-  "the Python sandbox's process crashed, most likely out of memory (the page itself was not affected)";
+export const SANDBOX_CRASHED = "the Python sandbox's process crashed, most likely out of memory (the page itself was not affected)";
 
 /**
  * Why a frame that never answered (or could not prepare Python) ended its workers. Not a crash:

@@ -1,5 +1,16 @@
 import type { Remote } from "comlink";
-import type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SubcallRequest, SyncMode } from "./protocol.ts";
+import type {
+  CellResult,
+  ContextDocumentInput,
+  ContextInfo,
+  ContextShape,
+  Passage,
+  ReplBootInfo,
+  ReplBootOptions,
+  ReplWorkerApi,
+  SubcallRequest,
+  SyncMode,
+} from "./protocol.ts";
 
 /** Answers Python's sub-calls. Resolves to one reply per prompt, in order. */
 export type SubcallHandler = (request: SubcallRequest) => Promise<string[]>;

@@ -34,7 +34,9 @@ export class StorageFullError extends Error {
 export class StorageUnavailableError extends Error {
   override name = "StorageUnavailableError";
   constructor(detail: string) {
-    super(`Sessions cannot be saved in this browser (${detail}). Work is kept only until the tab is closed; private windows often block storage.`);
+    super(
+      `Sessions cannot be saved in this browser (${detail}). Work is kept only until the tab is closed; private windows often block storage.`,
+    );
   }
 }
 
@@ -87,7 +89,9 @@ export class SessionStore implements SessionStorage {
     const asBlobs = await this.storesBlobs();
     const rows: DocumentRow[] = asBlobs
       ? docs.map((d) => ({ sessionId: session.id, path: d.path, blob: d.blob }))
-      : await Promise.all(docs.map(async (d) => ({ sessionId: session.id, path: d.path, bytes: await d.blob.arrayBuffer(), type: d.blob.type })));
+      : await Promise.all(
+          docs.map(async (d) => ({ sessionId: session.id, path: d.path, bytes: await d.blob.arrayBuffer(), type: d.blob.type })),
+        );
     await this.saveSessionWith(session, (documents) => rows.map((row) => documents.put(row)));
   }
 
@@ -115,7 +119,9 @@ export class SessionStore implements SessionStorage {
   async loadDocuments(sessionId: string): Promise<StoredDocument[]> {
     const rows = await this.db.getAllFromIndex("documents", "sessionId", sessionId);
     return rows.map((row) =>
-      "blob" in row ? { sessionId: row.sessionId, path: row.path, blob: row.blob } : { sessionId: row.sessionId, path: row.path, blob: new Blob([row.bytes], { type: row.type }) },
+      "blob" in row
+        ? { sessionId: row.sessionId, path: row.path, blob: row.blob }
+        : { sessionId: row.sessionId, path: row.path, blob: new Blob([row.bytes], { type: row.type }) },
     );
   }
 
@@ -155,9 +161,7 @@ export class SessionStore implements SessionStorage {
     const keys = await tx.store.index("sessionId").getAllKeys(sessionId);
     const found = await Promise.all(keys.map((key) => tx.store.get(key)));
     const rows = found.filter((row): row is StoredExchange => row !== undefined);
-    return rows
-      .sort((a, b) => a.startedAt - b.startedAt)
-      .map(({ sessionId: _omit, ...exchange }) => exchange);
+    return rows.sort((a, b) => a.startedAt - b.startedAt).map(({ sessionId: _omit, ...exchange }) => exchange);
   }
 
   async deleteSession(id: string): Promise<void> {

@@ -1,8 +1,3 @@
-export {
-  SessionStore,
-  StorageFullError,
-  StorageUnavailableError,
-  requestPersistentStorage,
-} from "./db.ts";
+export { SessionStore, StorageFullError, StorageUnavailableError, requestPersistentStorage } from "./db.ts";
 export { MemoryStore } from "./memory.ts";
 export type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";

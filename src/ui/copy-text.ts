@@ -40,7 +40,9 @@ export function codeCopyButtons(host: HTMLElement, announce: (message: string) =
       button.className = "btn small copy-code";
       button.textContent = "Copy code";
       button.addEventListener("click", () => {
-        void copyText(pre.innerText).then((ok) => announce(ok ? "Code copied." : "The browser refused to copy; select the code and copy it by hand."));
+        void copyText(pre.innerText).then((ok) =>
+          announce(ok ? "Code copied." : "The browser refused to copy; select the code and copy it by hand."),
+        );
       });
       pre.before(button);
     }

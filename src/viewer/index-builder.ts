@@ -72,7 +72,8 @@ function isAscii(bytes: Uint8Array): boolean {
 function scanSingleBytes(scan: Scan, bytes: Uint8Array): void {
   const first = scan.chars;
   const end = first + bytes.length;
-  for (let c = Math.ceil(first / CHECKPOINT_CHARS) * CHECKPOINT_CHARS; c < end; c += CHECKPOINT_CHARS) scan.checkpoints.push(scan.base + (c - first));
+  for (let c = Math.ceil(first / CHECKPOINT_CHARS) * CHECKPOINT_CHARS; c < end; c += CHECKPOINT_CHARS)
+    scan.checkpoints.push(scan.base + (c - first));
   for (let at = bytes.indexOf(0x0a); at >= 0; at = bytes.indexOf(0x0a, at + 1)) scan.lines.push(first + at + 1);
   scan.chars = end;
 }
@@ -132,7 +133,11 @@ function scanWide(scan: Scan, chunk: Uint8Array, unit: Unit): void {
 }
 
 /** The document's map; `onProgress` gets the fraction of bytes read. */
-export async function buildDocumentIndex(blob: Blob, request: IndexRequest = {}, onProgress?: (fraction: number) => void): Promise<DocumentIndex> {
+export async function buildDocumentIndex(
+  blob: Blob,
+  request: IndexRequest = {},
+  onProgress?: (fraction: number) => void,
+): Promise<DocumentIndex> {
   const { unit, bomBytes } = await unitOf(blob, request.encoding);
   const scan: Scan = {
     chars: 0,

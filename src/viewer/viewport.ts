@@ -54,7 +54,7 @@ export class TextWindow {
       return;
     }
     const map: number[] = [];
-    for (let u = 0; u < text.length; ) {
+    for (let u = 0; u < text.length;) {
       map.push(u);
       const c = text.charCodeAt(u);
       u += c >= 0xd800 && c <= 0xdbff && u + 1 < text.length ? 2 : 1;

@@ -45,7 +45,10 @@ describe("local models in the app", () => {
     }
     expect(options.some((o) => /download/.test(o) && /GPU/.test(o))).toBe(true);
     await models.selectOption({ label: options.find((o) => o.startsWith("Qwen3 4B") && /q4f16/.test(o))! });
-    await dialog.getByText(/shader-f16/).first().waitFor();
+    await dialog
+      .getByText(/shader-f16/)
+      .first()
+      .waitFor();
     // The memory estimate follows the choice being edited (the q4f32 twin of Qwen3 4B: over 4 GB).
     await dialog.getByText(/Needs about [4-9]\.\d GB of GPU memory/).waitFor();
     const windows = await dialog.getByLabel("Context window").locator("option").allTextContents();

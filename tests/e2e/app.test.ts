@@ -108,7 +108,9 @@ describe("the web app", () => {
 
   it("sub-calls also work through the SharedArrayBuffer channel (browsers without JSPI)", async () => {
     route("Ask the helper", (req) =>
-      req.turn === 0 ? code("parts = llm_query_batched(['<<launch code is ABC-1>> a', '<<nothing>> b'])\nprint(parts)") : code("FINAL(parts[0])"),
+      req.turn === 0
+        ? code("parts = llm_query_batched(['<<launch code is ABC-1>> a', '<<nothing>> b'])\nprint(parts)")
+        : code("FINAL(parts[0])"),
     );
     const { context, page, errors } = await newPage(browser);
     await page.goto(openaiUrl(app.url, server.baseUrl, { replSync: "sab" }));
@@ -213,14 +215,16 @@ describe("the web app", () => {
   });
 
   it("reads PDF, DOCX and ZIP files into context", async () => {
-    route("Describe the files", () =>
-      code("FINAL(' | '.join(f'{k}:{len(v)}:{v.split()[-1]}' for k, v in sorted(context.items())))"),
-    );
+    route("Describe the files", () => code("FINAL(' | '.join(f'{k}:{len(v)}:{v.split()[-1]}' for k, v in sorted(context.items())))"));
     const { context, page } = await newPage(browser);
     await open(page);
     const pdf = buildPdf([["First page says apple"], ["Second page says banana"]]);
     const docx = buildDocx(["Word paragraph one", "Word paragraph cherry"]);
-    const zip = zipOf({ "repo/src/main.py": "print('date')\n", "repo/README.md": "# elder\n", "repo/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]) });
+    const zip = zipOf({
+      "repo/src/main.py": "print('date')\n",
+      "repo/README.md": "# elder\n",
+      "repo/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
+    });
     await page.getByLabel("Document").setInputFiles([
       { name: "paper.pdf", mimeType: "application/pdf", buffer: Buffer.from(pdf) },
       { name: "memo.docx", mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", buffer: Buffer.from(docx) },

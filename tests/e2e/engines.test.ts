@@ -80,10 +80,18 @@ async function openApp(page: EnginePage, url: string) {
 
 async function ask(page: EnginePage, question: string) {
   await page.fill(at.question, question);
-  await waitForFunction(page, () => !!Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Ask" && !b.disabled), undefined, {
-    what: "the Ask button to be enabled",
-  });
-  const count = await page.evaluate((q) => Array.from(document.querySelectorAll(".exchange h3")).filter((h) => h.textContent?.trim() === q).length, question);
+  await waitForFunction(
+    page,
+    () => !!Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Ask" && !b.disabled),
+    undefined,
+    {
+      what: "the Ask button to be enabled",
+    },
+  );
+  const count = await page.evaluate(
+    (q) => Array.from(document.querySelectorAll(".exchange h3")).filter((h) => h.textContent?.trim() === q).length,
+    question,
+  );
   await page.click(at.ask);
   await waitForFunction(
     page,
@@ -99,7 +107,9 @@ function dropNeedleFile(page: EnginePage) {
     const line = "Nothing to see in this line of the report, just filler text.\n";
     const filler = line.repeat(Math.ceil(1_400_000 / line.length));
     const cut = Math.floor(filler.length * 0.7);
-    const file = new File([`${filler.slice(0, cut)}\nThe launch code is ZEBRA-4471.\n${filler.slice(cut)}`], "report.txt", { type: "text/plain" });
+    const file = new File([`${filler.slice(0, cut)}\nThe launch code is ZEBRA-4471.\n${filler.slice(cut)}`], "report.txt", {
+      type: "text/plain",
+    });
     const dt = new DataTransfer();
     dt.items.add(file);
     for (const type of ["dragenter", "dragover", "drop"]) {
@@ -116,7 +126,9 @@ route("What is the launch code?", (req) => {
   }
   return code("FINAL(reply)");
 });
-route("Describe the files", () => code("FINAL(' | '.join(f'{k}:{v.split()[-1]}' for k, v in sorted(context.items()) if k != 'report.txt'))"));
+route("Describe the files", () =>
+  code("FINAL(' | '.join(f'{k}:{v.split()[-1]}' for k, v in sorted(context.items()) if k != 'report.txt'))"),
+);
 route("Remember a number", () => code("kept_value = 41\nFINAL('remembered')"));
 route("What did you keep?", () => code("FINAL(kept_value + 1)"));
 route("Loop forever please", (req) => (req.turn === 0 ? code("while True:\n    pass") : "FINAL(no)"));
@@ -160,7 +172,11 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
     await waitFor(page, at.doc("report.txt"), 60_000);
     await ask(page, "What is the launch code?");
     expect(await waitForText(page, at.answer, "The launch code is ZEBRA-4471.", 120_000)).toContain("ZEBRA-4471");
-    const chip = await page.evaluate(() => Array.from(document.querySelectorAll(".chip")).find((c) => c.textContent?.includes("Python ready"))?.getAttribute("title"));
+    const chip = await page.evaluate(() =>
+      Array.from(document.querySelectorAll(".chip"))
+        .find((c) => c.textContent?.includes("Python ready"))
+        ?.getAttribute("title"),
+    );
     expect(chip).toMatch(/^sub-calls via (jspi|sab|service-worker)$/);
     await page.screenshot(`${SHOTS}engine-${engine}-answer.png`);
   });
@@ -168,7 +184,11 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
   test("reads PDF, DOCX and ZIP files into context", async () => {
     await page.setInputFiles(at.files, [
       { name: "paper.pdf", mimeType: "application/pdf", buffer: buildPdf([["First page says apple"], ["Second page says banana"]]) },
-      { name: "memo.docx", mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", buffer: buildDocx(["Word paragraph cherry"]) },
+      {
+        name: "memo.docx",
+        mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        buffer: buildDocx(["Word paragraph cherry"]),
+      },
       { name: "repo.zip", mimeType: "application/zip", buffer: zipOf({ "repo/README.md": "# elder\n" }) },
     ]);
     // Inside its archive folder the list names it README.md; its Remove button names the path.
@@ -195,7 +215,11 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
       const w = window as unknown as { __stop: { clicked?: number; shown?: number } };
       w.__stop = {};
       new MutationObserver(() => {
-        if (w.__stop.clicked && !w.__stop.shown && Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))) {
+        if (
+          w.__stop.clicked &&
+          !w.__stop.shown &&
+          Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))
+        ) {
           w.__stop.shown = performance.now();
         }
       }).observe(document, { subtree: true, childList: true, characterData: true });
@@ -222,13 +246,16 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
   test("a reload restores the session, and a question asked at once waits for the document", async () => {
     await page.setInputFiles(at.files, [{ name: "race.txt", mimeType: "text/plain", buffer: new TextEncoder().encode("drawkcab") }]);
     await waitFor(page, at.doc("race.txt"), 60_000);
-    const exchanges = () => page.evaluate(() => Array.from(document.querySelectorAll(".exchange h2, .exchange h3")).map((h) => h.textContent?.trim()));
+    const exchanges = () =>
+      page.evaluate(() => Array.from(document.querySelectorAll(".exchange h2, .exchange h3")).map((h) => h.textContent?.trim()));
     const before = await exchanges();
     await page.reload();
     // Asked before Python is ready: the answer must come from the restored document, never
     // from an empty `context`.
     await waitFor(page, at.doc("race.txt"), 60_000);
-    await waitForFunction(page, () => document.querySelectorAll(".exchange").length > 0 || null, undefined, { what: "the restored questions" });
+    await waitForFunction(page, () => document.querySelectorAll(".exchange").length > 0 || null, undefined, {
+      what: "the restored questions",
+    });
     expect(await exchanges()).toEqual(before);
     await page.screenshot(`${SHOTS}engine-${engine}-restored.png`);
     await ask(page, "Reverse the document");
@@ -258,7 +285,9 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
       await offline.reload();
       await waitFor(offline, at.ready, BOOT_MS);
       expect(await offline.evaluate(() => crossOriginIsolated)).toBe(true);
-      await offline.setInputFiles(at.files, [{ name: "offline.txt", mimeType: "text/plain", buffer: new TextEncoder().encode("written offline") }]);
+      await offline.setInputFiles(at.files, [
+        { name: "offline.txt", mimeType: "text/plain", buffer: new TextEncoder().encode("written offline") },
+      ]);
       await waitFor(offline, at.doc("offline.txt"), 60_000);
       if (emulated) await offline.setOffline(false);
       // A model server on this machine still answers.

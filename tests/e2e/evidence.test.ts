@@ -44,12 +44,17 @@ async function dropReport(page: Page): Promise<void> {
   await page.evaluate((needleLine) => {
     const lines: string[] = [];
     for (let i = 1; i <= 100_000; i++) {
-      lines.push(i === needleLine ? "Memo 7: the launch code is ZEBRA-4471, do not share it." : `Line ${i} of the quarterly report: nothing to see, just filler text.`);
+      lines.push(
+        i === needleLine
+          ? "Memo 7: the launch code is ZEBRA-4471, do not share it."
+          : `Line ${i} of the quarterly report: nothing to see, just filler text.`,
+      );
     }
     const file = new File([lines.join("\n")], "report.txt", { type: "text/plain" });
     const dt = new DataTransfer();
     dt.items.add(file);
-    for (const type of ["dragenter", "dragover", "drop"]) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    for (const type of ["dragenter", "dragover", "drop"])
+      window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, NEEDLE_LINE);
   await page.locator(".docs .name", { hasText: "report.txt" }).waitFor({ timeout: 60_000 });
 }
@@ -95,14 +100,20 @@ describe("answers you can check", () => {
     await dialog.getByRole("searchbox", { name: "Find in document" }).fill("memo 7");
     await dialog.getByRole("status").filter({ hasText: "1 of 1" }).waitFor({ timeout: 30_000 });
     await dialog.getByRole("searchbox", { name: "Find in document" }).fill("quarterly report");
-    await dialog.getByRole("status").filter({ hasText: /of 10,000\+/ }).waitFor({ timeout: 30_000 });
+    await dialog
+      .getByRole("status")
+      .filter({ hasText: /of 10,000\+/ })
+      .waitFor({ timeout: 30_000 });
     await dialog.getByRole("button", { name: "Next match" }).click();
     expect(await dialog.locator("mark.current").count()).toBe(1);
 
     // The exported answer quotes its sources.
     await page.keyboard.press("Escape");
     await dialog.waitFor({ state: "hidden" });
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export answer (.md)" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export answer (.md)" }).click(),
+    ]);
     const md = readFileSync((await download.path())!, "utf8");
     expect(md).toContain(`report.txt · line ${NEEDLE_LINE.toLocaleString("en-US")}`);
     expect(md).toMatch(/^\s*> Memo 7: the \*\*launch code is ZEBRA-4471\*\*, do not share it\.$/m);
@@ -130,14 +141,19 @@ describe("answers you can check", () => {
     await askAndWait(page);
 
     // Tab from the answer to the first source chip.
-    await page.getByRole("region", { name: "Answer", exact: true }).last().evaluate((el) => {
-      el.setAttribute("tabindex", "-1");
-      (el as HTMLElement).focus();
-    });
+    await page
+      .getByRole("region", { name: "Answer", exact: true })
+      .last()
+      .evaluate((el) => {
+        el.setAttribute("tabindex", "-1");
+        (el as HTMLElement).focus();
+      });
     const chipFocused = () =>
       page.evaluate(() => {
         const el = document.activeElement;
-        return el?.tagName === "BUTTON" && !!el.closest("[aria-label='Sources']") && (el.textContent ?? "").includes("report.txt · line 48,213");
+        return (
+          el?.tagName === "BUTTON" && !!el.closest("[aria-label='Sources']") && (el.textContent ?? "").includes("report.txt · line 48,213")
+        );
       });
     for (let i = 0; i < 10 && !(await chipFocused()); i++) await page.keyboard.press("Tab");
     expect(await chipFocused()).toBe(true);
@@ -168,7 +184,11 @@ describe("answers you can check", () => {
   it("opens any document from the document list; a PDF shows its pages", async () => {
     const { context, page, errors } = await newPage(stack.browser);
     await open(page);
-    const pdf = buildPdf([["Cover of the annual report"], ["Budget overview: the total is 4,200 crowns."], ["Appendix: the deadline is 12 May."]]);
+    const pdf = buildPdf([
+      ["Cover of the annual report"],
+      ["Budget overview: the total is 4,200 crowns."],
+      ["Appendix: the deadline is 12 May."],
+    ]);
     await page.getByLabel("Document").setInputFiles({ name: "annual.pdf", mimeType: "application/pdf", buffer: Buffer.from(pdf) });
     await page.locator(".docs .name", { hasText: "annual.pdf" }).waitFor({ timeout: 60_000 });
     await page.getByRole("button", { name: "Read annual.pdf" }).click();

@@ -31,8 +31,18 @@ describe("every file read ends", () => {
   const cases: Array<{ name: string; bytes: Uint8Array; mimeType: string; problem: RegExp }> = [
     { name: "empty.txt", bytes: new Uint8Array(0), mimeType: "text/plain", problem: /empty/i },
     { name: "nested.zip", bytes: zipOf({ "inner.zip": zipOf({ "a.txt": "a" }) }), mimeType: "application/zip", problem: /nested|archive/i },
-    { name: "corrupt.docx", bytes: buildDocx(["x"]).slice(0, 200), mimeType: "application/octet-stream", problem: /Word|docx|damaged|read/i },
-    { name: "xxe.docx", bytes: hostileDocx("xxe"), mimeType: "application/octet-stream", problem: /declares its own XML entities.*Nothing in it was opened or loaded/ },
+    {
+      name: "corrupt.docx",
+      bytes: buildDocx(["x"]).slice(0, 200),
+      mimeType: "application/octet-stream",
+      problem: /Word|docx|damaged|read/i,
+    },
+    {
+      name: "xxe.docx",
+      bytes: hostileDocx("xxe"),
+      mimeType: "application/octet-stream",
+      problem: /declares its own XML entities.*Nothing in it was opened or loaded/,
+    },
     { name: "laughs.docx", bytes: hostileDocx("laughs"), mimeType: "application/octet-stream", problem: /declares its own XML entities/ },
   ];
 
@@ -60,7 +70,10 @@ describe("names are shown as they are", () => {
     const zw = "in\u200Bvoice.txt";
     scripts.set("[names]", [
       repl('print("\\n".join(sorted(context)))', "Listing."),
-      repl('FINAL("Files checked.\\n\\n![chart](http://127.0.0.1:9/chart.png?d=x)\\n\\n<img src=\\"http://127.0.0.1:9/i.png\\">")', "Done."),
+      repl(
+        'FINAL("Files checked.\\n\\n![chart](http://127.0.0.1:9/chart.png?d=x)\\n\\n<img src=\\"http://127.0.0.1:9/i.png\\">")',
+        "Done.",
+      ),
     ]);
     const { context, page, errors } = await newPage(stack.browser);
     await open(page);
@@ -87,7 +100,10 @@ describe("names are shown as they are", () => {
     await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
     await page.getByRole("region", { name: "Trajectory" }).getByText("⟨U+202E⟩gnp.exe.txt", { exact: false }).waitFor();
 
-    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Export answer (.md)" }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export answer (.md)" }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^[\p{L}\p{N}-]+\.md$/u);
     const md = readFileSync((await download.path())!, "utf8");
     expect(md).toContain("⟨U+202E⟩gnp.exe.txt");

@@ -61,7 +61,10 @@ describe("a first visit", () => {
 
     // An endpoint cannot be saved without a model.
     await dialog.getByRole("button", { name: "Save" }).click();
-    await dialog.getByRole("alert").getByText(/Choose a model for this endpoint/).waitFor();
+    await dialog
+      .getByRole("alert")
+      .getByText(/Choose a model for this endpoint/)
+      .waitFor();
     expect(await dialog.isVisible()).toBe(true);
 
     // Test connection lists the server's models (with the window it reports); pick one.
@@ -69,7 +72,10 @@ describe("a first visit", () => {
     await dialog.getByRole("button", { name: "Test connection" }).click();
     await dialog.getByText(/Connected: 2 models on this server/).waitFor();
     const models = dialog.getByRole("group", { name: "Models on this server" });
-    expect(await models.getByRole("button").allTextContents()).toEqual(["root-model · 8,192-token window", "sub-model · 8,192-token window"]);
+    expect(await models.getByRole("button").allTextContents()).toEqual([
+      "root-model · 8,192-token window",
+      "sub-model · 8,192-token window",
+    ]);
     await dialog.screenshot({ path: `${SHOTS}settings-test-connection.png` });
     await models.getByRole("button", { name: /^root-model/ }).click();
     expect(await dialog.getByRole("textbox", { name: "Model", exact: true }).inputValue()).toBe("root-model");
@@ -82,7 +88,11 @@ describe("a first visit", () => {
 
     // Step 3: a suggested question, one click, answered.
     await suggestions.first().click();
-    await page.getByRole("region", { name: "Answer", exact: true }).last().getByText("The ledger runs from 1871 to 1931.").waitFor({ timeout: 60_000 });
+    await page
+      .getByRole("region", { name: "Answer", exact: true })
+      .last()
+      .getByText("The ledger runs from 1871 to 1931.")
+      .waitFor({ timeout: 60_000 });
     // Once a question is answered the steps have done their job.
     await steps.waitFor({ state: "detached" });
     await shots(page, "start-answered");

@@ -13,14 +13,24 @@ export const BASE_ARGS = [
   "--disable-sync",
   "--no-first-run",
 ];
-export const WEBGPU_ARGS = ["--enable-unsafe-webgpu", "--enable-features=Vulkan", "--use-vulkan=swiftshader", "--use-webgpu-adapter=swiftshader"];
+export const WEBGPU_ARGS = [
+  "--enable-unsafe-webgpu",
+  "--enable-features=Vulkan",
+  "--use-vulkan=swiftshader",
+  "--use-webgpu-adapter=swiftshader",
+];
 
 export async function startApp(port = 0): Promise<{ url: string; close: () => Promise<void> }> {
   const root = new URL("../../", import.meta.url).pathname;
   // APP_DIST: serve another build (a benchmark may be using dist/ meanwhile).
   const outDir = process.env.APP_DIST ?? "dist";
   if (!existsSync(`${root}${outDir}/index.html`)) throw new Error("Build the app first: npm run build");
-  const server: PreviewServer = await preview({ root, logLevel: "error", build: { outDir }, preview: { port, host: "127.0.0.1", strictPort: false } });
+  const server: PreviewServer = await preview({
+    root,
+    logLevel: "error",
+    build: { outDir },
+    preview: { port, host: "127.0.0.1", strictPort: false },
+  });
   const address = server.httpServer.address();
   const actualPort = typeof address === "object" && address ? address.port : port;
   return {
@@ -84,7 +94,9 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(serverOptions: import("../fixtures/scripted-server.ts").ScriptedServerOptions = { contextWindow: 8192 }): Promise<Stack> {
+export async function startStack(
+  serverOptions: import("../fixtures/scripted-server.ts").ScriptedServerOptions = { contextWindow: 8192 },
+): Promise<Stack> {
   const { startScriptedServer } = await import("../fixtures/scripted-server.ts");
   const server = await startScriptedServer(serverOptions);
   const app = await startApp();
@@ -102,7 +114,9 @@ export async function startStack(serverOptions: import("../fixtures/scripted-ser
 }
 
 /** What the scripted model answers to one question: a root turn's text, or a reply with a delay or a hang. */
-export type QuestionRoute = (req: import("../fixtures/scripted-server.ts").ScriptedRequest) => string | import("../fixtures/scripted-server.ts").ScriptedReply;
+export type QuestionRoute = (
+  req: import("../fixtures/scripted-server.ts").ScriptedRequest,
+) => string | import("../fixtures/scripted-server.ts").ScriptedReply;
 
 /**
  * The usual stack, with a model that answers each question by its route: the route whose key

@@ -25,10 +25,14 @@ afterAll(async () => {
 const ISOLATION = { "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp" };
 
 async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.waitForFunction(async () => {
-    const reg = await navigator.serviceWorker.getRegistration();
-    return !!reg?.active && !!navigator.serviceWorker.controller;
-  }, undefined, { timeout: 90_000 });
+  await page.waitForFunction(
+    async () => {
+      const reg = await navigator.serviceWorker.getRegistration();
+      return !!reg?.active && !!navigator.serviceWorker.controller;
+    },
+    undefined,
+    { timeout: 90_000 },
+  );
 }
 
 async function pythonReady(page: Page) {
@@ -57,7 +61,9 @@ describe("offline", () => {
       await page.reload();
       await pythonReady(page);
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
-      await page.getByLabel("Document").setInputFiles({ name: "offline.txt", mimeType: "text/plain", buffer: Buffer.from("written offline") });
+      await page
+        .getByLabel("Document")
+        .setInputFiles({ name: "offline.txt", mimeType: "text/plain", buffer: Buffer.from("written offline") });
       await page.locator(".docs .name", { hasText: "offline.txt" }).waitFor();
       await context.setOffline(false);
 
@@ -101,7 +107,8 @@ describe("offline", () => {
     const site = await serveStatic(root, ISOLATION);
     const { context, page } = await newPage(browser);
     try {
-      model.scripts.root = (req) => (req.firstUser.includes("slow question") ? { text: code("FINAL('slow done')"), delayMs: 4000 } : code("FINAL('ok')"));
+      model.scripts.root = (req) =>
+        req.firstUser.includes("slow question") ? { text: code("FINAL('slow done')"), delayMs: 4000 } : code("FINAL('ok')");
       await page.goto(openaiUrl(site.url, model.baseUrl));
       await pythonReady(page);
       await waitForServiceWorker(page);

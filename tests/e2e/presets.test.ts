@@ -27,11 +27,16 @@ describe("effort presets", () => {
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
     const efforts = page.getByRole("radiogroup", { name: "Effort", exact: true });
     expect(await efforts.getByRole("radio", { name: /Thorough/ }).isChecked()).toBe(true);
-    await page.getByLabel("Document").setInputFiles({ name: "long.txt", mimeType: "text/plain", buffer: Buffer.from("A line of a long report.\n".repeat(20_000)) });
+    await page
+      .getByLabel("Document")
+      .setInputFiles({ name: "long.txt", mimeType: "text/plain", buffer: Buffer.from("A line of a long report.\n".repeat(20_000)) });
     await page.locator(".docs .name", { hasText: "long.txt" }).waitFor({ timeout: 60_000 });
     // Each preset carries an estimate for this document and model, labelled as one.
     for (const name of ["Quick", "Thorough", "Exhaustive"]) {
-      await efforts.locator("label", { hasText: name }).getByText(/≈ \d+ (s|min) · ≈ [\d.]+[KM]? tokens · \d+ sub-calls/).waitFor();
+      await efforts
+        .locator("label", { hasText: name })
+        .getByText(/≈ \d+ (s|min) · ≈ [\d.]+[KM]? tokens · \d+ sub-calls/)
+        .waitFor();
     }
     await efforts.getByText("Estimates for the loaded documents.").waitFor();
     await page.locator(".ask").screenshot({ path: `${SHOTS}effort-presets-1280.png` });

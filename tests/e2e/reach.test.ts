@@ -40,11 +40,19 @@ async function upload(page: Page, name: string, content: string | Uint8Array, mi
 async function axeProblems(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe;
     const r = await axe.run(document, { resultTypes: ["violations"] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
   });
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.nodes.join(" | ")}`);
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.join(" | ")}`);
 }
 
 const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -54,7 +62,9 @@ const LONG_CODE = `x = '${"A".repeat(400)}'\nprint(len(x))`;
 
 describe("phone, keyboard, screen reader and scale", () => {
   it("no sideways scroll and no serious axe violation in the main states, at 1280, 390 and 360 px", async () => {
-    routes.set("Show long code", (req) => (req.turn === 0 ? code(LONG_CODE) : req.turn === 1 ? { text: code("print(1)"), delayMs: 60_000 } : "FINAL('x')"));
+    routes.set("Show long code", (req) =>
+      req.turn === 0 ? code(LONG_CODE) : req.turn === 1 ? { text: code("print(1)"), delayMs: 60_000 } : "FINAL('x')",
+    );
     routes.set("Answer with long code", (req) => (req.turn === 0 ? code(LONG_CODE) : code("FINAL(context[:20])")));
     const { context, page, errors } = await newPage(browser, { viewport: { width: 390, height: 800 } });
     await open(page);
@@ -75,7 +85,10 @@ describe("phone, keyboard, screen reader and scale", () => {
     await check("documents");
     await page.getByRole("textbox", { name: "Question" }).fill("Show long code");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
-    await page.getByTestId("run-progress").getByText(/turn 2/).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId("run-progress")
+      .getByText(/turn 2/)
+      .waitFor({ timeout: 30_000 });
     await check("running");
     await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
@@ -83,13 +96,20 @@ describe("phone, keyboard, screen reader and scale", () => {
     await page.getByRole("button", { name: "Ask", exact: true }).click();
     await page.locator(".exchange .chip", { hasText: "Answered" }).waitFor({ timeout: 30_000 });
     // Opened with the run, and still open now that the answer is in.
-    await page.locator(".exchange").last().getByRole("button", { name: /Hide steps/ }).waitFor();
+    await page
+      .locator(".exchange")
+      .last()
+      .getByRole("button", { name: /Hide steps/ })
+      .waitFor();
     await check("answered-steps-open");
     await page.getByRole("button", { name: "Settings", exact: true }).click();
     await page.getByRole("dialog", { name: "Settings" }).waitFor();
     await check("settings");
     await page.keyboard.press("Escape");
-    await page.getByRole("button", { name: /^Read / }).first().click();
+    await page
+      .getByRole("button", { name: /^Read / })
+      .first()
+      .click();
     await page.locator("dialog.viewer[open]").waitFor();
     await check("viewer");
     await page.keyboard.press("Escape");
@@ -114,7 +134,13 @@ describe("phone, keyboard, screen reader and scale", () => {
         await page.keyboard.press("Tab");
         const el = await page.evaluate(() => {
           const a = document.activeElement as HTMLElement | null;
-          return { tag: a?.tagName ?? "", text: a?.textContent?.trim() ?? "", label: a?.getAttribute("aria-label") ?? "", cls: a?.className ?? "", width: a?.getBoundingClientRect().width ?? 0 };
+          return {
+            tag: a?.tagName ?? "",
+            text: a?.textContent?.trim() ?? "",
+            label: a?.getAttribute("aria-label") ?? "",
+            cls: a?.className ?? "",
+            width: a?.getBoundingClientRect().width ?? 0,
+          };
         });
         // Nothing invisible takes the focus (the hidden file inputs once did).
         expect(el.width, `${el.tag} "${el.label || el.text}" has focus but no size`).toBeGreaterThan(2);
@@ -130,7 +156,10 @@ describe("phone, keyboard, screen reader and scale", () => {
     await tabTo((el) => el.tag === "TEXTAREA", "the question box");
     await page.keyboard.type("Where is the code");
     await page.keyboard.press("Enter");
-    await page.getByTestId("run-progress").getByText(/turn 2/).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId("run-progress")
+      .getByText(/turn 2/)
+      .waitFor({ timeout: 30_000 });
     await page.keyboard.press("Escape");
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
     // Focus was in the question box, so it stays there; Tab reaches Continue.
@@ -156,7 +185,9 @@ describe("phone, keyboard, screen reader and scale", () => {
     await upload(page, "repo.zip", zipOf(files), "application/zip");
     await expect.poll(() => page.locator(".docs .name").count(), { timeout: 60_000 }).toBe(113);
     expect(await page.getByText(/and \d+ more/).count()).toBe(0);
-    expect(await page.locator(".docs .folder").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("repo/docs/"), expect.stringContaining("repo/src/")]));
+    expect(await page.locator(".docs .folder").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining("repo/docs/"), expect.stringContaining("repo/src/")]),
+    );
     await page.getByRole("button", { name: "Remove all…" }).click();
     await page.getByRole("button", { name: "Remove all", exact: true }).click();
     await expect.poll(() => page.locator(".docs .name").count(), { timeout: 30_000 }).toBe(0);

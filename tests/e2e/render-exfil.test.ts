@@ -69,7 +69,9 @@ describe("what the page renders from the model and from Python loads nothing by 
     const { page, errors } = opened;
     try {
       await proveCanaryReachable(page, canary);
-      await page.getByLabel("Document").setInputFiles({ name: "memo.txt", mimeType: "text/plain", buffer: Buffer.from(secretDocument(secret)) });
+      await page
+        .getByLabel("Document")
+        .setInputFiles({ name: "memo.txt", mimeType: "text/plain", buffer: Buffer.from(secretDocument(secret)) });
       await page.getByRole("button", { name: "Remove memo.txt" }).waitFor({ timeout: 60_000 });
       await ask(page, `${tag} Show me a chart.`, "render-done", 60_000);
       // Open the steps too, so the model's prose is on screen.

@@ -25,7 +25,10 @@ const MB = 1_000_000;
  * table, ordinary markdown) that would be hundreds of thousands of elements formatted whole.
  */
 const CASES: Array<{ name: string; python: string }> = [
-  { name: "prototype-named fence languages", python: `"".join(f"\`\`\`{n}\\ncode in {n}\\n\`\`\`\\n" for n in ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "isPrototypeOf", "__defineGetter__", "prototype"])` },
+  {
+    name: "prototype-named fence languages",
+    python: `"".join(f"\`\`\`{n}\\ncode in {n}\\n\`\`\`\\n" for n in ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "isPrototypeOf", "__defineGetter__", "prototype"])`,
+  },
   { name: "5,000 nested quotes", python: `"> " * 5000 + "deep inside"` },
   { name: "1,000 nested list levels", python: `"\\n".join("  " * i + "- level " + str(i) for i in range(1000))` },
   { name: "quadratic emphasis _a", python: `"_a" * ${MB / 2}` },
@@ -35,10 +38,19 @@ const CASES: Array<{ name: string; python: string }> = [
   { name: "open brackets", python: `"[" * ${MB}` },
   { name: "image brackets", python: `"![" * ${MB / 2}` },
   { name: "unclosed HTML in MathML", python: `"<math><mtext><table><mglyph><style><!--" * ${MB / 40}` },
-  { name: "unclosed HTML in SVG", python: `"<svg><foreignObject><style><!--</style><img src=x onerror=alert(1)>" * ${Math.floor(MB / 70)}` },
+  {
+    name: "unclosed HTML in SVG",
+    python: `"<svg><foreignObject><style><!--</style><img src=x onerror=alert(1)>" * ${Math.floor(MB / 70)}`,
+  },
   { name: "a 1 MB table", python: `"| a | b |\\n|:--|--:|\\n" + "| x *y* | [z](https://example.org) |\\n" * ${MB / 40}` },
-  { name: "a 1 MB ordinary answer", python: `("## Part\\n\\nSome *text* with \`code\`, **bold** and [a link](https://example.org).\\n\\n- one\\n- two\\n\\n\`\`\`python\\nprint('hi')\\n\`\`\`\\n\\n" * ${Math.floor(MB / 120)})` },
-  { name: "random markdown characters", python: `__import__("random").seed(7) or "".join(__import__("random").choice("*_[]()!\`<>#-|\\\\ \\na&;:/") for _ in range(${MB}))` },
+  {
+    name: "a 1 MB ordinary answer",
+    python: `("## Part\\n\\nSome *text* with \`code\`, **bold** and [a link](https://example.org).\\n\\n- one\\n- two\\n\\n\`\`\`python\\nprint('hi')\\n\`\`\`\\n\\n" * ${Math.floor(MB / 120)})`,
+  },
+  {
+    name: "random markdown characters",
+    python: `__import__("random").seed(7) or "".join(__import__("random").choice("*_[]()!\`<>#-|\\\\ \\na&;:/") for _ in range(${MB}))`,
+  },
 ];
 
 /** Turn text (the model's prose, shown in the steps) with the same kinds of trouble. */
@@ -167,11 +179,19 @@ describe("rendering is total and bounded", () => {
         await page.waitForTimeout(300);
         const readStart = await now(page);
         for (let k = 0; k <= 10 && slots > 1; k++) {
-          await answer.locator(".markdown > .md-slot").nth(Math.floor((k / 10) * (slots - 1))).evaluate((el) => el.scrollIntoView({ block: "start" }));
+          await answer
+            .locator(".markdown > .md-slot")
+            .nth(Math.floor((k / 10) * (slots - 1)))
+            .evaluate((el) => el.scrollIntoView({ block: "start" }));
           await page.waitForTimeout(250);
         }
         // The end, where the reading stopped, gets formatted.
-        const lastResting = () => answer.locator(".markdown").evaluate((el) => el.querySelector(":scope > .md-slot:last-child > .md-chunk:last-child")?.classList.contains("resting") ?? false);
+        const lastResting = () =>
+          answer
+            .locator(".markdown")
+            .evaluate(
+              (el) => el.querySelector(":scope > .md-slot:last-child > .md-chunk:last-child")?.classList.contains("resting") ?? false,
+            );
         await expect.poll(lastResting, { message: `${c.name}: the end is formatted once scrolled to`, timeout: 20_000 }).toBe(false);
         await page.waitForTimeout(300);
         return longTasksSince(page, readStart);
@@ -185,7 +205,9 @@ describe("rendering is total and bounded", () => {
         formatted: el.querySelectorAll(".md-chunk:not(.resting)").length,
         elements: el.querySelectorAll("*").length,
       }));
-      const shown = await answer.locator(".markdown").evaluate((el: HTMLElement) => ({ state: el.dataset.render, text: el.textContent ?? "" }));
+      const shown = await answer
+        .locator(".markdown")
+        .evaluate((el: HTMLElement) => ({ state: el.dataset.render, text: el.textContent ?? "" }));
       expect(shown.text, `${c.name}: the end of the answer is on the page`).toContain(marker);
       report.push(
         `${c.name}: ${shown.state}, ${shown.text.length.toLocaleString("en-US")} characters, ${slots} slots (${windowed.formatted} chunks formatted, ${windowed.elements.toLocaleString("en-US")} elements at the end); ` +
@@ -209,7 +231,10 @@ describe("rendering is total and bounded", () => {
       // The fences open the prose: a long text is formatted near the screen, so bring its start
       // there. Text content, not innerText: parts off screen skip layout (content-visibility),
       // and innerText reports nothing for them.
-      await steps.locator(".markdown").first().evaluate((el) => el.scrollIntoView({ block: "start" }));
+      await steps
+        .locator(".markdown")
+        .first()
+        .evaluate((el) => el.scrollIntoView({ block: "start" }));
       await expect.poll(() => steps.locator(".code-lang").allTextContents()).toEqual(expect.arrayContaining(["constructor", "__proto__"]));
     }
     await page.locator("article.exchange").last().scrollIntoViewIfNeeded();
@@ -220,7 +245,10 @@ describe("rendering is total and bounded", () => {
     await page.reload();
     await page.locator("article.exchange").first().waitFor({ timeout: 60_000 });
     const reopened = await now(page);
-    await page.locator("article.exchange").nth(Math.max(...exchangeOf.values())).waitFor({ timeout: 60_000 });
+    await page
+      .locator("article.exchange")
+      .nth(Math.max(...exchangeOf.values()))
+      .waitFor({ timeout: 60_000 });
     await allRendered(page, 240_000);
     await page.waitForTimeout(500);
     const afterReload = await longTasksSince(page, reopened);
@@ -237,7 +265,11 @@ describe("rendering is total and bounded", () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator("article.exchange").last().scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SHOTS}huge-answer-390.png` });
-    console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}\n${report.join("\n")}`);
+    console.log(
+      `load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}\n${report.join("\n")}`,
+    );
     expect(failures, `main-thread tasks over ${RECURRING_TASK_SANITY_MS} ms, recurring, while rendering`).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();

@@ -49,14 +49,16 @@ describe("runaway and crashing code", () => {
     expect(Date.now() - started).toBeLessThan(500);
     await answer(page).getByText("survived; kept exists: False").waitFor({ timeout: 60_000 });
     await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }));
-    await page.getByRole("region", { name: "Trajectory" }).getByText(/WorkerRestarted: the cell ran past its 2 s time limit/).waitFor();
+    await page
+      .getByRole("region", { name: "Trajectory" })
+      .getByText(/WorkerRestarted: the cell ran past its 2 s time limit/)
+      .waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });
 
   it("a cell that runs out of memory is reported and the REPL keeps working", async () => {
-    server.scripts.root = (req) =>
-      req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))");
+    server.scripts.root = (req) => (req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))"));
     const { context, page, errors } = await newPage(browser);
     await open(page);
     await page.getByLabel("Document").setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
@@ -65,7 +67,11 @@ describe("runaway and crashing code", () => {
     await page.getByRole("button", { name: "Ask", exact: true }).click();
     await answer(page).getByText("before=5").waitFor({ timeout: 60_000 });
     await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }));
-    await page.getByRole("region", { name: "Trajectory" }).getByText(/MemoryError/).first().waitFor();
+    await page
+      .getByRole("region", { name: "Trajectory" })
+      .getByText(/MemoryError/)
+      .first()
+      .waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -80,12 +86,24 @@ describe("bad input", () => {
 
     await page.getByLabel("Document").setInputFiles([
       { name: "empty.txt", mimeType: "text/plain", buffer: Buffer.alloc(0) },
-      { name: "photo.bin", mimeType: "application/octet-stream", buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)) },
+      {
+        name: "photo.bin",
+        mimeType: "application/octet-stream",
+        buffer: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)),
+      },
       { name: "scan.pdf", mimeType: "application/pdf", buffer: Buffer.from(buildPdf([null, null])) },
       { name: "locked.pdf", mimeType: "application/pdf", buffer: Buffer.from(buildPdf([["secret"]], { encrypted: true })) },
       { name: "bomb.zip", mimeType: "application/zip", buffer: Buffer.from(zipBomb(1024 * 1024 * 1024)) },
-      { name: "nested.zip", mimeType: "application/zip", buffer: Buffer.from(zipOf({ "inner.zip": zipOf({ "a.txt": "a" }), "ok.txt": "fine" })) },
-      { name: "sheet.xlsx", mimeType: "application/octet-stream", buffer: Buffer.from(zipOf({ "[Content_Types].xml": "<Types/>", "xl/workbook.xml": "<workbook/>" })) },
+      {
+        name: "nested.zip",
+        mimeType: "application/zip",
+        buffer: Buffer.from(zipOf({ "inner.zip": zipOf({ "a.txt": "a" }), "ok.txt": "fine" })),
+      },
+      {
+        name: "sheet.xlsx",
+        mimeType: "application/octet-stream",
+        buffer: Buffer.from(zipOf({ "[Content_Types].xml": "<Types/>", "xl/workbook.xml": "<workbook/>" })),
+      },
     ]);
     await page.getByText(/were not added/).waitFor({ timeout: 60_000 });
     const problems = (await page.locator(".problems").textContent()) ?? "";
@@ -143,13 +161,18 @@ describe("durability", () => {
       });
       const tx = db.transaction("documents", "readwrite");
       const store = tx.objectStore("documents");
-      const keys: IDBValidKey[] = await new Promise((resolve) => (store.getAllKeys().onsuccess = (e) => resolve((e.target as IDBRequest<IDBValidKey[]>).result)));
+      const keys: IDBValidKey[] = await new Promise(
+        (resolve) => (store.getAllKeys().onsuccess = (e) => resolve((e.target as IDBRequest<IDBValidKey[]>).result)),
+      );
       for (const key of keys) if ((key as string[])[1] === "lost.txt") store.delete(key);
       await new Promise((resolve) => (tx.oncomplete = resolve));
       db.close();
     });
     await page.reload();
-    await page.getByRole("status").filter({ hasText: /“lost\.txt” was not saved before the page closed.*Add it again/ }).waitFor({ timeout: 60_000 });
+    await page
+      .getByRole("status")
+      .filter({ hasText: /“lost\.txt” was not saved before the page closed.*Add it again/ })
+      .waitFor({ timeout: 60_000 });
     await expect.poll(() => page.locator(".docs .name").allTextContents()).toEqual(["kept.txt"]);
     await page.locator(".meta", { hasText: /^1 doc ·/ }).waitFor(); // the session list counts it too
     await page.getByRole("textbox", { name: "Question" }).fill("What is loaded?");
@@ -174,7 +197,10 @@ describe("durability", () => {
     });
     await open(page);
     await page.getByLabel("Document").setInputFiles({ name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(2 * 1024 * 1024, 97) });
-    await page.getByRole("alert").filter({ hasText: /storage for this page is full/ }).waitFor({ timeout: 60_000 });
+    await page
+      .getByRole("alert")
+      .filter({ hasText: /storage for this page is full/ })
+      .waitFor({ timeout: 60_000 });
     // The document is still usable in this tab.
     await page.locator(".docs .name", { hasText: "big.txt" }).waitFor();
     await context.close();

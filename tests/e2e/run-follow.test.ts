@@ -99,7 +99,10 @@ describe("a run you can follow", () => {
     await open(page);
     await upload(page, "notes.txt", "some notes");
     await ask(page, "Keep a secret");
-    await page.getByTestId("run-progress").getByText(/turn 2\//).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId("run-progress")
+      .getByText(/turn 2\//)
+      .waitFor({ timeout: 30_000 });
     await page.keyboard.press("Escape");
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
     // Focus lands on Continue, not at the top of the page.
@@ -116,7 +119,11 @@ describe("a run you can follow", () => {
 
     await exchange.getByRole("button", { name: "Retry" }).click();
     await page.locator(".exchange").nth(1).locator("h3", { hasText: "Keep a secret" }).waitFor();
-    await page.locator(".exchange").nth(1).locator(".chip", { hasText: /Stopped|Working/ }).waitFor();
+    await page
+      .locator(".exchange")
+      .nth(1)
+      .locator(".chip", { hasText: /Stopped|Working/ })
+      .waitFor();
     await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator(".exchange").nth(1).locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
 
@@ -145,7 +152,12 @@ describe("a run you can follow", () => {
     await page.keyboard.press("Escape");
     fail = false;
     await exchange.getByRole("button", { name: "Retry" }).click();
-    await page.locator(".exchange").nth(1).getByRole("region", { name: "Answer", exact: true }).getByText("fixed").waitFor({ timeout: 30_000 });
+    await page
+      .locator(".exchange")
+      .nth(1)
+      .getByRole("region", { name: "Answer", exact: true })
+      .getByText("fixed")
+      .waitFor({ timeout: 30_000 });
     expect(errors.filter((e) => !e.includes("500"))).toEqual([]);
     await context.close();
   });

@@ -45,11 +45,14 @@ const RUN_PARAMS = { maxIterations: String(ATTACKS.length + 10), contextWindow: 
 
 /** Listens where a worker could try to reach the page directly. */
 async function listenForBroadcasts(page: Page): Promise<void> {
-  await page.evaluate((names) => {
-    const got: unknown[] = [];
-    (window as unknown as { __broadcasts: unknown[] }).__broadcasts = got;
-    for (const n of names) new BroadcastChannel(n).onmessage = (e) => got.push([n, e.data]);
-  }, [...PLANTED.broadcastChannels]);
+  await page.evaluate(
+    (names) => {
+      const got: unknown[] = [];
+      (window as unknown as { __broadcasts: unknown[] }).__broadcasts = got;
+      for (const n of names) new BroadcastChannel(n).onmessage = (e) => got.push([n, e.data]);
+    },
+    [...PLANTED.broadcastChannels],
+  );
 }
 
 interface Verdict {
@@ -89,7 +92,10 @@ async function runAttacksIn(opened: AppPage, attacks: Attack[], label: string): 
 
 /** Where Python runs: the sandboxed frame (Chromium's default) or a worker of the page (Firefox and WebKit's). */
 type Where = "frame" | "page";
-const WHERE_PARAMS: Record<Where, Record<string, string>> = { frame: { ...RUN_PARAMS, replFrame: "1" }, page: { ...RUN_PARAMS, replFrame: "0" } };
+const WHERE_PARAMS: Record<Where, Record<string, string>> = {
+  frame: { ...RUN_PARAMS, replFrame: "1" },
+  page: { ...RUN_PARAMS, replFrame: "0" },
+};
 
 /** The frame exists exactly when Python is meant to run in it. */
 async function expectRunsIn(page: Page, where: Where): Promise<void> {
@@ -270,7 +276,9 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
       // The first visit is not isolated; the app reloads itself once the service worker controls it.
       await opened.page.waitForFunction(() => crossOriginIsolated && !!navigator.serviceWorker.controller, null, { timeout: 30_000 });
       await expect.poll(() => opened.page.locator("header.top").innerText(), { timeout: 30_000 }).toContain("Python ready");
-      const chosen = ATTACKS.filter((a) => ["Function constructor via js.setTimeout.constructor", "dynamic import() of a URL via run_js", "js.fetch"].includes(a.name));
+      const chosen = ATTACKS.filter((a) =>
+        ["Function constructor via js.setTimeout.constructor", "dynamic import() of a URL via run_js", "js.fetch"].includes(a.name),
+      );
       expect(chosen).toHaveLength(3);
       const { verdicts } = await runAttacksIn(opened, chosen, "service worker adds the CSP");
       expectAllBlocked(verdicts);
@@ -286,70 +294,77 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
 });
 
 describe("the main thread drops what Python forges on the worker's message channel", () => {
-  it.each(["page", "frame"] as const)("forged Comlink replies to a pending request (worker of the %s): no crash, nothing rendered, the REPL recovers", async (where) => {
-    const mark = `INJECTED-${randomBytes(6).toString("hex")}`;
-    const tag = `[forgeries-${where}]`;
-    scripts.set(tag, [
-      ...FORGERY_KINDS.flatMap((kind) => [repl(installForgery(kind, mark, canary.url), `Forge: ${kind}.`), repl(victimCell(kind), "Next.")]),
-      repl('FINAL("forgery-done")', "Finished."),
-    ]);
-    const opened = await openApp(browser, app.url, model, WHERE_PARAMS[where], { serviceWorkers: "block" });
-    const { page, errors } = opened;
-    try {
-      await uploadText(page, "memo.txt", secretDocument(`SECRET-${randomBytes(8).toString("hex")}`));
-      await ask(page, `${tag} Anything in there?`, "forgery-done", 120_000);
-      expect(await lastStatus(page)).toBe("Answered");
+  it.each(["page", "frame"] as const)(
+    "forged Comlink replies to a pending request (worker of the %s): no crash, nothing rendered, the REPL recovers",
+    async (where) => {
+      const mark = `INJECTED-${randomBytes(6).toString("hex")}`;
+      const tag = `[forgeries-${where}]`;
+      scripts.set(tag, [
+        ...FORGERY_KINDS.flatMap((kind) => [
+          repl(installForgery(kind, mark, canary.url), `Forge: ${kind}.`),
+          repl(victimCell(kind), "Next."),
+        ]),
+        repl('FINAL("forgery-done")', "Finished."),
+      ]);
+      const opened = await openApp(browser, app.url, model, WHERE_PARAMS[where], { serviceWorkers: "block" });
+      const { page, errors } = opened;
+      try {
+        await uploadText(page, "memo.txt", secretDocument(`SECRET-${randomBytes(8).toString("hex")}`));
+        await ask(page, `${tag} Anything in there?`, "forgery-done", 120_000);
+        expect(await lastStatus(page)).toBe("Answered");
 
-      const outputs = turnOutputs(model, tag);
-      expect(outputs).toHaveLength(FORGERY_KINDS.length * 2);
-      if (process.env.SANDBOX_REPORT) {
-        console.log(FORGERY_KINDS.map((k, i) => `${k}: ${(outputs[2 * i + 1] ?? "").split("\n")[1] ?? ""}`).join("\n"));
-      }
-      FORGERY_KINDS.forEach((kind, i) => {
-        expect(outputs[2 * i], kind).toContain(`LISTENING ${kind}`);
-        const victim = outputs[2 * i + 1] ?? "";
-        if (where === "page") {
-          // The forged reply arrived first and was refused, and the model was told so in the
-          // app's own words: a malformed result is dropped (ProtocolError); a reply that breaks
-          // Comlink itself (a rejection) makes the client rebuild the worker (WorkerRestarted).
-          expect(victim, kind).toMatch(/ProtocolError|WorkerRestarted/);
-          expect(victim, kind).not.toContain(`VICTIM ${kind}`);
-        } else {
-          // In the frame the page talks to the worker over a port Python never sees: the
-          // worker's own "message" events carry nothing, what Python posts goes to the frame,
-          // which ignores it, and the next cell gets its real result.
-          expect(victim, kind).toContain(`VICTIM ${kind}`);
+        const outputs = turnOutputs(model, tag);
+        expect(outputs).toHaveLength(FORGERY_KINDS.length * 2);
+        if (process.env.SANDBOX_REPORT) {
+          console.log(FORGERY_KINDS.map((k, i) => `${k}: ${(outputs[2 * i + 1] ?? "").split("\n")[1] ?? ""}`).join("\n"));
         }
-        // Only the forged Error's message is quoted back (as text, see below).
-        if (kind !== "throw-handler") expect(victim, kind).not.toContain(mark);
-      });
+        FORGERY_KINDS.forEach((kind, i) => {
+          expect(outputs[2 * i], kind).toContain(`LISTENING ${kind}`);
+          const victim = outputs[2 * i + 1] ?? "";
+          if (where === "page") {
+            // The forged reply arrived first and was refused, and the model was told so in the
+            // app's own words: a malformed result is dropped (ProtocolError); a reply that breaks
+            // Comlink itself (a rejection) makes the client rebuild the worker (WorkerRestarted).
+            expect(victim, kind).toMatch(/ProtocolError|WorkerRestarted/);
+            expect(victim, kind).not.toContain(`VICTIM ${kind}`);
+          } else {
+            // In the frame the page talks to the worker over a port Python never sees: the
+            // worker's own "message" events carry nothing, what Python posts goes to the frame,
+            // which ignores it, and the next cell gets its real result.
+            expect(victim, kind).toContain(`VICTIM ${kind}`);
+          }
+          // Only the forged Error's message is quoted back (as text, see below).
+          if (kind !== "throw-handler") expect(victim, kind).not.toContain(mark);
+        });
 
-      // The answer is the real one; forged HTML never became elements anywhere in the page.
-      const answer = page.getByRole("region", { name: "Answer", exact: true }).last();
-      expect((await answer.locator(".markdown").innerText()).trim()).toBe("forgery-done");
-      const markedText = await page.evaluate((m) => {
-        const found: string[] = [];
-        const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-        for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.textContent?.includes(m)) found.push(n.textContent);
-        return found;
-      }, mark);
-      for (const text of markedText) expect(text, "the marker only ever appears next to its markup, as text").toMatch(/<(img|b)\b/);
-      expect(await page.locator(`img[src*=":${canary.port}"]`).count()).toBe(0);
-      expect(await page.locator("b", { hasText: mark }).count()).toBe(0);
+        // The answer is the real one; forged HTML never became elements anywhere in the page.
+        const answer = page.getByRole("region", { name: "Answer", exact: true }).last();
+        expect((await answer.locator(".markdown").innerText()).trim()).toBe("forgery-done");
+        const markedText = await page.evaluate((m) => {
+          const found: string[] = [];
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.textContent?.includes(m)) found.push(n.textContent);
+          return found;
+        }, mark);
+        for (const text of markedText) expect(text, "the marker only ever appears next to its markup, as text").toMatch(/<(img|b)\b/);
+        expect(await page.locator(`img[src*=":${canary.port}"]`).count()).toBe(0);
+        expect(await page.locator("b", { hasText: mark }).count()).toBe(0);
 
-      // The REPL is back and usable.
-      await expect.poll(() => page.locator("header.top").innerText(), { timeout: 30_000 }).toContain("Python ready");
-      const again = "[forgeries-alive]";
-      scripts.set(again, [repl('print("ALIVE", len(context))'), repl('FINAL("recovered")')]);
-      await ask(page, `${again} Still there?`, "recovered", 60_000);
-      expect(turnOutputs(model, again)[0]).toMatch(/ALIVE \d+/);
+        // The REPL is back and usable.
+        await expect.poll(() => page.locator("header.top").innerText(), { timeout: 30_000 }).toContain("Python ready");
+        const again = "[forgeries-alive]";
+        scripts.set(again, [repl('print("ALIVE", len(context))'), repl('FINAL("recovered")')]);
+        await ask(page, `${again} Still there?`, "recovered", 60_000);
+        expect(turnOutputs(model, again)[0]).toMatch(/ALIVE \d+/);
 
-      expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0);
-      expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);
-    } finally {
-      await opened.close();
-    }
-  }, 150_000);
+        expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0);
+        expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);
+      } finally {
+        await opened.close();
+      }
+    },
+    150_000,
+  );
 });
 
 /** Two attacks known to work without walls must reach the canary, or the suite could not see a leak. */

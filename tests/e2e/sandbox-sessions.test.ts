@@ -87,18 +87,22 @@ describe("a session's Python is its own", () => {
       // Session A: a secret document, and code that plants everything it can for later.
       await pythonReady(page);
       await uploadText(page, "memo-a.txt", `The vault code is ${secret}.`);
-      const plantOut = await run(page, [
+      const plantOut = await run(
+        page,
         [
-          "import builtins, json, sys, js",
-          "builtins.print = lambda *a, **k: None",
-          "json.STOLEN = context",
-          "sys.modules['planted_by_a'] = type(sys)('planted_by_a')",
-          "sys.modules['planted_by_a'].context = context",
-          "builtins.open = lambda *a, **k: (_ for _ in ()).throw(RuntimeError('open patched by A'))",
-          "js.globalThis.PLANTED_BY_A = context",
-        ].join("\n"),
-        installForgery("raw-html", "FORGED-BY-A", "http://127.0.0.1:9"),
-      ], "planted");
+          [
+            "import builtins, json, sys, js",
+            "builtins.print = lambda *a, **k: None",
+            "json.STOLEN = context",
+            "sys.modules['planted_by_a'] = type(sys)('planted_by_a')",
+            "sys.modules['planted_by_a'].context = context",
+            "builtins.open = lambda *a, **k: (_ for _ in ()).throw(RuntimeError('open patched by A'))",
+            "js.globalThis.PLANTED_BY_A = context",
+          ].join("\n"),
+          installForgery("raw-html", "FORGED-BY-A", "http://127.0.0.1:9"),
+        ],
+        "planted",
+      );
       // (The forged reply to A's own last cell is dropped, so A may take one more turn.)
       expect(plantOut.length).toBeGreaterThanOrEqual(2);
 
@@ -130,7 +134,9 @@ describe("a session's Python is its own", () => {
       expect(out[2]).not.toContain("FORGED-BY-A");
       expect(await page.getByText("FORGED-BY-A").count()).toBe(0);
       // Nothing of A's reached B's model either.
-      expect(model.requests.some((r) => JSON.stringify(r.messages).includes(secret) && r.lastUser.includes("everything B found"))).toBe(false);
+      expect(model.requests.some((r) => JSON.stringify(r.messages).includes(secret) && r.lastUser.includes("everything B found"))).toBe(
+        false,
+      );
 
       // Deleting A ends its Python; B still finds nothing of it.
       await page.getByRole("button", { name: /^Delete session .*\[s11-1\]/ }).click();
@@ -173,7 +179,11 @@ describe("nothing outlives a session", () => {
     "        print('REACHABLE', name)",
     "    except BaseException as e:",
     "        print('BLOCKED', name, type(e).__name__)",
-    ...STORAGE_PROBES.flatMap(([name, expr], i) => [`async def _p${i}():`, `    return ${expr}`, `await _probe(${JSON.stringify(name)}, _p${i})`]),
+    ...STORAGE_PROBES.flatMap(([name, expr], i) => [
+      `async def _p${i}():`,
+      `    return ${expr}`,
+      `await _probe(${JSON.stringify(name)}, _p${i})`,
+    ]),
   ].join("\n");
 
   it("no storage, channel or worker API that survives the worker is reachable, each checked by name", async () => {
@@ -199,12 +209,7 @@ describe("the host trusts nothing the worker says about itself", () => {
     try {
       await pythonReady(opened.page);
       await uploadText(opened.page, "c.txt", "cap");
-      const patch = [
-        "import sys",
-        "big = 'E' * 60_000_000",
-        "type(sys.stderr).getvalue = lambda self: big",
-        "print('patched')",
-      ].join("\n");
+      const patch = ["import sys", "big = 'E' * 60_000_000", "type(sys.stderr).getvalue = lambda self: big", "print('patched')"].join("\n");
       const started = Date.now();
       const out = await run(opened.page, [patch, "print('next cell')"], "bounded");
       expect(Date.now() - started).toBeLessThan(60_000);
@@ -213,7 +218,9 @@ describe("the host trusts nothing the worker says about itself", () => {
       expect(out[1]!.length).toBeLessThan(60_000);
       // What the page keeps is bounded too (the trajectory holds the cell's stderr).
       await openSteps(opened.page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
-      const longest = await opened.page.evaluate(() => Math.max(...[...document.querySelectorAll("pre.output")].map((p) => p.textContent?.length ?? 0)));
+      const longest = await opened.page.evaluate(() =>
+        Math.max(...[...document.querySelectorAll("pre.output")].map((p) => p.textContent?.length ?? 0)),
+      );
       expect(longest).toBeLessThan(1_000_000);
     } finally {
       await opened.close();
@@ -229,17 +236,21 @@ describe("Stop and the next question always work", () => {
       await pythonReady(page);
       await uploadText(page, "w.txt", "wedge");
       // A timer that would spin forever two seconds after the cell returned.
-      const timer = "import js\nfrom pyodide.ffi import create_proxy\ndef spin():\n    while True:\n        pass\nkeep = create_proxy(spin)\njs.setTimeout(keep, 2000)\nprint('scheduled')";
+      const timer =
+        "import js\nfrom pyodide.ffi import create_proxy\ndef spin():\n    while True:\n        pass\nkeep = create_proxy(spin)\njs.setTimeout(keep, 2000)\nprint('scheduled')";
       await run(page, [timer], "timer set");
       await page.waitForTimeout(2500);
       const [after] = await run(page, ["print('STILL-FINE')"], "timer cancelled");
       expect(after).toContain("STILL-FINE");
       // A message handler that spins: the heartbeat finds the worker silent and it is rebuilt.
-      const wedge = "import js\nfrom pyodide.ffi import create_proxy\ndef spin(e):\n    while True:\n        pass\nch = js.MessageChannel.new()\nh = create_proxy(spin)\nch.port1.onmessage = h\nch.port2.postMessage(1)\nprint('wedged')";
+      const wedge =
+        "import js\nfrom pyodide.ffi import create_proxy\ndef spin(e):\n    while True:\n        pass\nch = js.MessageChannel.new()\nh = create_proxy(spin)\nch.port1.onmessage = h\nch.port2.postMessage(1)\nprint('wedged')";
       const started = Date.now();
       const out = await run(page, [wedge, "print('NEXT')", "print('AFTER', len(context))"], "recovered", 120_000);
       // Found silent before the next cell or right after this one, not at a time limit.
-      expect(out.slice(0, 2).join("\n")).toMatch(/WorkerRestarted: (after the cell it|before this cell could run, the Python worker had) stopped answering/);
+      expect(out.slice(0, 2).join("\n")).toMatch(
+        /WorkerRestarted: (after the cell it|before this cell could run, the Python worker had) stopped answering/,
+      );
       expect(out[2]).toContain("AFTER 5");
       expect(Date.now() - started).toBeLessThan(PYTHON_BOOT_ALLOWANCE_MS + 15_000);
       await expect(page.locator(".chip", { hasText: "Python ready" }).count()).resolves.toBe(1);
@@ -312,7 +323,8 @@ describe("messages name the cause", () => {
       await page.evaluate(() => {
         const dt = new DataTransfer();
         dt.items.add(new File(["filler line of a large document\n".repeat(2_000_000)], "large.txt", { type: "text/plain" }));
-        for (const type of ["dragenter", "dragover", "drop"]) window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+        for (const type of ["dragenter", "dragover", "drop"])
+          window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
       });
       await page.getByRole("button", { name: "Remove large.txt" }).waitFor({ timeout: 60_000 });
       // After a reload the documents load into a new Python while the question waits for them.
@@ -352,7 +364,11 @@ describe("a runaway allocation", () => {
       // goes through the DevTools protocol, which shows the page as it is.
       const cdp = await page.context().newCDPSession(page);
       const inPage = async <T>(expression: string): Promise<T> => {
-        const { result, exceptionDetails } = (await cdp.send("Runtime.evaluate", { expression, awaitPromise: true, returnByValue: true })) as {
+        const { result, exceptionDetails } = (await cdp.send("Runtime.evaluate", {
+          expression,
+          awaitPromise: true,
+          returnByValue: true,
+        })) as {
           result: { value: T };
           exceptionDetails?: { text: string };
         };

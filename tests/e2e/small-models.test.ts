@@ -78,7 +78,9 @@ describe("how an answer came about", () => {
   it("says when the fallback answered because the model only wrote prose", async () => {
     server.scripts.root = () => "Searching for today's date now.";
     server.scripts.sub = (req: ScriptedRequest) =>
-      req.lastUser.includes("Answers found in different parts") ? "23 November 2026" : (/dated ([\w ]+?)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+      req.lastUser.includes("Answers found in different parts")
+        ? "23 November 2026"
+        : (/dated ([\w ]+?)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     for (const width of [1280, 390]) {
       const { context, page, errors } = await newPage(browser, { viewport: { width, height: 860 } });
       await open(page, {});
@@ -86,10 +88,17 @@ describe("how an answer came about", () => {
       await askAndWait(page, "What is the date of the letter?", "23 November 2026");
       const how = page.getByTestId("how-answered").last();
       await how.waitFor();
-      expect(await how.textContent()).toMatch(/^Answered by the fallback: The model could not drive the run: .* so the harness read the whole document itself with the helper model\.$/);
+      expect(await how.textContent()).toMatch(
+        /^Answered by the fallback: The model could not drive the run: .* so the harness read the whole document itself with the helper model\.$/,
+      );
       expect(await page.getByRole("region", { name: "Answer", exact: true }).last().textContent()).not.toContain("Searching for");
       await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }).last());
-      await page.getByRole("region", { name: "Trajectory" }).last().getByText(/The harness took over/).first().waitFor();
+      await page
+        .getByRole("region", { name: "Trajectory" })
+        .last()
+        .getByText(/The harness took over/)
+        .first()
+        .waitFor();
       await page.screenshot({ path: `${SHOTS}fallback-answer-${width}.png`, fullPage: true });
       expect(errors).toEqual([]);
       await context.close();
@@ -97,7 +106,8 @@ describe("how an answer came about", () => {
   });
 
   it("says when a small document was answered directly, in one call", async () => {
-    server.scripts.root = (req: ScriptedRequest) => (req.messages[0]?.content === VANILLA_SYSTEM_PROMPT ? "It is blue." : code("FINAL('rlm ran')"));
+    server.scripts.root = (req: ScriptedRequest) =>
+      req.messages[0]?.content === VANILLA_SYSTEM_PROMPT ? "It is blue." : code("FINAL('rlm ran')");
     for (const width of [1280, 390]) {
       server.requests.length = 0;
       const { context, page, errors } = await newPage(browser, { viewport: { width, height: 860 } });
@@ -106,7 +116,9 @@ describe("how an answer came about", () => {
       await askAndWait(page, "What colour is the door?", "It is blue.");
       const how = page.getByTestId("how-answered").last();
       await how.waitFor();
-      expect(await how.textContent()).toMatch(/^Answered directly: the whole document and question fit the window \(about [\d,]+ of the model's 8,192 tokens\), so it was answered in one call\.$/);
+      expect(await how.textContent()).toMatch(
+        /^Answered directly: the whole document and question fit the window \(about [\d,]+ of the model's 8,192 tokens\), so it was answered in one call\.$/,
+      );
       expect(server.requests.filter((r) => r.isRoot)).toHaveLength(1);
       await page.screenshot({ path: `${SHOTS}direct-answer-${width}.png`, fullPage: true });
       expect(errors).toEqual([]);

@@ -24,7 +24,10 @@ describe("status that tells the truth", () => {
     const banner = page.getByRole("alert").filter({ hasText: "The model is not available" });
     await banner.getByText(/Could not reach the model server/).waitFor();
     // The first step is not ticked for an endpoint that cannot answer.
-    await page.getByRole("region", { name: "Get an answer in three steps" }).getByText(/cannot be used right now/).waitFor();
+    await page
+      .getByRole("region", { name: "Get an answer in three steps" })
+      .getByText(/cannot be used right now/)
+      .waitFor();
     await page.screenshot({ path: `${SHOTS}status-endpoint-down-1280.png` });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.screenshot({ path: `${SHOTS}status-endpoint-down-390.png` });

@@ -44,7 +44,9 @@ describe("WebLLM without WebGPU (production build)", () => {
     if (result.ok) return;
     expect(result.name).toBe("WebGPUUnavailableError");
     expect(result.isEngineError).toBe(true);
-    expect(result.message).toMatch(/^This browser cannot run local models because WebGPU is not available \(the browser found no usable GPU adapter\)/);
+    expect(result.message).toMatch(
+      /^This browser cannot run local models because WebGPU is not available \(the browser found no usable GPU adapter\)/,
+    );
     for (const needle of ["Chrome or Edge 113", "chrome://flags/#enable-unsafe-webgpu", "Firefox 141", "Safari 26"]) {
       expect(result.message).toContain(needle);
     }

@@ -48,7 +48,9 @@ describe("WebLLM worker with a software WebGPU adapter", () => {
     expect(result.message).toMatch(/Qwen2\.5-0\.5B-Instruct-q4f32_1-MLC is not downloaded yet/);
     expect(result.message).toMatch(/Connect to the internet and load it once to download it; after that it works offline/);
     // The request really left for Hugging Face from inside the worker and was blocked.
-    expect(session.blocked.some((u) => u.startsWith("https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/"))).toBe(true);
+    expect(session.blocked.some((u) => u.startsWith("https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/"))).toBe(
+      true,
+    );
 
     const cached = await session.page.evaluate(() => window.webllmTest.cached());
     expect(cached.models).toEqual([]);
@@ -74,7 +76,12 @@ describe("WebLLM worker with a software WebGPU adapter", () => {
 
     const left = await page.evaluate((m) => window.webllmTest.deleteModel(m), id);
     expect(left).toEqual([]);
-    expect((await page.evaluate((m) => window.webllmTest.cacheStatus(m), id)).status).toEqual({ modelId: id, complete: false, cachedBytes: 0, totalBytes: null });
+    expect((await page.evaluate((m) => window.webllmTest.cacheStatus(m), id)).status).toEqual({
+      modelId: id,
+      complete: false,
+      cachedBytes: 0,
+      totalBytes: null,
+    });
   }, 60_000);
 
   it("asks for persistent storage and reports usage and quota", async () => {

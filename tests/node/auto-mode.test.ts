@@ -22,7 +22,11 @@ afterEach(() => {
 
 function session(overrides: Parameters<typeof config>[0] = {}): RlmSession {
   const { root, sub } = engines(server, WINDOW);
-  const s = new RlmSession({ createRepl: () => createNodeRepl({ syncMode: "auto" }), engines: () => ({ root, sub }), config: () => config({ runMode: "auto", ...overrides }) });
+  const s = new RlmSession({
+    createRepl: () => createNodeRepl({ syncMode: "auto" }),
+    engines: () => ({ root, sub }),
+    config: () => config({ runMode: "auto", ...overrides }),
+  });
   open.push(s);
   return s;
 }

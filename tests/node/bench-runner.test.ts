@@ -86,14 +86,20 @@ function rlmReply(req: ScriptedRequest): string {
   const fn = /defines the function `(\w+)`/.exec(q)?.[1];
   if (fn) {
     // Also proves the namespace was reset between tasks: `reply` from a NIAH task must be gone.
-    return code(`hits = [p for p, t in context.items() if "function ${fn}(" in t]\nFINAL(hits[0] if "reply" not in globals() else "namespace leaked")`);
+    return code(
+      `hits = [p for p, t in context.items() if "function ${fn}(" in t]\nFINAL(hits[0] if "reply" not in globals() else "namespace leaked")`,
+    );
   }
   return code("FINAL('?')");
 }
 
 function subReply(req: ScriptedRequest): string {
   const chunk = between(req.lastUser, "<<", ">>");
-  if (req.lastUser.startsWith("Label each line")) return chunk.split("\n").map((l) => oracle.get(l) ?? "entity").join("\n");
+  if (req.lastUser.startsWith("Label each line"))
+    return chunk
+      .split("\n")
+      .map((l) => oracle.get(l) ?? "entity")
+      .join("\n");
   return /magic numbers for [\w-]+ is: (\d+)/.exec(chunk)?.[1] ?? "not found";
 }
 
@@ -171,7 +177,9 @@ describe("runBench with a real REPL", () => {
 
     // Progress for a progress bar: planned, then start/finish per pair, then finished.
     expect(progress[0]).toEqual({ type: "planned", total: 10, alreadyDone: 0 });
-    expect(progress.filter((p) => p.type === "task-finished").map((p) => (p as { done: number }).done)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(progress.filter((p) => p.type === "task-finished").map((p) => (p as { done: number }).done)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ]);
     expect(progress.at(-1)).toEqual({ type: "finished", done: 10, total: 10, stopped: false });
 
     // Each RLM run was saved as a visualizer trajectory.
@@ -216,7 +224,9 @@ describe("runBench with a real REPL", () => {
     expect(vanilla.score).toBe(0);
     expect(vanilla.shownChars! / vanilla.contextChars).toBeLessThan(0.01);
     // The root model never saw the document: its prompts stay small.
-    const rootChars = server.requests.filter((r) => r.isRoot && r.messages[0]?.content !== VANILLA_SYSTEM_PROMPT).map((r) => JSON.stringify(r.messages).length);
+    const rootChars = server.requests
+      .filter((r) => r.isRoot && r.messages[0]?.content !== VANILLA_SYSTEM_PROMPT)
+      .map((r) => JSON.stringify(r.messages).length);
     expect(Math.max(...rootChars)).toBeLessThan(20_000);
   });
 

@@ -14,10 +14,9 @@ import { snapshotFileName } from "../../workers/snapshot-store-node.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
-const runtimeSource = runtimeText(
-  await readFile(new URL("../../workers/python/rlm_runtime.py", import.meta.url), "utf8"),
-  [{ source: await readFile(new URL("../../workers/python/rlm_evidence.py", import.meta.url), "utf8") }],
-);
+const runtimeSource = runtimeText(await readFile(new URL("../../workers/python/rlm_runtime.py", import.meta.url), "utf8"), [
+  { source: await readFile(new URL("../../workers/python/rlm_evidence.py", import.meta.url), "utf8") },
+]);
 const key = snapshotKey(pyodideVersion, runtimeSource);
 let server: ScriptedServer;
 let dir: string;
@@ -33,15 +32,34 @@ function rlm(args: string[], env: Record<string, string> = {}, nodeArgs: string[
   return new Promise((resolve) => {
     // No inherited RLM_CACHE_DIR: each test says where its cache is.
     const { RLM_CACHE_DIR: _ignored, ...inherited } = process.env;
-    const child = execFile(process.execPath, [...nodeArgs, bin, ...args], { timeout: 150_000, env: { ...inherited, ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [...nodeArgs, bin, ...args],
+      { timeout: 150_000, env: { ...inherited, ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
     child.stdin?.end();
   });
 }
 
 const ask = (extra: string[], env: Record<string, string> = {}) =>
-  rlm(["--context-file", doc, "--task", "What is the secret code?", "--base-url", server.baseUrl, "--model", "root-model", "--verbose", ...extra], env);
+  rlm(
+    [
+      "--context-file",
+      doc,
+      "--task",
+      "What is the secret code?",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "root-model",
+      "--verbose",
+      ...extra,
+    ],
+    env,
+  );
 
 function isGoodSnapshot(bytes: Uint8Array): boolean {
   try {

@@ -21,7 +21,17 @@ const base = () => ["--model", "root-model", "--base-url", server.baseUrl, "--js
 const isDirect = (req: ScriptedRequest) => req.messages[0]?.content === VANILLA_SYSTEM_PROMPT;
 /** The keys `--json` printed before issue 13, in their order. */
 const OLD_KEYS = ["answer", "status", "iterations", "usage"];
-const USAGE_KEYS = ["models", "rootCalls", "subcalls", "generationMs", "replMs", "subcallMs", "totalMs", "promptTokens", "completionTokens"];
+const USAGE_KEYS = [
+  "models",
+  "rootCalls",
+  "subcalls",
+  "generationMs",
+  "replMs",
+  "subcallMs",
+  "totalMs",
+  "promptTokens",
+  "completionTokens",
+];
 
 beforeAll(async () => {
   server = await startScriptedServer({ contextWindow: 4096 });
@@ -56,12 +66,18 @@ describe("rlm --mode and --prompt", () => {
   it("a root that never writes code is answered by the fallback: --json and --verbose say so", async () => {
     server.requests.length = 0;
     server.scripts.root = "Searching for today's date now.";
-    server.scripts.sub = (req) => (req.lastUser.includes("Answers found") ? "2026-11-23" : (/dated (\S+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND"));
+    server.scripts.sub = (req) =>
+      req.lastUser.includes("Answers found") ? "2026-11-23" : (/dated (\S+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const out = await run(["--task", "What is the date?", ...base(), "--mode", "rlm", "--verbose"], "This letter is dated 2026-11-23.");
     expect(out.code).toBe(0);
     const json = JSON.parse(out.stdout) as Record<string, unknown>;
     expect(Object.keys(json)).toEqual([...OLD_KEYS, "mode", "producedBy", "fallback", "sources"]);
-    expect(json).toMatchObject({ answer: "2026-11-23", status: "answered", producedBy: "fallback", fallback: { chunksRead: 1, chunksTotal: 1, partial: false } });
+    expect(json).toMatchObject({
+      answer: "2026-11-23",
+      status: "answered",
+      producedBy: "fallback",
+      fallback: { chunksRead: 1, chunksTotal: 1, partial: false },
+    });
     // The fallback's answer points at the piece it came from, like any other answer.
     expect((json.sources as Array<{ doc: string; line: number }>)[0]).toMatchObject({ doc: "stdin", line: 1 });
     expect(out.stderr).toContain("prompt profile: guided");

@@ -43,15 +43,23 @@ describe("rlm CLI", () => {
     server.scripts.sub = "pong";
     const trajectory = join(dir, "run.jsonl");
     const out = await run([
-      "--context-file", join(dir, "a.txt"),
-      "--context-file", join(dir, "b.txt"),
-      "--task", "Sum the numbers",
-      "--base-url", server.baseUrl,
-      "--model", "root-model",
-      "--sub-model", "sub-model",
-      "--output-trajectory", trajectory,
+      "--context-file",
+      join(dir, "a.txt"),
+      "--context-file",
+      join(dir, "b.txt"),
+      "--task",
+      "Sum the numbers",
+      "--base-url",
+      server.baseUrl,
+      "--model",
+      "root-model",
+      "--sub-model",
+      "sub-model",
+      "--output-trajectory",
+      trajectory,
       "--json",
-      "--mode", "rlm", // the loop is under test: auto mode would answer these two lines directly
+      "--mode",
+      "rlm", // the loop is under test: auto mode would answer these two lines directly
     ]);
     expect(out.code).toBe(0);
     const json = JSON.parse(out.stdout) as { answer: string; status: string; usage: { subcalls: number }; sources: unknown[] };
@@ -69,13 +77,19 @@ describe("rlm CLI", () => {
 
   it("reads the document from stdin and prints just the answer", async () => {
     server.scripts.root = [code("FINAL(context.strip().upper())")];
-    const out = await run(["--task", "shout", "--model", "root-model", "--base-url", server.baseUrl, "--max-iterations", "3", "--mode", "rlm"], "quiet words\n");
+    const out = await run(
+      ["--task", "shout", "--model", "root-model", "--base-url", server.baseUrl, "--max-iterations", "3", "--mode", "rlm"],
+      "quiet words\n",
+    );
     expect(out.code).toBe(0);
     expect(out.stdout).toBe("QUIET WORDS\n");
   });
 
   it("shows live steps with --verbose, then the answer's sources with the passage", async () => {
-    server.scripts.root = [code("import re\nm = re.search('secret word is', context)\nprint(context[m.start() - 40:m.end() + 20])"), code("FINAL('OSPREY')")];
+    server.scripts.root = [
+      code("import re\nm = re.search('secret word is', context)\nprint(context[m.start() - 40:m.end() + 20])"),
+      code("FINAL('OSPREY')"),
+    ];
     const doc = `${"Filler line, nothing to see here at all.\n".repeat(300)}The secret word is OSPREY, said the guard.\n${"More filler, still nothing.\n".repeat(50)}`;
     const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--verbose", "--mode", "rlm"], doc);
     expect(out.code).toBe(0);
@@ -87,7 +101,10 @@ describe("rlm CLI", () => {
 
   it("includes the sources in --json", async () => {
     server.scripts.root = [code("import re\nm = re.search('OSPREY', context)\nFINAL(context[m.start():m.end()])")];
-    const out = await run(["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--json", "--mode", "rlm"], "a\nb\nthe word is OSPREY\n");
+    const out = await run(
+      ["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--json", "--mode", "rlm"],
+      "a\nb\nthe word is OSPREY\n",
+    );
     const json = JSON.parse(out.stdout) as { sources: Array<{ doc: string; line: number; start: number; passage: { text: string } }> };
     expect(json.sources[0]).toMatchObject({ doc: "stdin", line: 3, start: 16, passage: { text: "OSPREY" } });
   });
@@ -132,11 +149,27 @@ describe("rlm bench", () => {
         ? code(`import re\nm = re.search(r"magic numbers for ${rootKey} is: (\\d+)", context)\nfound = m.group(1)\nprint(found)`)
         : code("FINAL(found)");
     };
-    const args = ["bench", "--model", "root-model", "--base-url", server.baseUrl, "--suites", "niah", "--sizes", "28K", "--out", out, "--verbose"];
+    const args = [
+      "bench",
+      "--model",
+      "root-model",
+      "--base-url",
+      server.baseUrl,
+      "--suites",
+      "niah",
+      "--sizes",
+      "28K",
+      "--out",
+      out,
+      "--verbose",
+    ];
     const first = await run(args);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("niah");
-    const lines = (await readFile(join(out, "results.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { method: string; score: number });
+    const lines = (await readFile(join(out, "results.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { method: string; score: number });
     expect(lines).toHaveLength(6); // 3 needle depths × 2 methods
     expect(lines.filter((l) => l.method === "rlm").every((l) => l.score === 1)).toBe(true);
     expect((await readFile(join(out, "summary.md"), "utf8")).length).toBeGreaterThan(50);

@@ -25,13 +25,19 @@ async function load(name: string): Promise<{ value: number; entryUrl: string; ne
 describe("cached bundles", () => {
   it("are rebuilt when a source changes, and every module keeps its own import.meta.url", async () => {
     writeFileSync(nested, "export const nestedUrl: string = import.meta.url;\n");
-    writeFileSync(entry, 'export { nestedUrl } from "./nested/where.ts";\nexport const entryUrl: string = import.meta.url;\nexport const value: number = 1;\n');
+    writeFileSync(
+      entry,
+      'export { nestedUrl } from "./nested/where.ts";\nexport const entryUrl: string = import.meta.url;\nexport const value: number = 1;\n',
+    );
     const first = await load(`probe-${process.pid}`);
     expect(first.value).toBe(1);
     expect(first.entryUrl).toBe(entry.href);
     expect(first.nestedUrl).toBe(nested.href);
 
-    writeFileSync(entry, 'export { nestedUrl } from "./nested/where.ts";\nexport const entryUrl: string = import.meta.url;\nexport const value: number = 2;\n');
+    writeFileSync(
+      entry,
+      'export { nestedUrl } from "./nested/where.ts";\nexport const entryUrl: string = import.meta.url;\nexport const value: number = 2;\n',
+    );
     // Same size as before: the modification time must tell the change.
     const later = new Date(Date.now() + 5000);
     utimesSync(entry, later, later);

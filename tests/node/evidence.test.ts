@@ -32,7 +32,8 @@ const only = (sources: SourceRange[] | undefined, kind: string) => (sources ?? [
 
 function report(lines: number, needleAt: number, needle: string): string {
   const out: string[] = [];
-  for (let i = 0; i < lines; i++) out.push(i === needleAt ? needle : `Line ${i}: nothing to see in this part of the report, only filler text.`);
+  for (let i = 0; i < lines; i++)
+    out.push(i === needleAt ? needle : `Line ${i}: nothing to see in this part of the report, only filler text.`);
   return out.join("\n");
 }
 
@@ -48,7 +49,14 @@ describe("a str context", () => {
     const r = await repl.runCell("import re\nm = re.search(r'launch code is [A-Z]+-\\d+', context)\nprint(m.start())");
     const [match] = only(r.sources, "match");
     const start = doc.indexOf("launch code is");
-    expect(match).toEqual({ doc: "report.txt", start, end: start + "launch code is ZEBRA-4471".length, line: 3211, end_line: 3211, kind: "match" });
+    expect(match).toEqual({
+      doc: "report.txt",
+      start,
+      end: start + "launch code is ZEBRA-4471".length,
+      line: 3211,
+      end_line: 3211,
+      kind: "match",
+    });
   });
 
   it("records a printed slice where it came from, and not printed text of its own", async () => {
@@ -74,7 +82,9 @@ describe("a str context", () => {
     );
     expect(r.error).toBeNull();
     const at = doc.indexOf("ZEBRA");
-    expect(requests[0]!.sources).toEqual([[expect.objectContaining({ doc: "report.txt", start: at - 500, end: at + 5 + 500, kind: "prompt" })]]);
+    expect(requests[0]!.sources).toEqual([
+      [expect.objectContaining({ doc: "report.txt", start: at - 500, end: at + 5 + 500, kind: "prompt" })],
+    ]);
     // Chunks in order: each prompt's range is its own chunk (found next to where the last ended).
     expect(requests[1]!.sources!.map((list) => list.map((s) => [s.start, s.end]))).toEqual(
       [0, 1, 2, 3, 4].map((k) => [[k * 20000, (k + 1) * 20000]]),
@@ -90,7 +100,9 @@ describe("a str context", () => {
     expect(r.error).toBeNull();
     const lists = requests[0]!.sources!;
     expect(lists.length).toBeGreaterThan(300); // more than a cell's probe budget would allow one by one
-    expect(lists.map((list) => list.map((x) => [x.start, x.end]))).toEqual(lists.map((_, k) => [[k * 1000, Math.min(doc.length, (k + 1) * 1000)]]));
+    expect(lists.map((list) => list.map((x) => [x.start, x.end]))).toEqual(
+      lists.map((_, k) => [[k * 1000, Math.min(doc.length, (k + 1) * 1000)]]),
+    );
   });
 
   it("finds the answer in what the question read when a cell submits it", async () => {
@@ -112,7 +124,9 @@ describe("a str context", () => {
   it("cite() marks a range the model names, and says what is wrong with a bad one", async () => {
     const at = doc.indexOf(needle);
     const r = await repl.runCell(`cite(${at}, ${at + needle.length})\ncite(10, 5)`);
-    expect(only(r.sources, "cite")).toEqual([{ doc: "report.txt", start: at, end: at + needle.length, line: 3211, end_line: 3211, kind: "cite" }]);
+    expect(only(r.sources, "cite")).toEqual([
+      { doc: "report.txt", start: at, end: at + needle.length, line: 3211, end_line: 3211, kind: "cite" },
+    ]);
     expect(r.stderr).toContain("cite: the range is empty");
     expect(r.error).toBeNull();
   });
@@ -151,7 +165,10 @@ describe("a dict context", () => {
   };
 
   beforeEach(async () => {
-    await repl.loadDocuments(Object.entries(files).map(([name, s]) => ({ name, data: text(s) })), "dict");
+    await repl.loadDocuments(
+      Object.entries(files).map(([name, s]) => ({ name, data: text(s) })),
+      "dict",
+    );
   });
 
   it("records matches under the document searched, also through a compiled pattern", async () => {
@@ -167,7 +184,14 @@ describe("a dict context", () => {
     expect(r.stdout).toContain("'src/b.js': ['bravoHelper']");
     const matches = only(r.sources, "match");
     const b = files["src/b.js"]!;
-    expect(matches).toContainEqual({ doc: "src/b.js", start: b.indexOf("function"), end: b.indexOf("(x)") + 1, line: 3, end_line: 3, kind: "match" });
+    expect(matches).toContainEqual({
+      doc: "src/b.js",
+      start: b.indexOf("function"),
+      end: b.indexOf("(x)") + 1,
+      line: 3,
+      end_line: 3,
+      kind: "match",
+    });
     expect(matches).toContainEqual(expect.objectContaining({ doc: "src/a.js", start: 0, line: 1 }));
   });
 
@@ -185,7 +209,9 @@ describe("a dict context", () => {
     await repl.runCell("import json\nv = json.loads(context['package.json'])['dependencies']['left-pad']\nprint(v)");
     const version = await repl.runCell("FINAL(v)");
     const pkg = files["package.json"]!;
-    expect(only(version.sources, "answer")).toEqual([expect.objectContaining({ doc: "package.json", start: pkg.indexOf("^1.3.0"), line: 4 })]);
+    expect(only(version.sources, "answer")).toEqual([
+      expect.objectContaining({ doc: "package.json", start: pkg.indexOf("^1.3.0"), line: 4 }),
+    ]);
     await repl.runCell('hits = [p for p, t in context.items() if "function bravoHelper(" in t]');
     const file = await repl.runCell("FINAL(hits[0])");
     const b = files["src/b.js"]!;
@@ -205,7 +231,9 @@ describe("multi-byte text, pages and paragraphs", () => {
   it("counts offsets in characters (code points) and lines past checkpoints", async () => {
     // Astral characters (2 UTF-16 units, 1 Python character) before the needle, and enough text
     // that the line number comes from a checkpoint block far into the document.
-    const lines = Array.from({ length: 40_000 }, (_, i) => (i % 7 === 0 ? `😀 Zeile ${i}: Grüße aus Köln 🚀` : `Zeile ${i}: nichts hier, nur Füllung.`));
+    const lines = Array.from({ length: 40_000 }, (_, i) =>
+      i % 7 === 0 ? `😀 Zeile ${i}: Grüße aus Köln 🚀` : `Zeile ${i}: nichts hier, nur Füllung.`,
+    );
     lines[31_337] = "Der geheime Schlüssel ist ÆØÅ-9931 🔑 für die Tür.";
     const doc = lines.join("\n");
     await repl.loadDocuments([{ name: "brief.txt", data: text(doc) }]);
@@ -257,7 +285,10 @@ describe("slices of context", () => {
   });
 
   it("keep errors pointing at the cell's own line", async () => {
-    await repl.loadDocuments([{ name: "a.txt", data: text("alpha") }, { name: "b.txt", data: text("beta") }]);
+    await repl.loadDocuments([
+      { name: "a.txt", data: text("alpha") },
+      { name: "b.txt", data: text("beta") },
+    ]);
     const r = await repl.runCell("x = 1\ny = context[0:2]");
     expect(r.error).toBe("KeyError"); // what Python says for a dict sliced like a str (slices hash since 3.12)
     expect(r.stderr).toContain("at line 2: y = context[0:2]");
@@ -273,7 +304,9 @@ describe("repetitive text", () => {
     const r = await repl.runCell("replies = llm_query_batched(['<<' + c + '>> Anything?' for c in chunks])");
     expect(r.error).toBeNull();
     const lists = requests.at(-1)!.sources!;
-    expect(lists.map((list) => list.map((x) => [x.start, x.end]))).toEqual(lists.map((_, k) => [[k * 5000, Math.min(doc.length, (k + 1) * 5000)]]));
+    expect(lists.map((list) => list.map((x) => [x.start, x.end]))).toEqual(
+      lists.map((_, k) => [[k * 5000, Math.min(doc.length, (k + 1) * 5000)]]),
+    );
   });
 
   it("places a printed window at the needle, not at the first place its filler occurs", async () => {

@@ -20,7 +20,17 @@ afterAll(() => repl?.close());
 
 const subModel = chunkSubModel();
 const asSub = (prompt: string) =>
-  subModel({ model: "sub", messages: [{ role: "user", content: prompt }], stream: false, maxTokens: undefined, body: {}, isRoot: false, turn: 0, lastUser: prompt, firstUser: prompt } satisfies ScriptedRequest);
+  subModel({
+    model: "sub",
+    messages: [{ role: "user", content: prompt }],
+    stream: false,
+    maxTokens: undefined,
+    body: {},
+    isRoot: false,
+    turn: 0,
+    lastUser: prompt,
+    firstUser: prompt,
+  } satisfies ScriptedRequest);
 
 async function fallbackOn(task: BenchTask, maxChunks = 40) {
   await loadTaskContext(repl, task);

@@ -4,7 +4,10 @@ import type { ReplClient } from "../../src/repl/client.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../../src/core/types.ts";
 import type { ScriptedServer } from "../fixtures/scripted-server.ts";
 
-export async function startRepl(syncMode: "auto" | "jspi" | "sab" = "auto", extra: Parameters<typeof createNodeRepl>[0] = {}): Promise<ReplClient> {
+export async function startRepl(
+  syncMode: "auto" | "jspi" | "sab" = "auto",
+  extra: Parameters<typeof createNodeRepl>[0] = {},
+): Promise<ReplClient> {
   const repl = createNodeRepl({ syncMode, ...extra });
   await repl.start();
   return repl;

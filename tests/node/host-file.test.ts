@@ -38,11 +38,9 @@ describe("a document given by path", () => {
   it("is read into Python and then unmounted: model code can see no host file at all", async () => {
     await repl.loadDocuments([{ name: "book.txt", path: join(dir, "book.txt") }]);
     const r = await repl.runCell(
-      [
-        "import os, glob",
-        "print([p for p in glob.glob('/input/**', recursive=True) if os.path.isfile(p)])",
-        "print(context[:9])",
-      ].join("\n"),
+      ["import os, glob", "print([p for p in glob.glob('/input/**', recursive=True) if os.path.isfile(p)])", "print(context[:9])"].join(
+        "\n",
+      ),
     );
     expect(r.stderr).toBe("");
     expect(r.stdout.trim().split("\n")).toEqual(["[]", "Chapter 1"]);

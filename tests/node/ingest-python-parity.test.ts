@@ -45,7 +45,10 @@ describe("ingest sizes match Python's len(context)", () => {
     expect(problems).toEqual([]);
     expect(documents.length).toBe(inputs.length - 1 + 2);
 
-    const info = await repl.loadDocuments(documents.map((d) => ({ name: d.path, data: d.data })), "dict");
+    const info = await repl.loadDocuments(
+      documents.map((d) => ({ name: d.path, data: d.data })),
+      "dict",
+    );
     expect(info.total_chars).toBe(documents.reduce((n, d) => n + d.chars, 0));
     expect(info.encodings).toEqual(documents.map((d) => d.encoding));
 
@@ -62,12 +65,18 @@ describe("ingest sizes match Python's len(context)", () => {
 
   it("for 600 seeded byte strings full of UTF-8/16/32 edge cases", async () => {
     const cases = messyBytes(600);
-    const info = await repl.loadDocuments(cases.map((b, i) => ({ name: `m${i}`, data: new Blob([b as BlobPart]) })), "list");
+    const info = await repl.loadDocuments(
+      cases.map((b, i) => ({ name: `m${i}`, data: new Blob([b as BlobPart]) })),
+      "list",
+    );
     expect(info.encodings).toEqual(cases.map((b) => measureBytes(b).encoding));
     const points = await pyJson<number[][]>("import json\nprint(json.dumps([[ord(c) for c in s] for s in context]))");
     cases.forEach((bytes, i) => {
       const js = decodeBytes(bytes);
-      expect(Array.from(js.text, (c) => c.codePointAt(0)), `case ${i}`).toEqual(points[i]);
+      expect(
+        Array.from(js.text, (c) => c.codePointAt(0)),
+        `case ${i}`,
+      ).toEqual(points[i]);
       expect(measureBytes(bytes).chars, `case ${i}`).toBe(points[i]?.length);
     });
   });

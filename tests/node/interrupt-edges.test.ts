@@ -10,19 +10,23 @@ describe("an interrupt sent as a cell begins", () => {
   let repl: ReplClient | undefined;
   afterEach(() => repl?.close());
 
-  it.each(["sab", "jspi"] as const)("stops that cell and costs nothing else (%s)", async (mode) => {
-    repl = await startRepl(mode, { killGraceMs: 20_000 });
-    await repl.runCell("kept = 'still here'");
-    const outcomes: string[] = [];
-    for (let i = 0; i < 24; i++) {
-      // 1-8 ms: the request arrives before, or just as, Python starts the cell.
-      const r = await repl.runCell("while True:\n    pass", { timeoutMs: (i % 8) + 1 });
-      outcomes.push(`${r.error}${r.interrupted ? "" : " (not interrupted)"}`);
-    }
-    expect(outcomes).toEqual(Array(24).fill("KeyboardInterrupt"));
-    expect(repl.restartCount).toBe(0);
-    expect((await repl.runCell("print(kept)")).stdout.trim()).toBe("still here");
-    // Nothing is left in the buffer to stop a cell that follows.
-    expect((await repl.runCell("total = sum(range(10**6))\nprint(total)")).stdout.trim()).toBe("499999500000");
-  }, 120_000);
+  it.each(["sab", "jspi"] as const)(
+    "stops that cell and costs nothing else (%s)",
+    async (mode) => {
+      repl = await startRepl(mode, { killGraceMs: 20_000 });
+      await repl.runCell("kept = 'still here'");
+      const outcomes: string[] = [];
+      for (let i = 0; i < 24; i++) {
+        // 1-8 ms: the request arrives before, or just as, Python starts the cell.
+        const r = await repl.runCell("while True:\n    pass", { timeoutMs: (i % 8) + 1 });
+        outcomes.push(`${r.error}${r.interrupted ? "" : " (not interrupted)"}`);
+      }
+      expect(outcomes).toEqual(Array(24).fill("KeyboardInterrupt"));
+      expect(repl.restartCount).toBe(0);
+      expect((await repl.runCell("print(kept)")).stdout.trim()).toBe("still here");
+      // Nothing is left in the buffer to stop a cell that follows.
+      expect((await repl.runCell("total = sum(range(10**6))\nprint(total)")).stdout.trim()).toBe("499999500000");
+    },
+    120_000,
+  );
 });

@@ -107,7 +107,7 @@ describe("the loader, on stand-in modules", () => {
   };
   const factoryModule = [
     "async function _createPyodideModule(settings) {",
-    "  const { sep } = await import(\"node:path\");",
+    '  const { sep } = await import("node:path");',
     "  return { url: import.meta.url, sep, settings };",
     "}",
     "export default _createPyodideModule;",
@@ -140,7 +140,9 @@ describe("the loader, on stand-in modules", () => {
   });
 
   it("a module of another shape is imported the ordinary way, and nothing is cached", async () => {
-    const { root, pyodideDir, cacheDir } = await standIns("export const extra = 1;\nexport default async function (settings) { return { imported: true, settings }; }\n");
+    const { root, pyodideDir, cacheDir } = await standIns(
+      "export const extra = 1;\nexport default async function (settings) { return { imported: true, settings }; }\n",
+    );
     try {
       const script = pyodideScript(pyodideDir, cacheDir, "0.0.0")!;
       expect(await script.createPyodideModule({ c: 3 })).toEqual({ imported: true, settings: { c: 3 } });

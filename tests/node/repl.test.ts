@@ -148,7 +148,13 @@ describe("REPL documents and recovery", () => {
     expect(many).toMatchObject({ type: "dict", items: 2, total_chars: 14 });
     const r = await repl.runCell("print(sorted(context))");
     expect(r.stdout.trim()).toBe("['README.md', 'src/a.py']");
-    const list = await repl.loadDocuments([{ name: "x", data: text("a") }, { name: "y", data: text("bc") }], "list");
+    const list = await repl.loadDocuments(
+      [
+        { name: "x", data: text("a") },
+        { name: "y", data: text("bc") },
+      ],
+      "list",
+    );
     expect(list).toMatchObject({ type: "list", items: 2, total_chars: 3 });
   });
 

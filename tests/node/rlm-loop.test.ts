@@ -42,7 +42,7 @@ async function ask(question: string, overrides: Parameters<typeof config>[0] = {
 
 describe("the RLM loop", () => {
   it("finds a needle in a 20 MB haystack with regex and llm_query", async () => {
-    const filler = "The quick brown fox jumps over the lazy dog. ".repeat(20 * 1024 * 1024 / 45);
+    const filler = "The quick brown fox jumps over the lazy dog. ".repeat((20 * 1024 * 1024) / 45);
     const at = Math.floor(filler.length * 0.63);
     const haystack = `${filler.slice(0, at)}\nNOTE: the vault code is 7319-ALPHA.\n${filler.slice(at)}`;
     await repl.loadDocuments([{ name: "haystack.txt", data: text(haystack) }]);
@@ -110,10 +110,13 @@ describe("the RLM loop", () => {
     });
 
     it("FINAL_VAR of a missing variable tells the model and keeps going", async () => {
-      server.scripts.root = ["FINAL_VAR(nothing_here)", (req) => {
-        expect(req.lastUser).toContain("no variable named 'nothing_here'");
-        return code("FINAL('recovered')");
-      }];
+      server.scripts.root = [
+        "FINAL_VAR(nothing_here)",
+        (req) => {
+          expect(req.lastUser).toContain("no variable named 'nothing_here'");
+          return code("FINAL('recovered')");
+        },
+      ];
       const result = await ask("Q?");
       expect(result.answer).toBe("recovered");
     });
@@ -184,7 +187,10 @@ describe("the RLM loop", () => {
   it("answers through the fallback when a model never writes code, never with its prose", async () => {
     await repl.loadDocuments([{ name: "memo.txt", data: text("The password is swordfish.") }]);
     server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "It is probably abc." : "Let me think about it.");
-    server.scripts.sub = (req) => (req.lastUser.includes("Answers found in different parts") ? "swordfish" : /password is (\w+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    server.scripts.sub = (req) =>
+      req.lastUser.includes("Answers found in different parts")
+        ? "swordfish"
+        : (/password is (\w+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask("What is the password?", { maxIterations: 2 });
     expect(result.answer).not.toBe("It is probably abc.");
     expect(result.answer).toBe("swordfish");
@@ -195,7 +201,12 @@ describe("the RLM loop", () => {
     // The pieces it read are the answer's sources, placed in the document like any other read.
     const piece = { doc: "memo.txt", start: 0, end: 26, line: 1, end_line: 1, kind: "prompt" };
     expect(step.code_blocks[0]?.result.rlm_calls.map((c) => c.sources)).toEqual([[piece], [piece]]);
-    expect(result.sources?.[0]).toMatchObject({ doc: "memo.txt", start: 0, end: 26, reasons: expect.arrayContaining(["subcall-answered"]) });
+    expect(result.sources?.[0]).toMatchObject({
+      doc: "memo.txt",
+      start: 0,
+      end: 26,
+      reasons: expect.arrayContaining(["subcall-answered"]),
+    });
   });
 
   it("gives the cell an Error: string when a sub-call fails, and the run continues", async () => {
@@ -339,7 +350,9 @@ describe("the RLM loop", () => {
     const session = new RlmSession({ createRepl: () => repl, engines: () => ({ root, sub }), config: () => config() });
     server.scripts.root = (req) => {
       if (req.firstUser.startsWith("Question: How many apples?")) {
-        return req.turn === 0 ? code("import re\ncounts = dict(re.findall(r'(\\w+): (\\d+)', context))\nprint(counts)") : code("FINAL(counts['apples'])");
+        return req.turn === 0
+          ? code("import re\ncounts = dict(re.findall(r'(\\w+): (\\d+)', context))\nprint(counts)")
+          : code("FINAL(counts['apples'])");
       }
       // The follow-up: the earlier exchange is in the first message, `counts` still exists.
       expect(req.firstUser).toContain("How many apples?");

@@ -76,7 +76,10 @@ describe("continuing a run", () => {
     await after.addDocuments([{ path: "a.txt", data: text("some document text") }]);
     seen.length = 0;
     const events: RlmEvent[] = [];
-    const next = await after.ask("What is the secret?", { resume: { iterations: structuredClone(modelTurns) }, onEvent: (e) => events.push(e) });
+    const next = await after.ask("What is the secret?", {
+      resume: { iterations: structuredClone(modelTurns) },
+      onEvent: (e) => events.push(e),
+    });
     expect(next.answer).toBe("gone");
     expect(seen[0]!.lastUser).toContain("your variables from these turns are gone");
     expect(events.some((e) => e.type === "notice" && /variables are gone/.test(e.message))).toBe(true);

@@ -65,7 +65,11 @@ describe("documents in a session", () => {
     const events: RlmEvent[] = [];
     const result = await session.ask("What is the code?", { onEvent: (e) => events.push(e) });
     expect(result.answer).toBe("QX-77");
-    expect(events.filter((e) => e.type === "preparing").map((e) => e.type === "preparing" && e.step)).toEqual(["python", "documents", "model"]);
+    expect(events.filter((e) => e.type === "preparing").map((e) => e.type === "preparing" && e.step)).toEqual([
+      "python",
+      "documents",
+      "model",
+    ]);
   });
 
   it("a document that did not reach Python fails the question before the model is called", async () => {
@@ -153,7 +157,8 @@ describe("the first model request while Python gets ready (documents of known si
   it("a size that turns out wrong means the first request is made again, describing `context` as Python has it", async () => {
     const session = newSession();
     void session.addDocuments([{ path: "a.txt", data: text("0123456789"), chars: 5 }]);
-    server.scripts.root = (req) => (req.firstUser.includes("10 characters") ? code("FINAL(len(context))") : code("FINAL('answered from a wrong description')"));
+    server.scripts.root = (req) =>
+      req.firstUser.includes("10 characters") ? code("FINAL(len(context))") : code("FINAL('answered from a wrong description')");
     const result = await session.ask("How long?");
     expect(result.answer).toBe("10");
     expect(result.iterations).toHaveLength(1);

@@ -3,14 +3,7 @@
 // cut-off last lines, reading `context` in pieces) that leave the model's namespace alone.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { analyseReply } from "../../src/core/reply.ts";
-import {
-  configureHelpers,
-  contextLayout,
-  prepareBlock,
-  rankChunks,
-  readContext,
-  replSyntaxChecker,
-} from "../../src/core/repl-probes.ts";
+import { configureHelpers, contextLayout, prepareBlock, rankChunks, readContext, replSyntaxChecker } from "../../src/core/repl-probes.ts";
 import { PROMPT_PROFILES } from "../../src/core/profiles/index.ts";
 import { deriveBudgets } from "../../src/core/budgets.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
@@ -26,10 +19,12 @@ afterAll(() => repl?.close());
 beforeEach(async () => {
   prompts.length = 0;
   await repl.resetNamespace();
-  await repl.setContextText("alpha beta\nThe vault code is 7319-ALPHA.\ngamma delta " + "filler ".repeat(2000) + "\nThe deadline is 3 March.");
+  await repl.setContextText(
+    "alpha beta\nThe vault code is 7319-ALPHA.\ngamma delta " + "filler ".repeat(2000) + "\nThe deadline is 3 March.",
+  );
   repl.setSubcallHandler(async (req) => {
     prompts.push(req.prompts);
-    return req.prompts.map((p) => (/vault code is ([\w-]+)/.exec(p)?.[1] ?? "NOT FOUND"));
+    return req.prompts.map((p) => /vault code is ([\w-]+)/.exec(p)?.[1] ?? "NOT FOUND");
   });
   await configureHelpers(repl, { chunkChars: 8000, maxChunks: 40 });
 });
@@ -65,7 +60,12 @@ describe("search()", () => {
 
   it("caps the hits and says how many more there are", async () => {
     const r = await repl.runCell("print(search('filler', max_hits=3))");
-    expect(r.stdout.trim().split("\n").filter((l) => /^\d+\./.test(l))).toHaveLength(3);
+    expect(
+      r.stdout
+        .trim()
+        .split("\n")
+        .filter((l) => /^\d+\./.test(l)),
+    ).toHaveLength(3);
     expect(r.stdout).toMatch(/more matches/);
   });
 });
@@ -73,7 +73,9 @@ describe("search()", () => {
 describe("map_query()", () => {
   it("asks one batch over every part, chunked by the configured size, and prints what was found", async () => {
     await configureHelpers(repl, { chunkChars: 5000, maxChunks: 40 });
-    const r = await repl.runCell("answers = map_query('What is the vault code?')\nprint(answers)\nprint(len(answers), answers[0]['answer'])");
+    const r = await repl.runCell(
+      "answers = map_query('What is the vault code?')\nprint(answers)\nprint(len(answers), answers[0]['answer'])",
+    );
     expect(r.error).toBeNull();
     expect(prompts).toHaveLength(1);
     expect(prompts[0]!.length).toBe(Math.ceil((2000 * 7 + 80) / 5000));
@@ -122,7 +124,7 @@ describe("errors that say what exists (M12)", () => {
 });
 
 describe('FINAL_VAR("x") = value (M03e)', () => {
-  it("is run as x = value; FINAL_VAR(\"x\") instead of a SyntaxError", async () => {
+  it('is run as x = value; FINAL_VAR("x") instead of a SyntaxError', async () => {
     const r = await repl.runCell('n = 41\nFINAL_VAR("total") = n + 1');
     expect(r.error).toBeNull();
     expect(r.final_answer).toBe("42");
@@ -165,7 +167,12 @@ describe("probes", () => {
   it("prepare blocks from real replies: unclosed fences, markdown that is or is not Python", async () => {
     const check = replSyntaxChecker(repl);
     const cut = analyseReply("```repl\nn = len(context)\nprint(n)\nprint(context[:").runnable[0]!;
-    expect(await prepareBlock(cut, check)).toMatchObject({ action: "run", code: "n = len(context)\nprint(n)", note: "dropped-last-line", dropped: "print(context[:" });
+    expect(await prepareBlock(cut, check)).toMatchObject({
+      action: "run",
+      code: "n = len(context)\nprint(n)",
+      note: "dropped-last-line",
+      dropped: "print(context[:",
+    });
     const md = analyseReply("```markdown\nprint(len(context))\n```").runnable[0]!;
     expect(await prepareBlock(md, check)).toMatchObject({ action: "run", code: "print(len(context))" });
     const prose = analyseReply("```markdown\n# Plan\n- look at the context\n- find the code\n```").runnable[0]!;

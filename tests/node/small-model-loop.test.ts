@@ -107,7 +107,7 @@ describe("controls: correct replies in every accepted form", () => {
     expect(rootRequests()).toHaveLength(2);
   });
 
-  it("a tidy answer: quotes and an \"Answer:\" label are removed", async () => {
+  it('a tidy answer: quotes and an "Answer:" label are removed', async () => {
     server.scripts.root = [competentStep, `FINAL("Answer: ${NEEDLE}")`];
     expect((await ask()).answer).toBe(NEEDLE);
   });
@@ -153,7 +153,9 @@ describe("when the root cannot drive", () => {
     const line = "Minutes of the meeting, nothing of note was decided today.\n";
     const before = line.repeat(Math.floor(7990 / line.length));
     const padded = before + "x".repeat(7990 - before.length) + "\n";
-    await repl.loadDocuments([{ name: "haystack.txt", data: text(`${padded}One of the special magic numbers for odd-stew is: ${NEEDLE}.\n${line.repeat(200)}`) }]);
+    await repl.loadDocuments([
+      { name: "haystack.txt", data: text(`${padded}One of the special magic numbers for odd-stew is: ${NEEDLE}.\n${line.repeat(200)}`) },
+    ]);
     server.scripts.root = "Let me think.";
     server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/magic numbers for odd-stew is: (\d+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
@@ -174,7 +176,8 @@ describe("when the root cannot drive", () => {
   });
 
   it("a guess at the final request is refused even after the gate's two refusals, and the fallback answers", async () => {
-    server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? `FINAL(${plan.guess})` : req.turn === 0 ? "FINAL(1111)" : "FINAL(2222)");
+    server.scripts.root = (req) =>
+      req.lastUser.includes("out of turns") ? `FINAL(${plan.guess})` : req.turn === 0 ? "FINAL(1111)" : "FINAL(2222)";
     server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask({ maxIterations: 2 });
@@ -221,7 +224,14 @@ describe("a reply that runs away", () => {
     server.scripts.root = [{ text: `${code(stepCode)}\n${loop}`, delayMs: 3000 }, correctTurn];
     const events: RlmEvent[] = [];
     const { root, sub } = engines(server, WINDOW);
-    const result = await runRlm({ question: QUESTION, repl, rootEngine: root, subEngine: sub, config: config(), onEvent: (e) => events.push(e) });
+    const result = await runRlm({
+      question: QUESTION,
+      repl,
+      rootEngine: root,
+      subEngine: sub,
+      config: config(),
+      onEvent: (e) => events.push(e),
+    });
     expect(result.answer).toBe(NEEDLE);
     const first = result.iterations[0]!;
     expect(first.response.length).toBeLessThan(loop.length / 2);

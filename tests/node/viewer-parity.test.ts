@@ -16,7 +16,9 @@ afterAll(() => repl?.close());
 
 const body = (astral: boolean) =>
   Array.from({ length: 3000 }, (_, i) =>
-    i === 2345 ? "Le code secret est KÉPI-77, dit-elle." : `${astral && i % 3 === 0 ? "🚀 " : ""}ligne ${i}: été, déjà vu ${"·".repeat(i % 11)}`,
+    i === 2345
+      ? "Le code secret est KÉPI-77, dit-elle."
+      : `${astral && i % 3 === 0 ? "🚀 " : ""}ligne ${i}: été, déjà vu ${"·".repeat(i % 11)}`,
   ).join("\n");
 
 function encode(text: string, kind: string): Uint8Array {

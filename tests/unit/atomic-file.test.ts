@@ -36,7 +36,12 @@ describe("writeFileAtomically", () => {
 
 describe("pruneCacheFiles", () => {
   it("keeps this key's file and the two newest others, with their stamps; drops orphan stamps and dead temporary files", () => {
-    for (const [i, age] of [[1, 40], [2, 30], [3, 20], [4, 10]] as const) {
+    for (const [i, age] of [
+      [1, 40],
+      [2, 30],
+      [3, 20],
+      [4, 10],
+    ] as const) {
       writeFileSync(join(dir, `snap-${i}.bin`), "x");
       writeFileSync(join(dir, `snap-${i}.stamp`), "s");
       ageBy(`snap-${i}.bin`, age);
@@ -48,7 +53,16 @@ describe("pruneCacheFiles", () => {
     writeFileSync(join(dir, "unrelated.txt"), "kept");
     pruneCacheFiles(dir, kind, "snap-1.bin");
     expect(readdirSync(dir).sort()).toEqual(
-      [".snap-6.bin.2.def.tmp", "snap-1.bin", "snap-1.stamp", "snap-3.bin", "snap-3.stamp", "snap-4.bin", "snap-4.stamp", "unrelated.txt"].sort(),
+      [
+        ".snap-6.bin.2.def.tmp",
+        "snap-1.bin",
+        "snap-1.stamp",
+        "snap-3.bin",
+        "snap-3.stamp",
+        "snap-4.bin",
+        "snap-4.stamp",
+        "unrelated.txt",
+      ].sort(),
     );
   });
 });

@@ -6,14 +6,7 @@ import { estimateMessagesTokens } from "../../src/engines/tokens.ts";
 import type { ChatEngine, ChatRequest, ChatResult } from "../../src/engines/types.ts";
 import { planTasks } from "../../src/bench/plan.ts";
 import { accuracyChart, benchCharts, perTaskChart } from "../../src/bench/plots.ts";
-import {
-  formatSummaryTable,
-  latestResults,
-  MemoryResultStore,
-  parseResultsJsonl,
-  resultLine,
-  summarize,
-} from "../../src/bench/results.ts";
+import { formatSummaryTable, latestResults, MemoryResultStore, parseResultsJsonl, resultLine, summarize } from "../../src/bench/results.ts";
 import { BenchModelMismatchError, MissingReplError, runBench, type BenchProgress } from "../../src/bench/runner.ts";
 import type { BenchResult } from "../../src/bench/types.ts";
 import { answerDirectly, fitDocument, flattenContext, VANILLA_SYSTEM_PROMPT } from "../../src/bench/vanilla.ts";
@@ -39,7 +32,8 @@ function testEngine(reply: (req: ChatRequest) => string | Error, window = 4096, 
 }
 
 /** Answers a NIAH question only when the needle is in what the model was shown. */
-const needleReader = (req: ChatRequest) => /special magic numbers for [\w-]+ is: (\d+)/.exec(req.messages[1]!.content)?.[1] ?? "I cannot find it.";
+const needleReader = (req: ChatRequest) =>
+  /special magic numbers for [\w-]+ is: (\d+)/.exec(req.messages[1]!.content)?.[1] ?? "I cannot find it.";
 
 describe("vanilla: the document cut to the window", () => {
   it("cuts the middle and says how much was cut", async () => {
@@ -194,7 +188,7 @@ describe("results files, summary and charts", () => {
   it("reads JSONL back, skipping a line cut short by an interrupted write", () => {
     const text = results.map(resultLine).join("") + resultLine(results[0]!).slice(0, 40);
     expect(parseResultsJsonl(text)).toEqual(results);
-    expect(parseResultsJsonl("\n{\"not\":\"a result\"}\n")).toEqual([]);
+    expect(parseResultsJsonl('\n{"not":"a result"}\n')).toEqual([]);
   });
 
   it("keeps the latest result per task × method", () => {

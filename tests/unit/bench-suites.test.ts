@@ -69,7 +69,10 @@ describe("LongDocQA", () => {
     { question: /^What was (.+)'s profession\?/, fact: (s) => new RegExp(`${s} earned a living as a ([a-z]+)\\.`, "g") },
     { question: /^In which year was the (.+) founded\?/, fact: (s) => new RegExp(`The ${s} was founded in the year (\\d{4})\\.`, "g") },
     { question: /^What did the ship (.+) carry on its last voyage\?/, fact: (s) => new RegExp(`the ship ${s} carried ([^.]+)\\.`, "g") },
-    { question: /^Which code opens the lock on the door of the (.+)\?/, fact: (s) => new RegExp(`the door of the ${s} opens with the code (\\d{4})\\.`, "g") },
+    {
+      question: /^Which code opens the lock on the door of the (.+)\?/,
+      fact: (s) => new RegExp(`the door of the ${s} opens with the code (\\d{4})\\.`, "g"),
+    },
   ];
 
   it("is deterministic for a seed and different across seeds", () => {
@@ -157,7 +160,8 @@ describe("OOLONG-style aggregation", () => {
 
   it("covers all three comparison outcomes over a few seeds", () => {
     const outcomes = new Set<string>();
-    for (let seed = 0; seed < 30; seed++) outcomes.add(String(generateOolongDocument({ size: 10_000, seed, kind: "compare" }).expected.answer));
+    for (let seed = 0; seed < 30; seed++)
+      outcomes.add(String(generateOolongDocument({ size: 10_000, seed, kind: "compare" }).expected.answer));
     expect([...outcomes].sort()).toEqual(["less common than", "more common than", "same frequency as"]);
   });
 
@@ -224,7 +228,8 @@ describe("code-repository QA on a real project", () => {
           if (target === "exports" || target === "module.exports") names.add(n.left.name.text);
         }
         if (ts.isExportAssignment(n)) names.add("default");
-        if (ts.isFunctionDeclaration(n) && n.name && n.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) names.add(n.name.text);
+        if (ts.isFunctionDeclaration(n) && n.name && n.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword))
+          names.add(n.name.text);
       });
       expect(q.expected, q.subject).toEqual({ scorer: "number", answer: names.size });
       expect(exportedNames(tree[q.subject]!).enumerable).toBe(true);
@@ -249,7 +254,9 @@ describe("code-repository QA on a real project", () => {
       for (const t of targets) expected.set(t, [...(expected.get(t) ?? []), from]);
     }
     const actual = importersByFile(tree);
-    expect(new Map([...actual].map(([k, v]) => [k, v.slice().sort()]))).toEqual(new Map([...expected].map(([k, v]) => [k, v.slice().sort()])));
+    expect(new Map([...actual].map(([k, v]) => [k, v.slice().sort()]))).toEqual(
+      new Map([...expected].map(([k, v]) => [k, v.slice().sort()])),
+    );
     expect(codeQuestions(tree, "importers").length).toBeGreaterThan(5);
   });
 

@@ -11,10 +11,12 @@ describe("the CLI cache directory", () => {
     // A relative XDG_CACHE_HOME is invalid per the spec and ignored.
     expect(resolveCacheDir({ env: { XDG_CACHE_HOME: "cache" }, ...linux }).dir).toBe("/home/ada/.cache/recursive-reader");
     expect(resolveCacheDir({ env: {}, platform: "darwin", home: "/Users/ada" }).dir).toBe("/Users/ada/Library/Caches/recursive-reader");
-    expect(resolveCacheDir({ env: { LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local" }, platform: "win32", home: "C:\\Users\\ada" }).dir).toBe(
+    expect(
+      resolveCacheDir({ env: { LOCALAPPDATA: "C:\\Users\\ada\\AppData\\Local" }, platform: "win32", home: "C:\\Users\\ada" }).dir,
+    ).toBe("C:\\Users\\ada\\AppData\\Local\\recursive-reader");
+    expect(resolveCacheDir({ env: {}, platform: "win32", home: "C:\\Users\\ada" }).dir).toBe(
       "C:\\Users\\ada\\AppData\\Local\\recursive-reader",
     );
-    expect(resolveCacheDir({ env: {}, platform: "win32", home: "C:\\Users\\ada" }).dir).toBe("C:\\Users\\ada\\AppData\\Local\\recursive-reader");
   });
 
   it("--no-cache beats --cache-dir, which beats RLM_CACHE_DIR, which beats the default", () => {

@@ -30,7 +30,16 @@ const ingest: IngestFiles = async (inputs, taken) => {
       const name = (input.file as File).name;
       const path = used.has(name) ? `${name} (2)` : name;
       used.add(path);
-      const meta = { path, name: path, kind: "text", sourceBytes: text.length, chars: text.length, tokensEstimate: 1, encoding: "utf-8", preview: text };
+      const meta = {
+        path,
+        name: path,
+        kind: "text",
+        sourceBytes: text.length,
+        chars: text.length,
+        tokensEstimate: 1,
+        encoding: "utf-8",
+        preview: text,
+      };
       return { meta, blob: new Blob([text]) };
     }),
   );
@@ -57,7 +66,11 @@ function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayM
     openStore: async () => store,
     createRepl: (onStatus) => {
       const failing = repls.length < (extra.failStarts ?? 0);
-      const r = new ScriptedRepl({ onStatus, ...(extra.addDelayMs ? { addDelayMs: extra.addDelayMs } : {}), ...(failing ? { failStart: "Python could not start." } : {}) });
+      const r = new ScriptedRepl({
+        onStatus,
+        ...(extra.addDelayMs ? { addDelayMs: extra.addDelayMs } : {}),
+        ...(failing ? { failStart: "Python could not start." } : {}),
+      });
       repls.push(r);
       return r;
     },
@@ -211,10 +224,19 @@ describe("the page's controller", () => {
     const store = new MemoryStore();
     const now = Date.now();
     const meta = (path: string) => ({ path, name: path, kind: "text", sourceBytes: 4, chars: 4, tokensEstimate: 1, preview: path });
-    const record: SessionRecord = { id: "s1", title: "Old", createdAt: now, updatedAt: now, documents: [meta("kept.txt"), meta("lost.txt")] };
+    const record: SessionRecord = {
+      id: "s1",
+      title: "Old",
+      createdAt: now,
+      updatedAt: now,
+      documents: [meta("kept.txt"), meta("lost.txt")],
+    };
     // As an older version could leave it: lost.txt listed without bytes, gone.txt stored but no longer listed.
     await store.saveSession(record);
-    await store.addDocuments(record, [{ path: "kept.txt", blob: new Blob(["kept"]) }, { path: "gone.txt", blob: new Blob(["gone"]) }]);
+    await store.addDocuments(record, [
+      { path: "kept.txt", blob: new Blob(["kept"]) },
+      { path: "gone.txt", blob: new Blob(["gone"]) },
+    ]);
     await store.saveSession(record);
     const { app, repls } = harness(store);
     await app.start();

@@ -45,20 +45,28 @@ describe("OpenAI-compatible engine", () => {
   it("sends no switch to models without one, or when told not to", async () => {
     await new OpenAIEngine({ baseUrl: server.baseUrl, model: "Qwen/Qwen2.5-7B-Instruct" }).complete({ messages: ask, thinking: false });
     expect(lastBody()).not.toHaveProperty("chat_template_kwargs");
-    await new OpenAIEngine({ baseUrl: server.baseUrl, model: "qwen3:4b", thinkingControl: "none" }).complete({ messages: ask, thinking: false });
+    await new OpenAIEngine({ baseUrl: server.baseUrl, model: "qwen3:4b", thinkingControl: "none" }).complete({
+      messages: ask,
+      thinking: false,
+    });
     expect(lastBody()).not.toHaveProperty("chat_template_kwargs");
     expect(hasThinkingSwitch("mit-oasys/rlm-qwen3-30b-a3b-v0.1")).toBe(true);
   });
 
   it("uses reasoning_effort for servers that read that (Ollama's /v1)", async () => {
-    await new OpenAIEngine({ baseUrl: server.baseUrl, model: "qwen3:4b", thinkingControl: "reasoning-effort" }).complete({ messages: ask, thinking: false });
+    await new OpenAIEngine({ baseUrl: server.baseUrl, model: "qwen3:4b", thinkingControl: "reasoning-effort" }).complete({
+      messages: ask,
+      thinking: false,
+    });
     expect(lastBody()).toMatchObject({ reasoning_effort: "none" });
     expect(lastBody()).not.toHaveProperty("chat_template_kwargs");
   });
 
   it("a server that rejects the field is asked again without it, and never sent it again", async () => {
     server.scripts.sub = (req) =>
-      "chat_template_kwargs" in req.body ? { text: "", status: 400, error: "Unrecognized request argument supplied: chat_template_kwargs" } : "answer";
+      "chat_template_kwargs" in req.body
+        ? { text: "", status: 400, error: "Unrecognized request argument supplied: chat_template_kwargs" }
+        : "answer";
     const engine = new OpenAIEngine({ baseUrl: server.baseUrl, model: "qwen3-4b" });
     const before = server.requests.length;
     expect((await engine.complete({ messages: ask, thinking: false })).text).toBe("answer");
@@ -111,11 +119,22 @@ describe("WebLLM engine", () => {
 describe("sub-call policy", () => {
   const budgets = deriveBudgets({ rootWindow: 4096, subWindow: 4096 });
   const engine = { contextWindow: 4096, model: "sub" };
-  const reply = (text: string): ChatResult => ({ text, usage: { promptTokens: 5, completionTokens: 2 }, usageEstimated: false, finishReason: "stop", model: "sub" });
+  const reply = (text: string): ChatResult => ({
+    text,
+    usage: { promptTokens: 5, completionTokens: 2 },
+    usageEstimated: false,
+    finishReason: "stop",
+    model: "sub",
+  });
 
   it("caps the reply, turns thinking off, and passes sampling through", () => {
     const req = new SubcallPolicy({ budgets, seed: 3 }).request("question", engine);
-    expect(req).toMatchObject({ maxTokens: budgets.subMaxTokens, thinking: false, seed: 3, messages: [{ role: "user", content: "question" }] });
+    expect(req).toMatchObject({
+      maxTokens: budgets.subMaxTokens,
+      thinking: false,
+      seed: 3,
+      messages: [{ role: "user", content: "question" }],
+    });
     expect(new SubcallPolicy({ budgets, thinking: true }).request("q", engine).thinking).toBe(true);
   });
 
@@ -123,7 +142,9 @@ describe("sub-call policy", () => {
     const policy = new SubcallPolicy({ budgets });
     const big = "x".repeat(20_000);
     expect(() => policy.request(big, engine)).toThrow(SubcallTooLongError);
-    expect(() => policy.request(big, engine)).toThrow(/about 5,715 tokens but the helper model reads at most 3,072\. Split it into pieces of at most 8,000 characters/);
+    expect(() => policy.request(big, engine)).toThrow(
+      /about 5,715 tokens but the helper model reads at most 3,072\. Split it into pieces of at most 8,000 characters/,
+    );
     expect(() => policy.request("x".repeat(10_000), engine)).not.toThrow();
   });
 

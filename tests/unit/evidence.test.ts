@@ -103,7 +103,9 @@ describe("reading sources out of a run's records", () => {
     });
     first.code_blocks.push(blockRecord("x", cell({ sources: [range("src/a.py", 100, 120, "match")] }), [call]));
     const second: IterationRecord = iterationRecord(1, 0, [], "");
-    second.code_blocks.push(blockRecord("FINAL(x)", cell({ final_answer: "ZEBRA-4471", sources: [range("src/a.py", 300, 310, "answer", { score: 1 })] }), []));
+    second.code_blocks.push(
+      blockRecord("FINAL(x)", cell({ final_answer: "ZEBRA-4471", sources: [range("src/a.py", 300, 310, "answer", { score: 1 })] }), []),
+    );
     const reads = collectReads([first, second]);
     expect(reads.map((r) => [r.range.kind, r.turn, r.finalCell, r.reply ?? null])).toEqual([
       ["match", 0, false, null],
@@ -138,7 +140,9 @@ describe("withPassages", () => {
   const sources = rankSources([read(range("a.txt", 0, 10, "print")), read(range("b.txt", 0, 10, "print"))], "");
 
   it("attaches the REPL's quotes, and leaves a source without one when it has none", async () => {
-    const quoted = await withPassages(sources, async (ranges) => ranges.map((r) => (r.doc === "a.txt" ? { before: "", text: "alpha", after: "!" } : null)));
+    const quoted = await withPassages(sources, async (ranges) =>
+      ranges.map((r) => (r.doc === "a.txt" ? { before: "", text: "alpha", after: "!" } : null)),
+    );
     expect(quoted.find((s) => s.doc === "a.txt")!.passage).toEqual({ before: "", text: "alpha", after: "!" });
     expect(quoted.find((s) => s.doc === "b.txt")!.passage).toBeUndefined();
   });

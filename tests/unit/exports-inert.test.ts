@@ -9,7 +9,10 @@ import { visibleName } from "../../src/app/visible-text.ts";
 function fetchesIn(markdown: string): string[] {
   const found: string[] = [];
   for (const m of markdown.matchAll(/!\[[^\]]*\]\(\s*<?(https?:[^)\s>]+)/g)) found.push(m[1]!);
-  for (const m of markdown.matchAll(/<(?:img|video|audio|source|picture|iframe|embed|object|svg|image|link|script|style|track|input|body|table)\b[^>]*>/gi)) found.push(m[0]);
+  for (const m of markdown.matchAll(
+    /<(?:img|video|audio|source|picture|iframe|embed|object|svg|image|link|script|style|track|input|body|table)\b[^>]*>/gi,
+  ))
+    found.push(m[0]);
   return found;
 }
 
@@ -23,7 +26,8 @@ describe("inertMarkdown", () => {
   });
 
   it("handles reference-style images, collapsed and shortcut forms", () => {
-    const md = "![one][r1] ![Two][] ![three]\n\n[r1]: http://a.example/1.png\n[two]: <http://a.example/2.png>\n[three]: http://a.example/3.png 'title'";
+    const md =
+      "![one][r1] ![Two][] ![three]\n\n[r1]: http://a.example/1.png\n[two]: <http://a.example/2.png>\n[three]: http://a.example/3.png 'title'";
     const out = inertMarkdown(md);
     expect(out).toContain("[image: one] (`http://a.example/1.png`)");
     expect(out).toContain("[image: Two] (`http://a.example/2.png`)");
@@ -34,21 +38,22 @@ describe("inertMarkdown", () => {
     const md = [
       '<img src="http://evil.example/i.png" alt="x">',
       '<video poster="http://evil.example/p.png"><source src="http://evil.example/v.mp4"></video>',
-      '<audio src=http://evil.example/a.mp3 autoplay></audio>',
+      "<audio src=http://evil.example/a.mp3 autoplay></audio>",
       '<table background="http://evil.example/b.png"><tr><td>t</td></tr></table>',
       '<p style="background:url(http://evil.example/s.png)">s</p>',
       "<!-- comment --> <https://ok.example/page> <me@example.org> [a link](https://ok.example/)",
     ].join("\n");
     const out = inertMarkdown(md);
     expect(fetchesIn(out)).toEqual([]);
-    expect(out).toContain("&lt;img src=\"http://evil.example/i.png\"");
+    expect(out).toContain('&lt;img src="http://evil.example/i.png"');
     expect(out).toContain("<https://ok.example/page>");
     expect(out).toContain("<me@example.org>");
     expect(out).toContain("[a link](https://ok.example/)");
   });
 
   it("leaves code exactly as written, and inline data images as they are", () => {
-    const md = "```html\n<img src=\"http://x.example/a.png\">\n![i](http://x.example/b.png)\n```\n\nInline `<img src=x>` and ![d](data:image/png;base64,AAAA)\n\n~~~~\n<b>\n~~~~";
+    const md =
+      '```html\n<img src="http://x.example/a.png">\n![i](http://x.example/b.png)\n```\n\nInline `<img src=x>` and ![d](data:image/png;base64,AAAA)\n\n~~~~\n<b>\n~~~~';
     expect(inertMarkdown(md)).toBe(md);
   });
 
@@ -86,13 +91,37 @@ describe("exported answers", () => {
 describe("visibleName", () => {
   it("makes bidi controls, zero-width and control characters visible", () => {
     expect(visibleName("\u202Egnp.exe.txt")).toBe("⟨U+202E⟩gnp.exe.txt");
-    const hidden = ["\u202A", "\u202B", "\u202C", "\u202D", "\u2066", "\u2067", "\u2068", "\u2069", "\u200E", "\u200F", "\u061C", "\u200B", "\u200C", "\u200D", "\uFEFF", "\u0000", "\u001B", "\u007F", "\u0085", "\u2028", "\u00AD", "\u3164"];
+    const hidden = [
+      "\u202A",
+      "\u202B",
+      "\u202C",
+      "\u202D",
+      "\u2066",
+      "\u2067",
+      "\u2068",
+      "\u2069",
+      "\u200E",
+      "\u200F",
+      "\u061C",
+      "\u200B",
+      "\u200C",
+      "\u200D",
+      "\uFEFF",
+      "\u0000",
+      "\u001B",
+      "\u007F",
+      "\u0085",
+      "\u2028",
+      "\u00AD",
+      "\u3164",
+    ];
     for (const c of hidden) expect(visibleName(`a${c}b`), `U+${c.codePointAt(0)!.toString(16)}`).toMatch(/^a⟨U\+[0-9A-F]{4}⟩b$/);
     expect(visibleName("tag\u{E0041}")).toBe("tag⟨U+E0041⟩");
   });
 
   it("leaves ordinary names, other scripts and emoji alone", () => {
-    for (const name of ["report 2024.txt", "données/été.csv", "תקציר.txt", "ملف.txt", "日本語.md", "naïve ☃.txt"]) expect(visibleName(name)).toBe(name);
+    for (const name of ["report 2024.txt", "données/été.csv", "תקציר.txt", "ملف.txt", "日本語.md", "naïve ☃.txt"])
+      expect(visibleName(name)).toBe(name);
   });
 
   it("keeps line breaks and tabs in raw output when asked", () => {

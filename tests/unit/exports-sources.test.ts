@@ -30,7 +30,16 @@ function answered(sources: RankedSource[]): Exchange {
   it.code_blocks.push(
     blockRecord(
       "FINAL('x')",
-      { stdout: "", stderr: "", final_answer: "ZEBRA-4471", locals: {}, execution_time: 0, error: null, interrupted: false, sources: [{ doc: "books/book.txt", start: 100, end: 110, line: 88_412, end_line: 88_412, kind: "answer", score: 1 }] },
+      {
+        stdout: "",
+        stderr: "",
+        final_answer: "ZEBRA-4471",
+        locals: {},
+        execution_time: 0,
+        error: null,
+        interrupted: false,
+        sources: [{ doc: "books/book.txt", start: 100, end: 110, line: 88_412, end_line: 88_412, kind: "answer", score: 1 }],
+      },
       [],
     ),
   );
@@ -41,7 +50,13 @@ function answered(sources: RankedSource[]): Exchange {
 
 describe("exported answers", () => {
   it("list the sources with the passage quoted, the read part in bold, document text escaped", () => {
-    const md = answerMarkdown(answered([source(), source({ doc: "report.pdf", page: 3, end_page: 3, passage: { before: "", text: "first\nsecond", after: "" }, reasons: [] })]), ["books/book.txt"]);
+    const md = answerMarkdown(
+      answered([
+        source(),
+        source({ doc: "report.pdf", page: 3, end_page: 3, passage: { before: "", text: "first\nsecond", after: "" }, reasons: [] }),
+      ]),
+      ["books/book.txt"],
+    );
     expect(md).toContain("## Sources");
     expect(md).toContain("1. book.txt · line 88,412 (the answer appears here; a sub-call read this and its reply gave the answer)");
     expect(md).toContain("   > The code \\*is\\* **ZEBRA-4471**, keep it \\<safe\\>.");
@@ -54,7 +69,18 @@ describe("exported answers", () => {
 
   it("carry the ranked sources on a question's last trajectory line, and the visualizer still opens it", () => {
     const jsonl = trajectoryJsonl(
-      { type: "metadata", timestamp: new Date().toISOString(), root_model: "m", max_depth: 1, max_iterations: 5, backend: "openai", backend_kwargs: {}, environment_type: "pyodide", environment_kwargs: {}, other_backends: null },
+      {
+        type: "metadata",
+        timestamp: new Date().toISOString(),
+        root_model: "m",
+        max_depth: 1,
+        max_iterations: 5,
+        backend: "openai",
+        backend_kwargs: {},
+        environment_type: "pyodide",
+        environment_kwargs: {},
+        other_backends: null,
+      },
       [answered([source()])],
     );
     expect(visualizerProblems(jsonl)).toEqual([]);

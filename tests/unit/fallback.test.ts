@@ -16,7 +16,15 @@ class ProbeOnlyRepl {
     const m = /_rlm_probe"\)\.(\w+)\((.*)\), end=""\)$/s.exec(code);
     if (!m) throw new Error(`not a probe: ${code}`);
     const args = JSON.parse(`[${m[2]!.replace(/\bNone\b/g, "null")}]`) as unknown[];
-    const out = (stdout: string): CellResult => ({ stdout, stderr: "", final_answer: null, locals: {}, execution_time: 0, error: null, interrupted: false });
+    const out = (stdout: string): CellResult => ({
+      stdout,
+      stderr: "",
+      final_answer: null,
+      locals: {},
+      execution_time: 0,
+      error: null,
+      interrupted: false,
+    });
     if (m[1] === "layout") return out(JSON.stringify(this.docs.map(([d, t]) => [d, t.length])));
     if (m[1] === "read") {
       const [doc, start, end] = args as [string | null, number, number];
@@ -25,14 +33,23 @@ class ProbeOnlyRepl {
     if (m[1] === "rank") {
       const [question, size, max] = args as [string, number, number];
       const pieces: Array<[string | null, number, number]> = [];
-      for (const [d, t] of this.docs) for (let s = 0; s < Math.max(1, t.length); s += size) pieces.push([d, s, Math.min(t.length, s + size)]);
+      for (const [d, t] of this.docs)
+        for (let s = 0; s < Math.max(1, t.length); s += size) pieces.push([d, s, Math.min(t.length, s + size)]);
       if (pieces.length <= max) return out(JSON.stringify(pieces));
       const words = question.toLowerCase().match(/[a-z]{4,}/g) ?? [];
       const score = (p: [string | null, number, number]) => {
-        const body = this.docs.find(([d]) => d === p[0])![1].slice(p[1], p[2]).toLowerCase();
+        const body = this.docs
+          .find(([d]) => d === p[0])![1]
+          .slice(p[1], p[2])
+          .toLowerCase();
         return words.filter((w) => body.includes(w)).length;
       };
-      const keep = pieces.map((p, i) => ({ i, s: score(p) })).sort((a, b) => b.s - a.s || a.i - b.i).slice(0, max).map((x) => x.i).sort((a, b) => a - b);
+      const keep = pieces
+        .map((p, i) => ({ i, s: score(p) }))
+        .sort((a, b) => b.s - a.s || a.i - b.i)
+        .slice(0, max)
+        .map((x) => x.i)
+        .sort((a, b) => a - b);
       return out(JSON.stringify(keep.map((i) => pieces[i])));
     }
     throw new Error(`unknown probe ${m[1]}`);
@@ -85,7 +102,13 @@ describe("runFallback", () => {
 
   it("reads only the most relevant pieces of a huge document, and says the read was partial", async () => {
     const text = `${filler(40_000)} The harbour vault code is 42-B. ${filler(40_000)}`;
-    const result = await runFallback({ repl: new ProbeOnlyRepl([[null, text]]), question: "What is the harbour vault code?", subcall: sub, budgets, maxChunks: 3 });
+    const result = await runFallback({
+      repl: new ProbeOnlyRepl([[null, text]]),
+      question: "What is the harbour vault code?",
+      subcall: sub,
+      budgets,
+      maxChunks: 3,
+    });
     expect(result).toMatchObject({ chunksRead: 3, chunksTotal: 81, partial: true, answer: "The vault code is 42-B" });
   });
 

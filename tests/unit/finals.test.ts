@@ -36,7 +36,7 @@ describe("M03: which markers count", () => {
     }
   });
 
-  it("FINAL_VAR(\"x\") = value is read as an assignment and rewritten to code", () => {
+  it('FINAL_VAR("x") = value is read as an assignment and rewritten to code', () => {
     const marker = findFinalMarker('FINAL_VAR("answer_text") = counts["entity"] + 1');
     expect(marker).toEqual({ kind: "assignment", name: "answer_text", expression: 'counts["entity"] + 1' });
     expect(assignmentAsCode(marker as Extract<typeof marker, { kind: "assignment" }>)).toBe(
@@ -57,7 +57,10 @@ describe("M03: which markers count", () => {
   );
 
   it("a name the model assigned earlier but lost is missing, not a word", () => {
-    expect(decideBareName("town", [], assignedNamesIn("town = snippet.split()[3]\nprint(town)"))).toEqual({ action: "missing", name: "town" });
+    expect(decideBareName("town", [], assignedNamesIn("town = snippet.split()[3]\nprint(town)"))).toEqual({
+      action: "missing",
+      name: "town",
+    });
   });
 
   it.each([["Paris"], ["Tuesday"], ["blue"], ["Lindenholm"]])("an ordinary word %j is the answer itself", (word) => {
@@ -65,7 +68,12 @@ describe("M03: which markers count", () => {
   });
 
   it("finds names bound by assignment, augmented assignment, subscripts and for loops", () => {
-    expect([...assignedNamesIn("a = 1\nb += 2\nc[0] = 3\nfor d in x:\n    pass\nif a == 1:\n    pass")].sort()).toEqual(["a", "b", "c", "d"]);
+    expect([...assignedNamesIn("a = 1\nb += 2\nc[0] = 3\nfor d in x:\n    pass\nif a == 1:\n    pass")].sort()).toEqual([
+      "a",
+      "b",
+      "c",
+      "d",
+    ]);
   });
 
   it.each([
@@ -85,12 +93,12 @@ describe("M03: which markers count", () => {
     expect(refuseFinal(value)).toBe(why);
   });
 
-  it.each([
-    ["```repl\nchunks = context.split()\n```"],
-    ["I'll do it like this:\n```python\nprint(llm_query(context[:1000]))\n```"],
-  ])("refuses a plan written as REPL code: %j", (value) => {
-    expect(refuseFinal(value)).toBe("plan");
-  });
+  it.each([["```repl\nchunks = context.split()\n```"], ["I'll do it like this:\n```python\nprint(llm_query(context[:1000]))\n```"]])(
+    "refuses a plan written as REPL code: %j",
+    (value) => {
+      expect(refuseFinal(value)).toBe("plan");
+    },
+  );
 
   it.each([
     ["42"],
@@ -102,12 +110,9 @@ describe("M03: which markers count", () => {
     // Answers about code quote it: a fence is not a plan by itself.
     ["The retry loop is in `net.py`:\n\n```python\nfor attempt in range(3):\n    send()\n```"],
     ["```constructor\ncode in constructor\n```\n\nEND-OF-ANSWER-0"],
-  ])(
-    "accepts %j",
-    (value) => {
-      expect(refuseFinal(value)).toBeNull();
-    },
-  );
+  ])("accepts %j", (value) => {
+    expect(refuseFinal(value)).toBeNull();
+  });
 });
 
 describe("M04: a text FINAL next to code", () => {
@@ -116,7 +121,10 @@ describe("M04: a text FINAL next to code", () => {
     expect(judgeFinalWithCode({ kind: "value", value: "7319", bareName: null }, [ok("code: 7319\n")])).toEqual({ accept: true });
   });
   it("is dropped when the value is not in the fresh output (a guess)", () => {
-    expect(judgeFinalWithCode({ kind: "value", value: "1234", bareName: null }, [ok("code: 7319\n")])).toEqual({ accept: false, why: "not-in-output" });
+    expect(judgeFinalWithCode({ kind: "value", value: "1234", bareName: null }, [ok("code: 7319\n")])).toEqual({
+      accept: false,
+      why: "not-in-output",
+    });
   });
   it("is dropped when a cell failed", () => {
     const failed = { stdout: "7319", stderr: "NameError", error: "NameError" };

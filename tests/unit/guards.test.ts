@@ -1,7 +1,15 @@
 // The per-turn guards (M01 no-action counter, M02 evidence gate, M09 repeats, M09/M10 stuck)
 // and the feedback the model gets, written from the catalogue's descriptions.
 import { describe, expect, it } from "vitest";
-import { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector, errorSignature, normaliseCode, similarity } from "../../src/core/guards/index.ts";
+import {
+  EvidenceGate,
+  NoActionCounter,
+  RepeatGuard,
+  StuckDetector,
+  errorSignature,
+  normaliseCode,
+  similarity,
+} from "../../src/core/guards/index.ts";
 import {
   ALLOWED_IMPORTS,
   messageForInaction,
@@ -101,9 +109,15 @@ describe("M09/M10: stuck detection", () => {
 
   it("an unavailable import after being told is stuck", () => {
     const d = new StuckDetector();
-    const imp = { code: "import numpy as np\nprint(len(context))", errorType: "ModuleNotFoundError", errorText: "ModuleNotFoundError: No module named 'numpy'" };
+    const imp = {
+      code: "import numpy as np\nprint(len(context))",
+      errorType: "ModuleNotFoundError",
+      errorText: "ModuleNotFoundError: No module named 'numpy'",
+    };
     expect(d.observe(imp)).toEqual({ stuck: null, warn: "forbidden-import" });
-    expect(d.observe({ ...imp, code: "import pandas\nprint(context[:5])", errorText: "No module named 'pandas'" }).stuck).toBe("forbidden-import");
+    expect(d.observe({ ...imp, code: "import pandas\nprint(context[:5])", errorText: "No module named 'pandas'" }).stuck).toBe(
+      "forbidden-import",
+    );
   });
 
   it("error signatures ignore line numbers", () => {
@@ -132,8 +146,13 @@ describe("M02: the evidence gate", () => {
 
   it("accepts a computed final from code, refuses a hard-coded guess", () => {
     const gate = new EvidenceGate(big);
-    expect(gate.check({ answer: "7319001", source: "code", code: "m = re.search(r'is: (\\d+)', context)\nFINAL(m.group(1))" })).toEqual({ accept: true });
-    expect(gate.check({ answer: "4815162", source: "code", code: 'FINAL("4815162")' })).toMatchObject({ accept: false, reason: "no-code-yet" });
+    expect(gate.check({ answer: "7319001", source: "code", code: "m = re.search(r'is: (\\d+)', context)\nFINAL(m.group(1))" })).toEqual({
+      accept: true,
+    });
+    expect(gate.check({ answer: "4815162", source: "code", code: 'FINAL("4815162")' })).toMatchObject({
+      accept: false,
+      reason: "no-code-yet",
+    });
   });
 
   it("long answers (lists) are not looked up, only the code-ran rule applies", () => {

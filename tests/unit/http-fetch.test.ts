@@ -15,7 +15,9 @@ interface Seen {
   authorization: string | undefined;
 }
 
-function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ server: Server; url: string; seen: Seen[] }> {
+function serve(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<{ server: Server; url: string; seen: Seen[] }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     let body = "";
@@ -25,7 +27,9 @@ function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string
       handler(req, res, body);
     });
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen })),
+  );
 }
 
 let main: Awaited<ReturnType<typeof serve>>;
@@ -56,7 +60,11 @@ afterAll(async () => {
 
 describe("fetch over node:http", () => {
   it("posts a body and reads status, headers and JSON", async () => {
-    const res = await nodeHttpFetch(`${main.url}/echo`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"a":1}' });
+    const res = await nodeHttpFetch(`${main.url}/echo`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"a":1}',
+    });
     expect(res.ok).toBe(true);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("application/json");

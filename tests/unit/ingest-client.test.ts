@@ -29,7 +29,11 @@ class ChannelWorker extends EventTarget {
   postMessage(message: unknown, transfer?: Transferable[]): void {
     this.port.postMessage(message, (transfer ?? []) as never);
   }
-  override addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: AddEventListenerOptions | boolean): void {
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: AddEventListenerOptions | boolean,
+  ): void {
     if (type === "message") this.port.addEventListener("message", listener as never, options as never);
     else super.addEventListener(type, listener, options);
   }
@@ -60,9 +64,12 @@ describe("IngestClient", () => {
   it("ingests through the worker API, with progress through a top-level proxy", async () => {
     const client = new IngestClient(factory());
     const progress: IngestProgress[] = [];
-    const result = await client.ingest([fileOf("hello 😀\n", "a.txt"), { file: fileOf(buildPdf([["pdf text"]]), "x"), path: "docs/b.pdf" }], {
-      onProgress: (p) => progress.push(p),
-    });
+    const result = await client.ingest(
+      [fileOf("hello 😀\n", "a.txt"), { file: fileOf(buildPdf([["pdf text"]]), "x"), path: "docs/b.pdf" }],
+      {
+        onProgress: (p) => progress.push(p),
+      },
+    );
     expect(result.documents.map((d) => [d.path, d.kind, d.chars])).toEqual([
       ["a.txt", "text", 8],
       ["docs/b.pdf", "pdf", "--- page 1 ---\n\npdf text".length],

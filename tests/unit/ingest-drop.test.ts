@@ -45,7 +45,13 @@ describe("collectEntries (dropped folders)", () => {
       "secret.txt": "!unreadable",
     });
     const found = await collectEntries([root]);
-    expect(found.inputs.map((i) => i.path)).toEqual(["repo/README.md", "repo/src/a.ts", "repo/src/b.ts", "repo/src/c.ts", "repo/src/lib/d.ts"]);
+    expect(found.inputs.map((i) => i.path)).toEqual([
+      "repo/README.md",
+      "repo/src/a.ts",
+      "repo/src/b.ts",
+      "repo/src/c.ts",
+      "repo/src/lib/d.ts",
+    ]);
     expect(await found.inputs[4]!.file.text()).toBe("d");
     expect(found.problems).toEqual([expect.objectContaining({ path: "repo/secret.txt", code: "read-error" })]);
   });

@@ -7,7 +7,14 @@ import { IngestClient } from "../../src/ingest/client.ts";
 import type { IngestWorkerApi } from "../../src/ingest/protocol.ts";
 import type { IngestProgress } from "../../src/ingest/types.ts";
 
-const report: IngestProgress = { path: "a.txt", phase: "reading", inputIndex: 0, inputCount: 1, bytesDone: 0, bytesTotal: 1 } as IngestProgress;
+const report: IngestProgress = {
+  path: "a.txt",
+  phase: "reading",
+  inputIndex: 0,
+  inputCount: 1,
+  bytesDone: 0,
+  bytesTotal: 1,
+} as IngestProgress;
 
 /** A worker whose progress report is still in flight when its result is sent. */
 function lateReporter(): Worker {

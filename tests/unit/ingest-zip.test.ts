@@ -66,7 +66,9 @@ describe("readZipEntry", () => {
     const [a, b] = dir.entries;
     expect(a?.method).toBe(8);
     expect(text(await readZipEntry(reader, a!, { maxBytes: MiB }))).toBe("hello ".repeat(1000));
-    const stored = writeZip([{ name: "s.txt", data: new TextEncoder().encode("stored!"), method: 0, uncompressedSize: 7, crc32: nodeCrc32("stored!") }]);
+    const stored = writeZip([
+      { name: "s.txt", data: new TextEncoder().encode("stored!"), method: 0, uncompressedSize: 7, crc32: nodeCrc32("stored!") },
+    ]);
     const sReader = readerOf(stored);
     const [s] = (await readZipDirectory(sReader, 10)).entries;
     expect(text(await readZipEntry(sReader, s!, { maxBytes: MiB }))).toBe("stored!");
@@ -138,4 +140,3 @@ describe("checkEntryLimits", () => {
     expect(() => checkEntryLimits(lzma, DEFAULT_LIMITS)).toThrow(UnsupportedFormatError);
   });
 });
-

@@ -7,7 +7,11 @@ import { DEFAULT_SETTINGS, apiKeyFor, describeEndpoint, loadSettings, originOf, 
 function saved(patch: Partial<Settings["openai"]> = {}): Settings {
   const s = structuredClone(DEFAULT_SETTINGS);
   s.backend = "openai";
-  Object.assign(s.openai, { baseUrl: "https://mine.example/v1", model: "qwen", apiKey: "sk-mine", apiKeyOrigin: "https://mine.example" }, patch);
+  Object.assign(
+    s.openai,
+    { baseUrl: "https://mine.example/v1", model: "qwen", apiKey: "sk-mine", apiKeyOrigin: "https://mine.example" },
+    patch,
+  );
   return s;
 }
 
@@ -75,7 +79,18 @@ describe("a link's settings", () => {
       "?backend=ollama&baseUrl=javascript:alert(1)&maxIterations=abc&maxDepth=9&temperature=NaN&topP=2&seed=1.5&compare=maybe&apiKey=sk-evil&model=%E2%80%AEevil",
     )!;
     const why = Object.fromEntries(p.refused.map((r) => [r.key, r.why]));
-    expect(Object.keys(why).sort()).toEqual(["apiKey", "backend", "baseUrl", "compare", "maxDepth", "maxIterations", "model", "seed", "temperature", "topP"]);
+    expect(Object.keys(why).sort()).toEqual([
+      "apiKey",
+      "backend",
+      "baseUrl",
+      "compare",
+      "maxDepth",
+      "maxIterations",
+      "model",
+      "seed",
+      "temperature",
+      "topP",
+    ]);
     expect(why.baseUrl).toMatch(/not an http/);
     expect(why.maxDepth).toMatch(/from 1 to 3/);
     expect(why.apiKey).toMatch(/never taken from links/);

@@ -30,7 +30,10 @@ describe.each([
     server.scripts.sub = "Hello there, friend.";
     const engine = new OpenAIEngine({ ...withFetch, baseUrl: server.baseUrl, model: "m", contextWindow: 4096 });
     const pieces: string[] = [];
-    const result = await engine.complete({ messages: ask, maxTokens: 50, temperature: 0.2, topP: 0.9, seed: 7 }, { onToken: (t) => pieces.push(t) });
+    const result = await engine.complete(
+      { messages: ask, maxTokens: 50, temperature: 0.2, topP: 0.9, seed: 7 },
+      { onToken: (t) => pieces.push(t) },
+    );
     expect(result.text).toBe("Hello there, friend.");
     expect(pieces.length).toBeGreaterThan(3);
     expect(pieces.join("")).toBe(result.text);

@@ -26,10 +26,39 @@ describe("REPL protocol guards", () => {
 describe("CLI arguments", () => {
   it("parses the mlx_lm.rlm-style options", () => {
     const o = parseCliArgs(
-      ["--context-file", "a", "--context-file", "b", "--task", "q", "--model", "m", "--sub-model", "s", "--max-iterations", "5", "--temperature", "0.3", "--seed", "1", "--json", "--no-stream"],
+      [
+        "--context-file",
+        "a",
+        "--context-file",
+        "b",
+        "--task",
+        "q",
+        "--model",
+        "m",
+        "--sub-model",
+        "s",
+        "--max-iterations",
+        "5",
+        "--temperature",
+        "0.3",
+        "--seed",
+        "1",
+        "--json",
+        "--no-stream",
+      ],
       {},
     );
-    expect(o).toMatchObject({ contextFiles: ["a", "b"], task: "q", model: "m", subModel: "s", maxIterations: 5, temperature: 0.3, seed: 1, json: true, stream: false });
+    expect(o).toMatchObject({
+      contextFiles: ["a", "b"],
+      task: "q",
+      model: "m",
+      subModel: "s",
+      maxIterations: 5,
+      temperature: 0.3,
+      seed: 1,
+      json: true,
+      stream: false,
+    });
   });
   it("takes defaults from the environment", () => {
     const o = parseCliArgs(["--task", "q"], { RLM_MODEL: "env-model", OPENAI_API_KEY: "k", RLM_BASE_URL: "http://x/v1" });

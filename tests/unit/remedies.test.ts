@@ -3,7 +3,9 @@ import { missingModel, remedyFor } from "../../src/app/remedies.ts";
 
 describe("the button under a failed question", () => {
   it("opens the endpoint tab when the endpoint has no model or cannot be reached", () => {
-    expect(remedyFor("No model is set for the OpenAI-compatible endpoint. Open Settings and enter the model name.", "openai", false)?.tab).toBe("openai");
+    expect(
+      remedyFor("No model is set for the OpenAI-compatible endpoint. Open Settings and enter the model name.", "openai", false)?.tab,
+    ).toBe("openai");
     expect(remedyFor("Could not reach the model server at http://x/v1 (fetch failed).", "openai", true)?.tab).toBe("openai");
   });
 
@@ -21,7 +23,11 @@ describe("the button under a failed question", () => {
 });
 
 describe("a question with nowhere to go is held, with the step that is missing", () => {
-  const settings = (backend: "openai" | "webllm", baseUrl = "", model = "", modelId = "") => ({ backend, openai: { baseUrl, model }, webllm: { modelId } });
+  const settings = (backend: "openai" | "webllm", baseUrl = "", model = "", modelId = "") => ({
+    backend,
+    openai: { baseUrl, model },
+    webllm: { modelId },
+  });
 
   it("holds it without WebGPU and a local model chosen, and points at the endpoint", () => {
     expect(missingModel(settings("webllm"), false, null)).toMatchObject({ label: "Set up an endpoint", tab: "openai" });

@@ -4,7 +4,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RenderChunk } from "../../src/ui/render/markdown-html.ts";
 import type { RenderReply, RenderRequest } from "../../src/ui/render/protocol.ts";
-import { MarkdownRenderClient, RenderFailedError, RenderLane, RenderTimeoutError, type RenderWorkerLike } from "../../src/ui/render/render-client.ts";
+import {
+  MarkdownRenderClient,
+  RenderFailedError,
+  RenderLane,
+  RenderTimeoutError,
+  type RenderWorkerLike,
+} from "../../src/ui/render/render-client.ts";
 
 /** A worker that answers each request after `delay(text)` ms, or never when that is Infinity. */
 class FakeWorker implements RenderWorkerLike {
@@ -45,7 +51,11 @@ afterEach(() => {
 
 describe("RenderLane", () => {
   it("gives up on a job past its budget, replaces the worker, and goes on with the next", async () => {
-    const lane = new RenderLane(() => new FakeWorker((t) => (t === "slow" ? Infinity : 1)), true, () => 50);
+    const lane = new RenderLane(
+      () => new FakeWorker((t) => (t === "slow" ? Infinity : 1)),
+      true,
+      () => 50,
+    );
     const slow = lane.render("slow");
     const next = lane.render("next");
     await expect(slow).rejects.toBeInstanceOf(RenderTimeoutError);

@@ -13,7 +13,7 @@ describe("markdown to chunks", () => {
     for (const lang of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf", "prototype", "__defineGetter__"]) {
       const out = html(renderer.render(`\`\`\`${lang}\ncode\n\`\`\``));
       expect(out).toContain(`<span class="code-lang">${lang}</span>`);
-      expect(out).toContain("<code class=\"hljs\">code\n</code>");
+      expect(out).toContain('<code class="hljs">code\n</code>');
     }
   });
 
@@ -30,7 +30,11 @@ describe("markdown to chunks", () => {
   });
 
   it("links keep only http(s) and mailto; remote images become text; inline images stay", () => {
-    const out = html(renderer.render("[a](javascript:alert(1)) [b](/?baseUrl=x) [c](https://ok.example) ![chart](https://evil.example/c.png?d=S) ![d](data:image/png;base64,AAAA)"));
+    const out = html(
+      renderer.render(
+        "[a](javascript:alert(1)) [b](/?baseUrl=x) [c](https://ok.example) ![chart](https://evil.example/c.png?d=S) ![d](data:image/png;base64,AAAA)",
+      ),
+    );
     expect(out).not.toContain('href="javascript');
     expect(out).not.toContain('href="/?');
     expect(out).toContain('<a href="https://ok.example" target="_blank" rel="noopener noreferrer" referrerpolicy="no-referrer">c</a>');
@@ -70,7 +74,8 @@ describe("markdown to chunks", () => {
   }, 60_000);
 
   it("no chunk is too big to sanitize and insert in one short task", () => {
-    const unit = "## Part\n\nSome *text* with `code`, **bold** and [a link](https://example.org).\n\n- one\n- two\n\n```python\nprint('hi')\n```\n\n";
+    const unit =
+      "## Part\n\nSome *text* with `code`, **bold** and [a link](https://example.org).\n\n- one\n- two\n\n```python\nprint('hi')\n```\n\n";
     const inputs = [
       unit.repeat(3000),
       "| a | b |\n|---|---|\n" + "| x *y* | [z](https://example.org) |\n".repeat(5000),
@@ -92,7 +97,7 @@ describe("markdown to chunks", () => {
 
   it("a long ordered list split in pieces keeps its numbering", () => {
     const chunks = renderer.render(Array.from({ length: 3000 }, (_, i) => `${i + 1}. item ${i}`).join("\n"));
-    const starts = chunks.map((c) => (c.kind === "html" ? /<ol(?: start="(\d+)")?>/.exec(c.html)?.[1] ?? "1" : null));
+    const starts = chunks.map((c) => (c.kind === "html" ? (/<ol(?: start="(\d+)")?>/.exec(c.html)?.[1] ?? "1") : null));
     expect(starts.length).toBeGreaterThan(1);
     const counts = chunks.map((c) => (c.kind === "html" ? (c.html.match(/<li>/g) ?? []).length : 0));
     let expected = 1;

@@ -7,13 +7,14 @@ import { groupChunks, htmlToText } from "../../src/ui/render/window.ts";
 
 describe("htmlToText", () => {
   it("keeps the text a formatted chunk shows and drops its tags", () => {
-    expect(htmlToText('<h2>Part</h2>\n<p>Some <em>text</em> with <code>code</code> and <a href="https://example.org">a link</a>.</p>\n')).toBe(
-      "Part\nSome text with code and a link.\n",
-    );
+    expect(
+      htmlToText('<h2>Part</h2>\n<p>Some <em>text</em> with <code>code</code> and <a href="https://example.org">a link</a>.</p>\n'),
+    ).toBe("Part\nSome text with code and a link.\n");
   });
 
   it("reads a table row as one line with its cells apart, and keeps blank lines single", () => {
-    const table = '<table class="split">\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>x <em>y</em></td>\n<td class="align-right"><a href="https://example.org">z</a></td>\n</tr>\n</tbody>\n</table>\n';
+    const table =
+      '<table class="split">\n<thead>\n<tr>\n<th>a</th>\n<th>b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>x <em>y</em></td>\n<td class="align-right"><a href="https://example.org">z</a></td>\n</tr>\n</tbody>\n</table>\n';
     expect(htmlToText(table)).toBe("\n\na\tb\n\nx y\tz\n\n");
     expect(htmlToText("<p>one</p>\n\n\n\n<p>two</p>")).toBe("one\n\ntwo");
   });

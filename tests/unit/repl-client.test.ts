@@ -171,10 +171,14 @@ describe("ReplClient with a misbehaving worker", () => {
     const boots = { count: 0 };
     let silent = false;
     const repl = new ReplClient(
-      fakeTransport(async (code) => {
-        if (code === "wedge") silent = true;
-        return good(`ran ${code}`);
-      }, boots, { answer: () => !silent || boots.count > 1 }),
+      fakeTransport(
+        async (code) => {
+          if (code === "wedge") silent = true;
+          return good(`ran ${code}`);
+        },
+        boots,
+        { answer: () => !silent || boots.count > 1 },
+      ),
       { heartbeatMs: 200 },
     );
     await repl.setContextText("abc");
@@ -192,7 +196,7 @@ describe("ReplClient with a misbehaving worker", () => {
       { heartbeatMs: 200 },
     );
     // The Comlink reply is held back forever; only the private port delivers.
-    const api = (repl as unknown as { transport: ReplTransport | null });
+    const api = repl as unknown as { transport: ReplTransport | null };
     await repl.setContextText("abc");
     const original = api.transport!.api.runCell;
     (api.transport!.api as unknown as { runCell: unknown }).runCell = (...args: unknown[]) => {
@@ -219,14 +223,19 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
     const boots = { count: 0 };
     let busy = false;
     const repl = new ReplClient(
-      fakeTransport(async () => good(""), boots, { answer: () => !busy }, () => ({
-        addDocument: async () => {
-          busy = true; // like Python decoding: the worker's event loop answers nothing meanwhile
-          await new Promise((r) => setTimeout(r, 400));
-          busy = false;
-          return docInfo(2_000_000);
-        },
-      })),
+      fakeTransport(
+        async () => good(""),
+        boots,
+        { answer: () => !busy },
+        () => ({
+          addDocument: async () => {
+            busy = true; // like Python decoding: the worker's event loop answers nothing meanwhile
+            await new Promise((r) => setTimeout(r, 400));
+            busy = false;
+            return docInfo(2_000_000);
+          },
+        }),
+      ),
       { heartbeatMs: 100 },
     );
     await repl.start();
@@ -241,11 +250,16 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
   it("a document call on a worker that dies is not lost: the new worker loads it, and the call returns", async () => {
     const boots = { count: 0 };
     const repl = new ReplClient(
-      fakeTransport(async () => good(""), boots, {}, (boot, exit) => ({
-        // The first worker dies while decoding; the second has the document loaded as it boots.
-        addDocument: () => dieDuringCall(exit, "worker exited with code 1"),
-        loadDocuments: async (docs) => (boot > 1 ? docInfo(docs.length * 7) : context),
-      })),
+      fakeTransport(
+        async () => good(""),
+        boots,
+        {},
+        (boot, exit) => ({
+          // The first worker dies while decoding; the second has the document loaded as it boots.
+          addDocument: () => dieDuringCall(exit, "worker exited with code 1"),
+          loadDocuments: async (docs) => (boot > 1 ? docInfo(docs.length * 7) : context),
+        }),
+      ),
     );
     await repl.start();
     const info = await repl.addDocument(blob);
@@ -257,9 +271,14 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
   it("a worker that dies while it starts fails the start with a message, instead of a start that never ends", async () => {
     const boots = { count: 0 };
     const repl = new ReplClient(
-      fakeTransport(async () => good(""), boots, {}, (_boot, exit) => ({
-        boot: () => dieDuringCall(exit, "the Python worker script failed to load"),
-      })),
+      fakeTransport(
+        async () => good(""),
+        boots,
+        {},
+        (_boot, exit) => ({
+          boot: () => dieDuringCall(exit, "the Python worker script failed to load"),
+        }),
+      ),
     );
     await expect(repl.start()).rejects.toThrow(/could not start: .*script failed to load/);
   }, 5_000);
@@ -267,7 +286,12 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
   it("a call on a session closed meanwhile fails with a message, and starts no new worker", async () => {
     const boots = { count: 0 };
     const repl = new ReplClient(
-      fakeTransport(async () => good(""), boots, {}, () => ({ sourcePassages: () => new Promise<string>(() => undefined) })),
+      fakeTransport(
+        async () => good(""),
+        boots,
+        {},
+        () => ({ sourcePassages: () => new Promise<string>(() => undefined) }),
+      ),
     );
     await repl.start();
     const quoting = repl.sourcePassages([{ doc: "a", start: 0, end: 1 }]);
@@ -293,7 +317,12 @@ describe("ReplClient with a worker in another process (Chromium's sandboxed fram
   });
 
   /** The fake worker, seen through a transport that shares no memory with the page. */
-  function framed(runCell: (code: string) => Promise<string>, seen: { bootOptions?: Record<string, unknown>; transferred?: unknown[]; booted: number; interrupts: number }, extraPort: MessagePort, overrides?: Overrides) {
+  function framed(
+    runCell: (code: string) => Promise<string>,
+    seen: { bootOptions?: Record<string, unknown>; transferred?: unknown[]; booted: number; interrupts: number },
+    extraPort: MessagePort,
+    overrides?: Overrides,
+  ) {
     const boots = { count: 0 };
     const base = fakeTransport(runCell, boots, {}, overrides);
     return (onInterrupt: () => void = () => undefined): (() => ReplTransport) =>
@@ -316,7 +345,10 @@ describe("ReplClient with a worker in another process (Chromium's sandboxed fram
   }
 
   it("Stop reaches Python through the transport; no shared buffer is sent, and the transport's ports go with the boot", async () => {
-    const seen: { bootOptions?: Record<string, unknown>; transferred?: unknown[]; booted: number; interrupts: number } = { booted: 0, interrupts: 0 };
+    const seen: { bootOptions?: Record<string, unknown>; transferred?: unknown[]; booted: number; interrupts: number } = {
+      booted: 0,
+      interrupts: 0,
+    };
     const port = new MessageChannel().port2;
     let finish!: (result: string) => void;
     const factory = framed(() => new Promise<string>((resolve) => (finish = resolve)), seen, port)(() => finish(interrupted));

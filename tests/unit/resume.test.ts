@@ -6,7 +6,17 @@ import type { IterationRecord } from "../../src/core/types.ts";
 
 function turn(n: number, response: string, stdout: string, extra: Partial<IterationRecord> = {}): IterationRecord {
   const result = { stdout, stderr: "", locals: {}, execution_time: 0.1, rlm_calls: [], final_answer: null };
-  return { type: "iteration", iteration: n, timestamp: "2026-01-01T00:00:00.000Z", prompt: [], response, code_blocks: stdout ? [{ code: "x", result }] : [], final_answer: null, iteration_time: 1, ...extra };
+  return {
+    type: "iteration",
+    iteration: n,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    prompt: [],
+    response,
+    code_blocks: stdout ? [{ code: "x", result }] : [],
+    final_answer: null,
+    iteration_time: 1,
+    ...extra,
+  };
 }
 
 describe("resumedTurns", () => {

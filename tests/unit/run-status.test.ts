@@ -7,7 +7,9 @@ const ready: EngineStatus = { state: "ready", label: "m @ h", detail: "8,192-tok
 
 describe("what a running question says it is doing", () => {
   it("says it waits for the model, with its loading progress, before the first turn", () => {
-    expect(waitingText({ waitingFor: "model", turns: [] }, loading)).toBe("Waiting for the model: 42% loaded. Fetching param cache[3/20]: 120MB");
+    expect(waitingText({ waitingFor: "model", turns: [] }, loading)).toBe(
+      "Waiting for the model: 42% loaded. Fetching param cache[3/20]: 120MB",
+    );
     expect(waitingText({ waitingFor: "python", turns: [] }, ready)).toBe("Waiting for Python to start…");
     expect(waitingText({ waitingFor: "documents", turns: [] }, ready)).toBe("Loading the documents into Python…");
   });
@@ -21,7 +23,9 @@ describe("what a running question says it is doing", () => {
 describe("the model chip", () => {
   it("says in words whether the model can answer", () => {
     expect(engineChipText(ready, "openai")).toBe("m @ h · connected");
-    expect(engineChipText({ state: "error", label: "m @ h", message: "refused", canReload: false }, "openai")).toBe("m @ h · not reachable");
+    expect(engineChipText({ state: "error", label: "m @ h", message: "refused", canReload: false }, "openai")).toBe(
+      "m @ h · not reachable",
+    );
     expect(engineChipText(loading, "webllm")).toBe("Qwen · loading 42%");
     const idle: EngineStatus = { state: "idle", label: "Qwen (in browser)" };
     expect(engineChipText(idle, "webllm", "none")).toBe("Qwen (in browser) · not downloaded");

@@ -10,10 +10,22 @@ describe("groupSessions", () => {
   it("groups newest first into Today, Yesterday, Last 7 days, Last 30 days, then months", () => {
     const now = at(2026, 3, 15, 9);
     const groups = groupSessions(
-      [session("old", at(2025, 12, 2)), session("today", at(2026, 3, 15, 1)), session("week", at(2026, 3, 10)), session("yest", at(2026, 3, 14, 23)), session("month", at(2026, 2, 20))],
+      [
+        session("old", at(2025, 12, 2)),
+        session("today", at(2026, 3, 15, 1)),
+        session("week", at(2026, 3, 10)),
+        session("yest", at(2026, 3, 14, 23)),
+        session("month", at(2026, 2, 20)),
+      ],
       now,
     );
-    expect(groups.map((g) => g.label)).toEqual(["Today", "Yesterday", "Last 7 days", "Last 30 days", new Date(at(2025, 12, 2)).toLocaleDateString(undefined, { year: "numeric", month: "long" })]);
+    expect(groups.map((g) => g.label)).toEqual([
+      "Today",
+      "Yesterday",
+      "Last 7 days",
+      "Last 30 days",
+      new Date(at(2025, 12, 2)).toLocaleDateString(undefined, { year: "numeric", month: "long" }),
+    ]);
     expect(groups.flatMap((g) => g.sessions.map((s) => s.id))).toEqual(["today", "yest", "week", "month", "old"]);
   });
 });

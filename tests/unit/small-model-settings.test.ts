@@ -42,13 +42,23 @@ describe("how an answer came about", () => {
   it("names the fallback and what it read", () => {
     const line = howAnswered({
       producedBy: "fallback",
-      fallback: { reason: "The model could not drive the run: it wrote nothing that could run in 2 turns in a row.", chunksRead: 3, chunksTotal: 9, partial: true },
+      fallback: {
+        reason: "The model could not drive the run: it wrote nothing that could run in 2 turns in a row.",
+        chunksRead: 3,
+        chunksTotal: 9,
+        partial: true,
+      },
     });
     expect(line).toBe(
       "Answered by the fallback: The model could not drive the run: it wrote nothing that could run in 2 turns in a row, so the harness read the 3 most relevant of the document's 9 parts itself with the helper model.",
     );
-    const whole = howAnswered({ producedBy: "fallback", fallback: { reason: "All 4 turns were used.", chunksRead: 1, chunksTotal: 1, partial: false } });
-    expect(whole).toBe("Answered by the fallback: All 4 turns were used, so the harness read the whole document itself with the helper model.");
+    const whole = howAnswered({
+      producedBy: "fallback",
+      fallback: { reason: "All 4 turns were used.", chunksRead: 1, chunksTotal: 1, partial: false },
+    });
+    expect(whole).toBe(
+      "Answered by the fallback: All 4 turns were used, so the harness read the whole document itself with the helper model.",
+    );
   });
 
   it("names a direct answer and why; says nothing for an ordinary RLM run", () => {

@@ -49,9 +49,25 @@ describe("the snapshot envelope", () => {
   });
 
   it.each([
-    ["a flipped bit", (s: Uint8Array) => { const c = s.slice(); c[c.byteLength - 7] = c[c.byteLength - 7]! ^ 1; return c; }, /checksum does not match/],
+    [
+      "a flipped bit",
+      (s: Uint8Array) => {
+        const c = s.slice();
+        c[c.byteLength - 7] = c[c.byteLength - 7]! ^ 1;
+        return c;
+      },
+      /checksum does not match/,
+    ],
     ["a cut-off file", (s: Uint8Array) => s.slice(0, s.byteLength - 1000), /truncated or padded/],
-    ["trailing garbage", (s: Uint8Array) => { const c = new Uint8Array(s.byteLength + 4); c.set(s); return c; }, /truncated or padded/],
+    [
+      "trailing garbage",
+      (s: Uint8Array) => {
+        const c = new Uint8Array(s.byteLength + 4);
+        c.set(s);
+        return c;
+      },
+      /truncated or padded/,
+    ],
     ["another version's file", () => wrap(snapshotKey("314.0.6", "runtime"), payload), /made for another version/],
     ["not a snapshot", () => new TextEncoder().encode("hello, I am a text file, not a snapshot"), /not a Recursive Reader snapshot/],
     ["an empty file", () => new Uint8Array(0), /too short/],
@@ -68,7 +84,9 @@ describe("the snapshot envelope", () => {
     const skip = { skipChecksum: true };
     expect(() => openEnvelope(key, wrap(key, payload).slice(0, 50_000), skip)).toThrow(/truncated or padded/);
     expect(() => openEnvelope(key, wrap(snapshotKey("314.0.6", "runtime"), payload), skip)).toThrow(/made for another version/);
-    expect(() => openEnvelope(key, new TextEncoder().encode("hello, I am a text file, not a snapshot"), skip)).toThrow(/not a Recursive Reader/);
+    expect(() => openEnvelope(key, new TextEncoder().encode("hello, I am a text file, not a snapshot"), skip)).toThrow(
+      /not a Recursive Reader/,
+    );
   });
 
   it("checksums the same bytes the same way wherever they sit", () => {

@@ -13,7 +13,10 @@ afterEach(() => {
 });
 
 /** A page end that answers with `reply`, and the requests it saw. */
-function pageEnd(reply: (request: SnapshotPortRequest) => Omit<SnapshotPortAnswer, "id">): { store: ReturnType<typeof portSnapshotStore>; seen: SnapshotPortRequest[] } {
+function pageEnd(reply: (request: SnapshotPortRequest) => Omit<SnapshotPortAnswer, "id">): {
+  store: ReturnType<typeof portSnapshotStore>;
+  seen: SnapshotPortRequest[];
+} {
   const channel = new MessageChannel();
   channels.push(channel);
   const seen: SnapshotPortRequest[] = [];

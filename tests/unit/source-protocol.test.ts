@@ -35,9 +35,13 @@ describe("source ranges from the worker", () => {
   });
 
   it("takes one list of ranges per sub-call prompt, or refuses the request", () => {
-    const req = parseSubcallRequest(JSON.stringify({ kind: "llm", prompts: ["a", "b"], model: null, sources: [[good], [{ ...good, kind: 1 }]] }));
+    const req = parseSubcallRequest(
+      JSON.stringify({ kind: "llm", prompts: ["a", "b"], model: null, sources: [[good], [{ ...good, kind: 1 }]] }),
+    );
     expect(req.sources).toEqual([[good], []]);
-    expect(() => parseSubcallRequest(JSON.stringify({ kind: "llm", prompts: ["a", "b"], model: null, sources: [[good]] }))).toThrow(ReplProtocolError);
+    expect(() => parseSubcallRequest(JSON.stringify({ kind: "llm", prompts: ["a", "b"], model: null, sources: [[good]] }))).toThrow(
+      ReplProtocolError,
+    );
     expect(parseSubcallRequest(JSON.stringify({ kind: "llm", prompts: ["a"], model: null })).sources).toBeUndefined();
   });
 

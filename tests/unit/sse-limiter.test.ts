@@ -15,7 +15,8 @@ function streamOf(parts: string[]): ReadableStream<Uint8Array> {
 describe("readSse", () => {
   it("joins events split across chunks, any line ending, and skips comments", async () => {
     const out: string[] = [];
-    for await (const d of readSse(streamOf(["data: {\"a\"", ":1}\n\n: keep-alive\r\n\r\ndata: x\r\n", "data: y\r\n\r\n", "data: [DONE]"]))) out.push(d);
+    for await (const d of readSse(streamOf(['data: {"a"', ":1}\n\n: keep-alive\r\n\r\ndata: x\r\n", "data: y\r\n\r\n", "data: [DONE]"])))
+      out.push(d);
     expect(out).toEqual(['{"a":1}', "x\ny", "[DONE]"]);
   });
   it("splits a multi-byte character across chunks correctly", async () => {

@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import { headingsOf, MAX_SUGGESTIONS, suggestQuestions } from "../../src/app/suggestions.ts";
 import type { DocumentMeta } from "../../src/store/index.ts";
 
-const doc = (name: string, preview: string, chars = 5000): DocumentMeta => ({ path: name, name, kind: "text", sourceBytes: chars, chars, tokensEstimate: chars / 4, preview });
+const doc = (name: string, preview: string, chars = 5000): DocumentMeta => ({
+  path: name,
+  name,
+  kind: "text",
+  sourceBytes: chars,
+  chars,
+  tokensEstimate: chars / 4,
+  preview,
+});
 
 describe("suggested questions", () => {
   it("are empty without a document", () => {
@@ -29,7 +37,12 @@ describe("suggested questions", () => {
   });
 
   it("find Markdown, numbered and capitalised headings", () => {
-    expect(headingsOf("# Title\n1. Getting Started\nplain line\nCHAPTER NOTES\n## **Bold**:")).toEqual(["Title", "Getting Started", "CHAPTER NOTES", "Bold"]);
+    expect(headingsOf("# Title\n1. Getting Started\nplain line\nCHAPTER NOTES\n## **Bold**:")).toEqual([
+      "Title",
+      "Getting Started",
+      "CHAPTER NOTES",
+      "Bold",
+    ]);
   });
 });
 

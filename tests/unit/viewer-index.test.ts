@@ -29,7 +29,9 @@ function utf32(text: string, littleEndian: boolean): Uint8Array {
 const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 
 // Long enough to cross several checkpoints; astral characters (2 UTF-16 units, 1 Python char).
-const lines = Array.from({ length: 900 }, (_, i) => (i % 5 === 0 ? `😀 ${i}: Grüße, naïve café — 𝄞 ${"x".repeat(i % 37)}` : `line ${i}: plain text ${"y".repeat(i % 53)}`));
+const lines = Array.from({ length: 900 }, (_, i) =>
+  i % 5 === 0 ? `😀 ${i}: Grüße, naïve café — 𝄞 ${"x".repeat(i % 37)}` : `line ${i}: plain text ${"y".repeat(i % 53)}`,
+);
 const TEXT = lines.join("\n");
 const BMP = TEXT.replace(/[\u{10000}-\u{10FFFF}]/gu, "?"); // Latin-1 cannot hold astral characters
 const LATIN = BMP.replace(/[^\u0000-\u00ff]/g, "?");
@@ -93,7 +95,14 @@ describe("PDF pages, rows and find", () => {
     const index = await buildDocumentIndex(new Blob([new TextEncoder().encode(TEXT)]));
     const found = await findAll(new Blob([new TextEncoder().encode(TEXT)]), index, "GRÜßE");
     const points = cps(TEXT);
-    const expected = points.flatMap((_, i) => (points.slice(i, i + 5).join("").toLowerCase() === "grüße" ? [i] : []));
+    const expected = points.flatMap((_, i) =>
+      points
+        .slice(i, i + 5)
+        .join("")
+        .toLowerCase() === "grüße"
+        ? [i]
+        : [],
+    );
     expect(expected.length).toBeGreaterThan(100);
     expect(Array.from(found.starts)).toEqual(expected);
     expect(found.length).toBe(5);
@@ -123,7 +132,8 @@ describe("rows of many lines, some wrapping", () => {
     lines.forEach((l, line) => {
       const start = index.lineStarts[line]!;
       const n = Math.max(1, Math.ceil(l.length / 50));
-      for (let k = 0; k < n; k++) expected.push({ line, start: start + k * 50, end: Math.min(start + l.length, start + (k + 1) * 50), first: k === 0 });
+      for (let k = 0; k < n; k++)
+        expected.push({ line, start: start + k * 50, end: Math.min(start + l.length, start + (k + 1) * 50), first: k === 0 });
     });
     expect(rows.rows).toBe(expected.length);
     expected.forEach((e, r) => {

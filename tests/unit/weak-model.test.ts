@@ -32,8 +32,14 @@ describe("the simulator's sub-model", () => {
   it("answers needle and fact questions from the text it is given, and says NOT FOUND otherwise", () => {
     const sub = chunkSubModel();
     const ask = (content: string) => sub(request([{ role: "user", content }]));
-    expect(ask("Text: <<noise. One of the special magic numbers for odd-stew is: 1234567. more>> What is the special magic number for odd-stew?")).toBe("1234567");
-    expect(ask("Text: <<Filler. Ada Ashdown keeps a tabby cat named Pickle. More.>> Question: What is the name of Ada Ashdown's tabby cat?")).toBe("Pickle");
+    expect(
+      ask(
+        "Text: <<noise. One of the special magic numbers for odd-stew is: 1234567. more>> What is the special magic number for odd-stew?",
+      ),
+    ).toBe("1234567");
+    expect(
+      ask("Text: <<Filler. Ada Ashdown keeps a tabby cat named Pickle. More.>> Question: What is the name of Ada Ashdown's tabby cat?"),
+    ).toBe("Pickle");
     expect(ask("Text: <<Nothing here.>> Question: In which town was Ivo Osgood born?")).toBe("NOT FOUND");
   });
 });
@@ -58,7 +64,12 @@ describe("the simulator's root", () => {
     let turns = 0;
     for (let run = 0; run < 200; run++) {
       const first = `Question: What is the special magic number for odd-stew${run} mentioned in the provided text?\n\n\`context\` is a str.`;
-      root(request([{ role: "system", content: "s" }, { role: "user", content: first }]));
+      root(
+        request([
+          { role: "system", content: "s" },
+          { role: "user", content: first },
+        ]),
+      );
       turns++;
     }
     expect(seen.length / turns).toBeGreaterThan(0.2);
@@ -69,7 +80,12 @@ describe("the simulator's root", () => {
   it("a clean root advances through its plan from the tags its code printed", () => {
     const root = weakRoot({ failureRate: 0 });
     const first = "Question: What is the special magic number for odd-stew mentioned in the provided text?\n\n`context` is a str.";
-    const t0 = root(request([{ role: "system", content: "s" }, { role: "user", content: first }]));
+    const t0 = root(
+      request([
+        { role: "system", content: "s" },
+        { role: "user", content: first },
+      ]),
+    );
     expect(t0).toContain("re.search");
     const t1 = root(
       request([

@@ -44,7 +44,9 @@ describe("catalog content", () => {
     for (const e of CATALOG) {
       expect(e.vramMB).toBeGreaterThan(500);
       expect(e.record.model).toBe(`https://huggingface.co/mlc-ai/${e.id}`);
-      expect(e.record.model_lib).toMatch(/^https:\/\/raw\.githubusercontent\.com\/mlc-ai\/binary-mlc-llm-libs\/main\/web-llm-models\/v0_2_86\/.+\.wasm$/);
+      expect(e.record.model_lib).toMatch(
+        /^https:\/\/raw\.githubusercontent\.com\/mlc-ai\/binary-mlc-llm-libs\/main\/web-llm-models\/v0_2_86\/.+\.wasm$/,
+      );
       expect(e.f16).toBe(e.quantization === "q4f16_1");
       expect(e.twinId).toBe(e.f16 ? e.id.replace("q4f16_1", "q4f32_1") : e.id.replace("q4f32_1", "q4f16_1"));
       expect(e.architecture?.maxContextWindow).toBe(32768);
@@ -60,7 +62,11 @@ describe("catalog content", () => {
 
   it("parses ids and rejects others", () => {
     expect(parseQwenModelId("Qwen3-1.7B-q4f32_1-MLC")).toEqual({ family: "qwen3", params: "1.7B", quantization: "q4f32_1" });
-    expect(parseQwenModelId("Qwen2.5-Coder-7B-Instruct-q4f16_1-MLC")).toEqual({ family: "qwen2.5-coder", params: "7B", quantization: "q4f16_1" });
+    expect(parseQwenModelId("Qwen2.5-Coder-7B-Instruct-q4f16_1-MLC")).toEqual({
+      family: "qwen2.5-coder",
+      params: "7B",
+      quantization: "q4f16_1",
+    });
     expect(parseQwenModelId("Qwen2.5-Math-1.5B-Instruct-q4f16_1-MLC")).toBeUndefined();
     expect(parseQwenModelId("Llama-3.2-1B-Instruct-q4f16_1-MLC")).toBeUndefined();
   });

@@ -14,8 +14,10 @@ function channelWorker(): { worker: WorkerLike; port: MessagePort; fireError: (m
   let terminated = false;
   const worker = {
     postMessage: (data: unknown, transfer?: Transferable[]) => port1.postMessage(data, transfer ?? []),
-    addEventListener: (type: string, fn: EventListener) => (type === "message" ? port1.addEventListener(type, fn) : errors.addEventListener(type, fn)),
-    removeEventListener: (type: string, fn: EventListener) => (type === "message" ? port1.removeEventListener(type, fn) : errors.removeEventListener(type, fn)),
+    addEventListener: (type: string, fn: EventListener) =>
+      type === "message" ? port1.addEventListener(type, fn) : errors.addEventListener(type, fn),
+    removeEventListener: (type: string, fn: EventListener) =>
+      type === "message" ? port1.removeEventListener(type, fn) : errors.removeEventListener(type, fn),
     terminate: () => {
       terminated = true;
       port1.close();
@@ -25,7 +27,8 @@ function channelWorker(): { worker: WorkerLike; port: MessagePort; fireError: (m
   return {
     worker,
     port: port2,
-    fireError: (message?: string) => errors.dispatchEvent(Object.assign(new Event("error", { cancelable: true }), message ? { message } : {})),
+    fireError: (message?: string) =>
+      errors.dispatchEvent(Object.assign(new Event("error", { cancelable: true }), message ? { message } : {})),
     terminated: () => terminated,
   };
 }

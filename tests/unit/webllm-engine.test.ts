@@ -55,7 +55,12 @@ class StandInWorker implements ModelWorkerApi {
     this.loads.push(request);
     if (this.loadError) throw this.loadError;
     const text = "Fetching param cache[1/2]: 50MB fetched. 50% completed, 1 secs elapsed.";
-    onProgress?.({ progress: 0.5, timeElapsed: 1, text, parsed: { phase: "downloading", loadedBytes: 50 * 2 ** 20, totalBytes: 100 * 2 ** 20, percent: 50 } });
+    onProgress?.({
+      progress: 0.5,
+      timeElapsed: 1,
+      text,
+      parsed: { phase: "downloading", loadedBytes: 50 * 2 ** 20, totalBytes: 100 * 2 ** 20, percent: 50 },
+    });
     return { modelId: request.record.model_id, contextWindow: request.contextWindow, cancelled: false, wasCached: false, seconds: 0.1 };
   }
   async complete(request: WorkerCompletionRequest, onDelta?: (d: string) => void): Promise<WorkerCompletionResult> {
@@ -106,7 +111,13 @@ describe("WebLLMEngine", () => {
   it("loads with the chosen window as context_window_size and reports download progress", async () => {
     const worker = new StandInWorker();
     const statuses: string[] = [];
-    const engine = await WebLLMEngine.load({ worker, model: coder, contextWindow: 8192, onProgress: (s) => statuses.push(s.message), now: () => 0 });
+    const engine = await WebLLMEngine.load({
+      worker,
+      model: coder,
+      contextWindow: 8192,
+      onProgress: (s) => statuses.push(s.message),
+      now: () => 0,
+    });
     expect(worker.loads).toEqual([{ record: coder.record, contextWindow: 8192 }]);
     expect(engine.contextWindow).toBe(8192);
     expect(engine.model).toBe(coder.id);

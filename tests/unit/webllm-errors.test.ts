@@ -39,8 +39,14 @@ const chat = { phase: "chat" as const, modelId: "Qwen3-4B-q4f16_1-MLC", contextW
 describe("describeRawError", () => {
   it("reads Errors, WebLLM worker strings ('Name: message') and plain objects", () => {
     expect(describeRawError(revived("DeviceLostError", "x"))).toEqual({ name: "DeviceLostError", message: "x" });
-    expect(describeRawError(`ContextWindowSizeExceededError: ${CONTEXT_MSG}`)).toEqual({ name: "ContextWindowSizeExceededError", message: CONTEXT_MSG });
-    expect(describeRawError("Error: Unable to find a compatible GPU.")).toEqual({ name: "Error", message: "Unable to find a compatible GPU." });
+    expect(describeRawError(`ContextWindowSizeExceededError: ${CONTEXT_MSG}`)).toEqual({
+      name: "ContextWindowSizeExceededError",
+      message: CONTEXT_MSG,
+    });
+    expect(describeRawError("Error: Unable to find a compatible GPU.")).toEqual({
+      name: "Error",
+      message: "Unable to find a compatible GPU.",
+    });
     expect(describeRawError("just text")).toEqual({ name: "Error", message: "just text" });
     expect(describeRawError({ name: "TypeError", message: "Failed to fetch" })).toEqual({ name: "TypeError", message: "Failed to fetch" });
   });
@@ -76,8 +82,12 @@ describe("mapWebLLMError", () => {
     expect(lost).toBeInstanceOf(GpuDeviceLostError);
     expect(lost.message).toMatch(/Reload the model to continue; your conversation is kept/);
     // WebLLM unloads the model when the device is lost; the next request says "Model not loaded".
-    expect(mapWebLLMError(revived("ModelNotLoadedError", "Model not loaded before trying to complete"), { ...chat, deviceLost: "x" })).toBeInstanceOf(GpuDeviceLostError);
-    expect(mapWebLLMError(revived("ModelNotLoadedError", "Model not loaded before trying to complete"), chat)).toBeInstanceOf(LocalModelNotLoadedError);
+    expect(
+      mapWebLLMError(revived("ModelNotLoadedError", "Model not loaded before trying to complete"), { ...chat, deviceLost: "x" }),
+    ).toBeInstanceOf(GpuDeviceLostError);
+    expect(mapWebLLMError(revived("ModelNotLoadedError", "Model not loaded before trying to complete"), chat)).toBeInstanceOf(
+      LocalModelNotLoadedError,
+    );
     expect(mapWebLLMError(revived("Error", "Failed to allocate buffer: out of memory"), load)).toBeInstanceOf(GpuOutOfMemoryError);
   });
 
@@ -87,9 +97,13 @@ describe("mapWebLLMError", () => {
     expect(err.message).toMatch(/is not downloaded yet/);
     expect(err.message).toMatch(/Connect to the internet and load it once to download it; after that it works offline/);
     // Offline even if the weights were cached (e.g. the library is missing): still the same advice.
-    expect(mapWebLLMError(new TypeError("Failed to fetch"), { ...load, modelCached: true, online: false })).toBeInstanceOf(ModelNotDownloadedError);
+    expect(mapWebLLMError(new TypeError("Failed to fetch"), { ...load, modelCached: true, online: false })).toBeInstanceOf(
+      ModelNotDownloadedError,
+    );
     // Online, weights cached, something else failed to fetch: a retryable download error.
-    expect(mapWebLLMError(new TypeError("Failed to fetch"), { ...load, modelCached: true, online: true })).toBeInstanceOf(ModelDownloadError);
+    expect(mapWebLLMError(new TypeError("Failed to fetch"), { ...load, modelCached: true, online: true })).toBeInstanceOf(
+      ModelDownloadError,
+    );
   });
 
   it("maps an HTTP error from Cache.add to ModelDownloadError", () => {
@@ -100,10 +114,17 @@ describe("mapWebLLMError", () => {
 
   it("maps limits, features, wasm and abort errors", () => {
     expect(
-      mapWebLLMError("Error: Cannot initialize runtime because of requested maxStorageBufferBindingSize exceeds limit. requested=128MB, limit=64MB. ", load),
+      mapWebLLMError(
+        "Error: Cannot initialize runtime because of requested maxStorageBufferBindingSize exceeds limit. requested=128MB, limit=64MB. ",
+        load,
+      ),
     ).toBeInstanceOf(GpuLimitsError);
-    expect(mapWebLLMError(revived("ShaderF16SupportError", "This model requires WebGPU extension shader-f16"), load)).toBeInstanceOf(GpuFeatureMissingError);
-    expect(mapWebLLMError(revived("CompileError", "WebAssembly.instantiate(): expected magic word 00 61 73 6d"), load)).toBeInstanceOf(ModelLibraryError);
+    expect(mapWebLLMError(revived("ShaderF16SupportError", "This model requires WebGPU extension shader-f16"), load)).toBeInstanceOf(
+      GpuFeatureMissingError,
+    );
+    expect(mapWebLLMError(revived("CompileError", "WebAssembly.instantiate(): expected magic word 00 61 73 6d"), load)).toBeInstanceOf(
+      ModelLibraryError,
+    );
     expect(mapWebLLMError(new DOMException("aborted", "AbortError"), load)).toBeInstanceOf(EngineAbortedError);
     const other = mapWebLLMError(revived("Error", "something odd"), load);
     expect(other).toBeInstanceOf(ModelLoadError);

@@ -17,7 +17,14 @@ function fromCache(i: number, n: number, mb: number, pct: number, secs: number):
 describe("parseProgressText", () => {
   it("reads a download report: shard, bytes, percent, seconds, and total from the exact ratio", () => {
     const p = parseProgressText({ progress: 0.0625, timeElapsed: 12, text: fetching(3, 40, 120, 6, 12) });
-    expect(p).toEqual({ phase: "downloading", shard: { index: 3, count: 40 }, loadedBytes: 120 * MB, totalBytes: 1920 * MB, percent: 6, seconds: 12 });
+    expect(p).toEqual({
+      phase: "downloading",
+      shard: { index: 3, count: 40 },
+      loadedBytes: 120 * MB,
+      totalBytes: 1920 * MB,
+      percent: 6,
+      seconds: 12,
+    });
   });
 
   it("tells loading-from-cache, shader compilation, start and finish apart", () => {

@@ -8,7 +8,10 @@ const IDENT = "[A-Za-z_$][\\w$]*";
 
 /** Names of `function NAME(` declarations that start a line (nested ones included). */
 export function functionDeclarations(source: string): string[] {
-  const re = new RegExp(`^[ \\t]*(?:export[ \\t]+(?:default[ \\t]+)?)?(?:async[ \\t]+)?function[ \\t]*\\*?[ \\t]*(${IDENT})[ \\t]*\\(`, "gm");
+  const re = new RegExp(
+    `^[ \\t]*(?:export[ \\t]+(?:default[ \\t]+)?)?(?:async[ \\t]+)?function[ \\t]*\\*?[ \\t]*(${IDENT})[ \\t]*\\(`,
+    "gm",
+  );
   return [...source.matchAll(re)].map((m) => m[1]!);
 }
 
@@ -24,13 +27,19 @@ export function exportedNames(source: string): ExportInfo {
   let enumerable = !/^[ \t]*module\.exports[ \t]*=/m.test(source) && !/^[ \t]*export[ \t]*\*/m.test(source);
   // Anywhere, not only at line starts: chains such as `exports.a = exports.A = A` name two exports.
   for (const m of source.matchAll(new RegExp(`(?<![\\w$.])(?:module\\.)?exports\\.(${IDENT})\\s*=(?!=)`, "g"))) names.add(m[1]!);
-  for (const m of source.matchAll(new RegExp(`^[ \\t]*export[ \\t]+(?:async[ \\t]+)?(?:function[ \\t]*\\*?|class|const|let|var)[ \\t]*(${IDENT})`, "gm"))) {
+  for (const m of source.matchAll(
+    new RegExp(`^[ \\t]*export[ \\t]+(?:async[ \\t]+)?(?:function[ \\t]*\\*?|class|const|let|var)[ \\t]*(${IDENT})`, "gm"),
+  )) {
     names.add(m[1]!);
   }
   if (/^[ \t]*export[ \t]+default\b/m.test(source)) names.add("default");
   for (const m of source.matchAll(/^[ \t]*export[ \t]*(?:type[ \t]*)?\{([^}]*)\}/gm)) {
     for (const part of m[1]!.split(",")) {
-      const alias = part.trim().split(/\s+as\s+/).pop()?.trim();
+      const alias = part
+        .trim()
+        .split(/\s+as\s+/)
+        .pop()
+        ?.trim();
       if (alias) names.add(alias);
     }
   }
@@ -42,7 +51,8 @@ export function exportedNames(source: string): ExportInfo {
 /** Module specifiers a file imports or requires, in order of appearance. */
 export function importSpecifiers(source: string): string[] {
   const specs: string[] = [];
-  const re = /\brequire\(\s*["']([^"'\n]+)["']\s*\)|\b(?:import|export)\b[^;"'()]*?\bfrom\s*["']([^"'\n]+)["']|\bimport\s*\(?\s*["']([^"'\n]+)["']/g;
+  const re =
+    /\brequire\(\s*["']([^"'\n]+)["']\s*\)|\b(?:import|export)\b[^;"'()]*?\bfrom\s*["']([^"'\n]+)["']|\bimport\s*\(?\s*["']([^"'\n]+)["']/g;
   for (const m of source.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3])!);
   return specs;
 }

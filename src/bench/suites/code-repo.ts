@@ -3,13 +3,7 @@
 // right whichever project or version is used.
 import { Rng } from "../random.ts";
 import type { BenchTask, Expected } from "../types.ts";
-import {
-  exportedNames,
-  functionDeclarations,
-  importersByFile,
-  isScript,
-  type SourceTree,
-} from "./code-analysis.ts";
+import { exportedNames, functionDeclarations, importersByFile, isScript, type SourceTree } from "./code-analysis.ts";
 
 export type CodeQuestionKind = "function-file" | "function-count" | "export-count" | "importers" | "dependency-version";
 
@@ -29,7 +23,8 @@ export interface CodeQuestion {
   subject: string;
 }
 
-const PATH_NOTE = "Give paths relative to the repository root, exactly as they appear as keys of the repository (for example src/util/strings.js).";
+const PATH_NOTE =
+  "Give paths relative to the repository root, exactly as they appear as keys of the repository (for example src/util/strings.js).";
 
 /** Every question of `kind` the tree supports, in a stable order. */
 export function codeQuestions(tree: SourceTree, kind: CodeQuestionKind): CodeQuestion[] {

@@ -5,12 +5,68 @@ import { chronicleText, repeatToLength } from "../filler.ts";
 import { Rng } from "../random.ts";
 import type { BenchTask } from "../types.ts";
 
-const FIRST = ["Ada", "Bram", "Clara", "Dmitri", "Elif", "Fenna", "Goran", "Hilde", "Ivo", "Jorun", "Kasimir", "Lotte", "Milo", "Nadia", "Oskar", "Priya", "Quentin", "Rosalind", "Soren", "Tamsin"];
-const LAST = ["Ashdown", "Brightwater", "Corrigan", "Dunmore", "Everly", "Fairweather", "Greaves", "Hollister", "Ingram", "Jessop", "Kettering", "Lockwood", "Marchetti", "Northcote", "Osgood", "Pemberton"];
-const TOWNS = ["Westmarch", "Lindenholm", "Carrow Bay", "Eastbrook", "Mossford", "Tillhaven", "Greyport", "Ashbury", "Kelderwick", "Rivenmoor"];
+const FIRST = [
+  "Ada",
+  "Bram",
+  "Clara",
+  "Dmitri",
+  "Elif",
+  "Fenna",
+  "Goran",
+  "Hilde",
+  "Ivo",
+  "Jorun",
+  "Kasimir",
+  "Lotte",
+  "Milo",
+  "Nadia",
+  "Oskar",
+  "Priya",
+  "Quentin",
+  "Rosalind",
+  "Soren",
+  "Tamsin",
+];
+const LAST = [
+  "Ashdown",
+  "Brightwater",
+  "Corrigan",
+  "Dunmore",
+  "Everly",
+  "Fairweather",
+  "Greaves",
+  "Hollister",
+  "Ingram",
+  "Jessop",
+  "Kettering",
+  "Lockwood",
+  "Marchetti",
+  "Northcote",
+  "Osgood",
+  "Pemberton",
+];
+const TOWNS = [
+  "Westmarch",
+  "Lindenholm",
+  "Carrow Bay",
+  "Eastbrook",
+  "Mossford",
+  "Tillhaven",
+  "Greyport",
+  "Ashbury",
+  "Kelderwick",
+  "Rivenmoor",
+];
 const ANIMALS = ["tortoise", "parrot", "ferret", "greyhound", "goat", "tabby cat", "hedgehog", "donkey"];
 const PET_NAMES = ["Biscuit", "Pepper", "Juniper", "Marmalade", "Captain", "Thistle", "Domino", "Clementine", "Pickle", "Sorrel"];
-const GUILDS = ["Guild of Lamplighters", "Society of River Pilots", "Order of Glassblowers", "Company of Map Makers", "League of Beekeepers", "Brotherhood of Masons"];
+const GUILDS = [
+  "Guild of Lamplighters",
+  "Society of River Pilots",
+  "Order of Glassblowers",
+  "Company of Map Makers",
+  "League of Beekeepers",
+  "Brotherhood of Masons",
+];
 const SHIPS = ["Silver Heron", "Morning Star", "Restless Gull", "Iron Duchess", "Wandering Reed", "Blue Marlin"];
 const CARGO = ["cinnamon bark", "copper wire", "raw indigo", "salted cod", "marble tiles", "lamp oil", "bolts of silk", "oak barrels"];
 const PROFESSIONS = ["clockmaker", "cartographer", "bookbinder", "glazier", "apothecary", "cooper", "stonemason", "ferryman"];
@@ -29,31 +85,61 @@ type FactMaker = (rng: Rng, person: string) => Fact;
 const FACT_MAKERS: FactMaker[] = [
   (rng, person) => {
     const town = rng.pick(TOWNS);
-    return { kind: "birthplace", statement: `${person} was born in the town of ${town}.`, question: `In which town was ${person} born?`, answer: town };
+    return {
+      kind: "birthplace",
+      statement: `${person} was born in the town of ${town}.`,
+      question: `In which town was ${person} born?`,
+      answer: town,
+    };
   },
   (rng, person) => {
     const animal = rng.pick(ANIMALS);
     const name = rng.pick(PET_NAMES);
-    return { kind: "pet", statement: `${person} keeps a ${animal} named ${name}.`, question: `What is the name of ${person}'s ${animal}?`, answer: name };
+    return {
+      kind: "pet",
+      statement: `${person} keeps a ${animal} named ${name}.`,
+      question: `What is the name of ${person}'s ${animal}?`,
+      answer: name,
+    };
   },
   (rng, person) => {
     const job = rng.pick(PROFESSIONS);
-    return { kind: "profession", statement: `${person} earned a living as a ${job}.`, question: `What was ${person}'s profession?`, answer: job };
+    return {
+      kind: "profession",
+      statement: `${person} earned a living as a ${job}.`,
+      question: `What was ${person}'s profession?`,
+      answer: job,
+    };
   },
   (rng) => {
     const guild = rng.pick(GUILDS);
     const year = String(rng.int(1400, 1899));
-    return { kind: "founding", statement: `The ${guild} was founded in the year ${year}.`, question: `In which year was the ${guild} founded?`, answer: year };
+    return {
+      kind: "founding",
+      statement: `The ${guild} was founded in the year ${year}.`,
+      question: `In which year was the ${guild} founded?`,
+      answer: year,
+    };
   },
   (rng) => {
     const ship = rng.pick(SHIPS);
     const cargo = rng.pick(CARGO);
-    return { kind: "cargo", statement: `On its last voyage the ship ${ship} carried ${cargo}.`, question: `What did the ship ${ship} carry on its last voyage?`, answer: cargo };
+    return {
+      kind: "cargo",
+      statement: `On its last voyage the ship ${ship} carried ${cargo}.`,
+      question: `What did the ship ${ship} carry on its last voyage?`,
+      answer: cargo,
+    };
   },
   (rng) => {
     const place = rng.pick(PLACES);
     const code = String(rng.int(1000, 9999));
-    return { kind: "lock-code", statement: `The lock on the door of the ${place} opens with the code ${code}.`, question: `Which code opens the lock on the door of the ${place}?`, answer: code };
+    return {
+      kind: "lock-code",
+      statement: `The lock on the door of the ${place} opens with the code ${code}.`,
+      question: `Which code opens the lock on the door of the ${place}?`,
+      answer: code,
+    };
   },
 ];
 

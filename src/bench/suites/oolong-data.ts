@@ -15,12 +15,32 @@ export const OOLONG_LABELS = [
 export type OolongLabel = (typeof OOLONG_LABELS)[number];
 
 const CITIES = ["Lisbon", "Oslo", "Nairobi", "Lima", "Hanoi", "Quebec", "Perth", "Krakow", "Seville", "Osaka", "Denver", "Cairo"];
-const THINGS = ["telescope", "bicycle", "printing press", "thermometer", "compass", "steam engine", "piano", "microscope", "barometer", "sewing machine"];
+const THINGS = [
+  "telescope",
+  "bicycle",
+  "printing press",
+  "thermometer",
+  "compass",
+  "steam engine",
+  "piano",
+  "microscope",
+  "barometer",
+  "sewing machine",
+];
 const CONCEPTS = ["inflation", "photosynthesis", "democracy", "erosion", "irony", "entropy", "nostalgia", "osmosis", "sarcasm", "gravity"];
 const ABBRS: Array<[string, string]> = [
-  ["NASA", "space agency"], ["UNESCO", "cultural organisation"], ["DNA", "molecule"], ["LASER", "light device"],
-  ["RSVP", "invitation note"], ["NATO", "military alliance"], ["ATM", "cash machine"], ["SCUBA", "diving gear"],
-  ["GPS", "navigation system"], ["PIN", "bank code"], ["FIFA", "football body"], ["CPU", "computer part"],
+  ["NASA", "space agency"],
+  ["UNESCO", "cultural organisation"],
+  ["DNA", "molecule"],
+  ["LASER", "light device"],
+  ["RSVP", "invitation note"],
+  ["NATO", "military alliance"],
+  ["ATM", "cash machine"],
+  ["SCUBA", "diving gear"],
+  ["GPS", "navigation system"],
+  ["PIN", "bank code"],
+  ["FIFA", "football body"],
+  ["CPU", "computer part"],
 ];
 const ANIMALS = ["bat", "owl", "salmon", "camel", "penguin", "octopus", "beaver", "falcon", "koala", "gecko"];
 const ROLES = ["emperor", "explorer", "composer", "astronaut", "painter", "novelist", "inventor", "chemist"];

@@ -157,7 +157,11 @@ export function generateOolongDocument(params: OolongParams): OolongDocument {
       const chosen = rng.sample(users, rng.int(4, 7));
       pairUsers = new Map(chosen.map((u) => [u, rng.int(1, 3)]));
       const targetCount = [...pairUsers.values()].reduce((a, b) => a + b, 0);
-      counts = spread(n - targetCount, OOLONG_LABELS.filter((l) => l !== x), rng);
+      counts = spread(
+        n - targetCount,
+        OOLONG_LABELS.filter((l) => l !== x),
+        rng,
+      );
       counts[x] = targetCount;
       labels = [x];
       const sortedUsers = chosen.slice().sort((a, b) => a - b);

@@ -96,7 +96,13 @@ export class RepeatGuard {
       return { repeated: false };
     }
     this.streak += 1;
-    return { repeated: true, cachedOutput: match.output, failed: match.failed, repeats: this.streak, fallback: this.streak >= this.fallbackAfter };
+    return {
+      repeated: true,
+      cachedOutput: match.output,
+      failed: match.failed,
+      repeats: this.streak,
+      fallback: this.streak >= this.fallbackAfter,
+    };
   }
 
   /** Call after a turn's code ran, with what the model was shown. */

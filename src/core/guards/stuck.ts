@@ -31,7 +31,10 @@ export interface StuckLimits {
 /** The error without line numbers and quoted values, so "the same error" survives small edits. */
 export function errorSignature(type: string, text: string): string {
   const first = text.split("\n").find((l) => l.trim().startsWith(type)) ?? text.split("\n")[0] ?? "";
-  return `${type}:${first.replace(/line \d+/g, "line N").replace(/\d+/g, "N").trim()}`;
+  return `${type}:${first
+    .replace(/line \d+/g, "line N")
+    .replace(/\d+/g, "N")
+    .trim()}`;
 }
 
 const IMPORT_ERRORS = new Set(["ModuleNotFoundError", "ImportError"]);

@@ -50,7 +50,8 @@ export const canonicalProfile: PromptProfile = {
     max - turn <= 1 ? `Turn ${turn + 1}/${max}: this is the last turn; submit your best answer now.` : `Turn ${turn + 1}/${max}:`,
   finalRequest:
     'You are out of turns. Submit your best answer now: one ```repl block that sets answer["content"] and then answer["ready"] = True.',
-  helpers: (recursive) => ["context", "llm_query", "llm_query_batched", recursive ? "rlm_query" : "", "SHOW_VARS", "answer"].filter(Boolean),
+  helpers: (recursive) =>
+    ["context", "llm_query", "llm_query_batched", recursive ? "rlm_query" : "", "SHOW_VARS", "answer"].filter(Boolean),
   allowedImports: ALLOWED_IMPORTS,
   restateTask: false,
 };

@@ -70,4 +70,3 @@ export const guidedProfile: PromptProfile = {
   allowedImports: GUIDED_IMPORTS,
   restateTask: true,
 };
-

@@ -10,7 +10,15 @@ export const standardProfile: PromptProfile = {
   firstUserMessage: (inputs) => firstUserMessage(inputs),
   turnFooter: (turn, max) => turnFooter(turn, max),
   finalRequest: FINAL_REQUEST,
-  helpers: (recursive) => ["context", "llm_query", "llm_query_batched", ...(recursive ? ["rlm_query"] : []), "SHOW_VARS", "FINAL", "FINAL_VAR"],
+  helpers: (recursive) => [
+    "context",
+    "llm_query",
+    "llm_query_batched",
+    ...(recursive ? ["rlm_query"] : []),
+    "SHOW_VARS",
+    "FINAL",
+    "FINAL_VAR",
+  ],
   allowedImports: ALLOWED_IMPORTS,
   restateTask: false,
 };

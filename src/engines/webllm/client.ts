@@ -62,7 +62,8 @@ export class ModelWorkerClient implements ModelWorkerApi {
   }
 
   private onError(event: Event): void {
-    const message = "message" in event && typeof event.message === "string" && event.message ? event.message : "the worker script failed to load";
+    const message =
+      "message" in event && typeof event.message === "string" && event.message ? event.message : "the worker script failed to load";
     if (!this.started) {
       // Before "ready", Comlink is not listening yet: every call would wait forever.
       this.kill(new ModelWorkerCrashedError(message));

@@ -90,7 +90,7 @@ export function checkCustomModel(input: CustomModelInput, existingIds: Iterable<
   } else {
     if (lib.href.includes("localhost")) {
       notes.push(
-        "WebLLM never caches a model library whose URL contains \"localhost\", so this model will not load offline " +
+        'WebLLM never caches a model library whose URL contains "localhost", so this model will not load offline ' +
           "unless the app's service worker caches the library.",
       );
     }

@@ -112,37 +112,39 @@ export class WebLLMEngine implements ChatEngine {
         settle(() => reject(new EngineAbortedError()));
       };
       signal?.addEventListener("abort", onAbort, { once: true });
-      void this.queue.run(async () => {
-        if (settled || signal?.aborted) return;
-        running = true;
-        try {
-          const result = await this.worker.complete(
-            {
-              messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-              ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-              ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-              ...(request.topP !== undefined ? { topP: request.topP } : {}),
-              ...(request.seed !== undefined ? { seed: request.seed } : {}),
-              // Per request (sub-calls ask for none) or the engine's setting; only for models
-              // with the switch: WebLLM pre-fills an empty <think> block whenever it is false.
-              ...(this.spec.supportsThinkingToggle ? { enableThinking: request.thinking ?? this.thinking } : {}),
-              ...(request.stop?.length ? { stop: [...request.stop] } : {}),
-            },
-            onToken
-              ? (delta) => {
-                  if (!settled) onToken(delta);
-                }
-              : undefined,
-          );
-          settle(() => resolve(this.toChatResult(result, request)));
-        } catch (err) {
-          const mapped = await this.mapError(err, "chat");
-          settle(() => reject(mapped));
-        } finally {
-          running = false;
-          signal?.removeEventListener("abort", onAbort);
-        }
-      }).catch((err: unknown) => settle(() => reject(err))); // nothing above should throw; never leave it unhandled
+      void this.queue
+        .run(async () => {
+          if (settled || signal?.aborted) return;
+          running = true;
+          try {
+            const result = await this.worker.complete(
+              {
+                messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+                ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+                ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+                ...(request.topP !== undefined ? { topP: request.topP } : {}),
+                ...(request.seed !== undefined ? { seed: request.seed } : {}),
+                // Per request (sub-calls ask for none) or the engine's setting; only for models
+                // with the switch: WebLLM pre-fills an empty <think> block whenever it is false.
+                ...(this.spec.supportsThinkingToggle ? { enableThinking: request.thinking ?? this.thinking } : {}),
+                ...(request.stop?.length ? { stop: [...request.stop] } : {}),
+              },
+              onToken
+                ? (delta) => {
+                    if (!settled) onToken(delta);
+                  }
+                : undefined,
+            );
+            settle(() => resolve(this.toChatResult(result, request)));
+          } catch (err) {
+            const mapped = await this.mapError(err, "chat");
+            settle(() => reject(mapped));
+          } finally {
+            running = false;
+            signal?.removeEventListener("abort", onAbort);
+          }
+        })
+        .catch((err: unknown) => settle(() => reject(err))); // nothing above should throw; never leave it unhandled
     });
   }
 

@@ -183,7 +183,8 @@ export interface ErrorContext {
   deviceLost?: string | null;
 }
 
-const NETWORK_FAILURE = /Failed to fetch|NetworkError|network error|Load failed|ERR_INTERNET_DISCONNECTED|ERR_NAME_NOT_RESOLVED|ERR_CONNECTION|Cannot fetch /i;
+const NETWORK_FAILURE =
+  /Failed to fetch|NetworkError|network error|Load failed|ERR_INTERNET_DISCONNECTED|ERR_NAME_NOT_RESOLVED|ERR_CONNECTION|Cannot fetch /i;
 const HTTP_FAILURE = /Request failed|status (?:code )?[45]\d\d|HTTP [45]\d\d/i;
 const NO_WEBGPU = /WebGPU is not supported|Unable to find a compatible GPU|Cannot find WebGPU|navigator\.gpu/i;
 const DEVICE_LOST = /device (?:was |is )?lost|DeviceLost|Instance dropped|GPU connection lost/i;
@@ -206,7 +207,7 @@ export function mapWebLLMError(err: unknown, ctx: ErrorContext): EngineError {
     return new ContextWindowExceededError(
       numbers
         ? `It needs ${numbers[1]} tokens, but the window holds ${numbers[2]} (tokens already in the conversation count too).`
-        : message.split("\n")[0] ?? "",
+        : (message.split("\n")[0] ?? ""),
     );
   }
 

@@ -37,7 +37,8 @@ export interface LoadProgressReport extends RawProgressReport {
 }
 
 const MB = 1024 * 1024;
-const SHARD_RE = /^(Fetching param cache|Loading model from cache)\[(\d+)\/(\d+)\]:\s*([\d.]+)\s*MB (?:fetched|loaded)\.\s*(\d+)% completed,\s*(\d+) secs elapsed/;
+const SHARD_RE =
+  /^(Fetching param cache|Loading model from cache)\[(\d+)\/(\d+)\]:\s*([\d.]+)\s*MB (?:fetched|loaded)\.\s*(\d+)% completed,\s*(\d+) secs elapsed/;
 const SHADER_RE = /^Loading GPU shader modules\[(\d+)\/(\d+)\]:\s*(\d+)% completed,\s*(\d+) secs elapsed/;
 const FINISH_RE = /^Finish loading on (.*)$/s;
 

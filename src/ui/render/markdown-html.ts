@@ -238,7 +238,10 @@ function splittable(block: Token[]): Splittable | null {
 
 /** The text of some tokens, for a part with no source map. */
 function textOf(tokens: Token[]): string {
-  return tokens.map((t) => (t.type === "inline" ? t.content : "")).filter(Boolean).join("\n");
+  return tokens
+    .map((t) => (t.type === "inline" ? t.content : ""))
+    .filter(Boolean)
+    .join("\n");
 }
 
 export class MarkdownRenderer {

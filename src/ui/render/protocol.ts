@@ -7,6 +7,4 @@ export interface RenderRequest {
   text: string;
 }
 
-export type RenderReply =
-  | { type: "rendered"; id: number; chunks: RenderChunk[] }
-  | { type: "failed"; id: number; message: string };
+export type RenderReply = { type: "rendered"; id: number; chunks: RenderChunk[] } | { type: "failed"; id: number; message: string };

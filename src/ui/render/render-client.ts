@@ -32,7 +32,10 @@ export type RenderWorkerFactory = () => RenderWorkerLike;
 
 export const defaultRenderWorker: RenderWorkerFactory = () =>
   // Vite bundles the worker only when it sees this literal `new Worker(new URL(...))` form.
-  new Worker(new URL("../../../workers/render.worker.ts", import.meta.url), { type: "module", name: "render" }) as unknown as RenderWorkerLike;
+  new Worker(new URL("../../../workers/render.worker.ts", import.meta.url), {
+    type: "module",
+    name: "render",
+  }) as unknown as RenderWorkerLike;
 
 /** Texts up to this size go to the quick lane, and their results are cached. */
 export const QUICK_LANE_CHARS = 64 * 1024;

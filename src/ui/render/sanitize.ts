@@ -7,8 +7,34 @@
 import DOMPurify from "dompurify";
 
 const ALLOWED_TAGS = [
-  "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "ul", "ol", "li", "pre", "code", "span",
-  "em", "strong", "s", "del", "a", "table", "thead", "tbody", "tr", "th", "td", "img",
+  "p",
+  "br",
+  "hr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "blockquote",
+  "ul",
+  "ol",
+  "li",
+  "pre",
+  "code",
+  "span",
+  "em",
+  "strong",
+  "s",
+  "del",
+  "a",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
+  "img",
 ];
 const ALLOWED_ATTR = ["href", "title", "class", "start", "alt", "src", "target", "rel", "referrerpolicy", "aria-hidden"];
 const ALLOWED_URI = /^(?:https?:|mailto:|data:image\/(?:png|gif|jpeg|webp);)/i;

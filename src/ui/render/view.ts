@@ -41,7 +41,12 @@ async function paintAll(host: HTMLElement, chunks: RenderChunk[], signal: AbortS
   else await paintChunks(host, chunks, signal);
 }
 
-export async function showMarkdown(host: HTMLElement, text: string, signal: AbortSignal, client: MarkdownRenderClient = renderClient()): Promise<void> {
+export async function showMarkdown(
+  host: HTMLElement,
+  text: string,
+  signal: AbortSignal,
+  client: MarkdownRenderClient = renderClient(),
+): Promise<void> {
   try {
     const hit = text ? client.cached(text) : [];
     if (hit) {

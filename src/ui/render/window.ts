@@ -47,17 +47,19 @@ const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"'
  * node, so nothing in it is ever markup.
  */
 export function htmlToText(html: string): string {
-  return html
-    // A table row reads as one line, its cells apart; blank lines between blocks stay single.
-    .replace(/<\/t[dh]>\s*(?=<t[dh][\s>])/g, "\t")
-    .replace(/<\/tr>\s*/g, "\n")
-    .replace(/<[^>]*>/g, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
-      if (name[0] !== "#") return ENTITIES[name.toLowerCase()] ?? whole;
-      const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    });
+  return (
+    html
+      // A table row reads as one line, its cells apart; blank lines between blocks stay single.
+      .replace(/<\/t[dh]>\s*(?=<t[dh][\s>])/g, "\t")
+      .replace(/<\/tr>\s*/g, "\n")
+      .replace(/<[^>]*>/g, "")
+      .replace(/\n{3,}/g, "\n\n")
+      .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
+        if (name[0] !== "#") return ENTITIES[name.toLowerCase()] ?? whole;
+        const code = name[1] === "x" || name[1] === "X" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+      })
+  );
 }
 
 /** Consecutive chunks, [first, end), grouped up to the SLOT size (a chunk bigger than that is a slot of its own). */
@@ -136,7 +138,7 @@ export class ChunkWindow {
     let weight = nearScreen(this.host) ? 0 : FIRST_WEIGHT;
     let replaced = false;
     let slot: HTMLElement | null = null;
-    for (let i = 0; i < this.chunks.length; ) {
+    for (let i = 0; i < this.chunks.length;) {
       if (this.signal.aborted) return;
       const deadline = performance.now() + SLICE_MS;
       const built: HTMLElement[] = [];
@@ -184,10 +186,14 @@ export class ChunkWindow {
       { rootMargin: MARGIN },
     );
     whole.observe(this.host);
-    this.signal.addEventListener("abort", () => {
-      whole.disconnect();
-      slots.disconnect();
-    }, { once: true });
+    this.signal.addEventListener(
+      "abort",
+      () => {
+        whole.disconnect();
+        slots.disconnect();
+      },
+      { once: true },
+    );
   }
 
   private slotElement(index: number): HTMLElement {

@@ -55,7 +55,8 @@ class FirefoxPage implements EnginePage {
     await this.page.locator(selector).click();
   }
   async fill(target: Target, text: string) {
-    if (!(await this.page.evaluate(pageExpression(fillElement, { target, text })))) throw new Error(`No element for ${JSON.stringify(target)}`);
+    if (!(await this.page.evaluate(pageExpression(fillElement, { target, text }))))
+      throw new Error(`No element for ${JSON.stringify(target)}`);
   }
   async setInputFiles(target: Target, files: FileSpec[]) {
     // BiDi's input.setFiles takes paths, so the bytes go through files of the same names.

@@ -30,7 +30,9 @@ export function missingEngine(engine: EngineName): string | null {
 
 /** The engines to test: E2E_ENGINES=chromium,firefox narrows the list. */
 export function selectedEngines(): EngineName[] {
-  const wanted = process.env.E2E_ENGINES?.split(",").map((s) => s.trim()).filter(Boolean);
+  const wanted = process.env.E2E_ENGINES?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   return ALL_ENGINES.filter((e) => !wanted || wanted.includes(e));
 }
 
@@ -55,12 +57,20 @@ export function textOf(page: EnginePage, target: Target): Promise<string | null>
 
 /** Waits until the target's text contains `text`; returns that text. */
 export async function waitForText(page: EnginePage, target: Target, text: string | RegExp, timeout = 30_000): Promise<string> {
-  const pattern = typeof text === "string" ? { source: text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), flags: "" } : { source: text.source, flags: text.flags };
+  const pattern =
+    typeof text === "string"
+      ? { source: text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), flags: "" }
+      : { source: text.source, flags: text.flags };
   const fn = new Function(
     "a",
     `const el = (${findTargetSource})(a.t); if (!el) return null; const s = el.textContent.replace(/\\s+/g, " ").trim(); return new RegExp(a.p.source, a.p.flags).test(s) ? s : null;`,
   ) as (a: { t: Target; p: typeof pattern }) => string | null;
-  return waitForFunction(page, fn, { t: target, p: pattern }, { timeout, what: `${JSON.stringify(target)} to show ${String(text)}` }) as Promise<string>;
+  return waitForFunction(
+    page,
+    fn,
+    { t: target, p: pattern },
+    { timeout, what: `${JSON.stringify(target)} to show ${String(text)}` },
+  ) as Promise<string>;
 }
 
 /**
@@ -72,5 +82,7 @@ export async function applyLinkSettings(page: EnginePage, timeout = 60_000): Pro
   const apply: Target = { css: "dialog.link-settings button", text: "Apply these settings", exact: true };
   await waitFor(page, apply, timeout);
   await page.click(apply);
-  await waitForFunction(page, () => !document.querySelector("dialog.link-settings[open]"), undefined, { what: "the link's settings to be applied" });
+  await waitForFunction(page, () => !document.querySelector("dialog.link-settings[open]"), undefined, {
+    what: "the link's settings to be applied",
+  });
 }

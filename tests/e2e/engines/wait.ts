@@ -22,18 +22,21 @@ export async function waitForFunction<R, A = undefined>(
       lastError = err;
     }
     if (Date.now() > until) {
-      throw new Error(`${page.engine}: timed out after ${timeout} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`);
+      throw new Error(
+        `${page.engine}: timed out after ${timeout} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`,
+      );
     }
     await sleep(150);
   }
 }
-
 
 /**
  * Waits until a click would reach the target, as a person waits for a toast to go away; the
  * drivers without such a check (puppeteer, WebDriver) would click whatever lies on top.
  */
 export async function waitUntilClickable(page: Pick<EnginePage, "engine" | "evaluate">, target: Target, timeout = 15_000): Promise<void> {
-  await waitForFunction(page as EnginePage, receivesClicks, target, { timeout, what: `${JSON.stringify(target)} to be clickable (nothing on top of it)` });
+  await waitForFunction(page as EnginePage, receivesClicks, target, {
+    timeout,
+    what: `${JSON.stringify(target)} to be clickable (nothing on top of it)`,
+  });
 }
-

@@ -117,7 +117,10 @@ async function waitForDriver(url: string, driver: ChildProcess): Promise<void> {
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
     if (driver.exitCode !== null) throw new Error(`WebKitWebDriver exited with code ${driver.exitCode}`);
-    const ready = await fetch(`${url}/status`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${url}/status`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return;
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -55,7 +55,8 @@ export async function startVariantServer(options: VariantOptions): Promise<{ url
   const workerName = readdirSync(`${dist}assets`).find((f) => /^repl\.worker-[\w-]+\.js$/.test(f));
   if (!workerName) throw new Error("No built REPL worker in dist/assets: run npm run build.");
   const replaced = new Map<string, string>();
-  const rewrite = (path: string, change: (body: string) => string) => replaced.set(path, change(replaced.get(path) ?? readFileSync(`${dist}${path.slice(1)}`, "utf8")));
+  const rewrite = (path: string, change: (body: string) => string) =>
+    replaced.set(path, change(replaced.get(path) ?? readFileSync(`${dist}${path.slice(1)}`, "utf8")));
   const withoutLockDown = (body: string) => {
     if (!AFTER_BOOT.test(body)) throw new Error("A built REPL worker no longer has an `afterBoot:` hook this test can remove.");
     return body.replace(AFTER_BOOT, "afterBoot:void 0");
@@ -65,14 +66,17 @@ export async function startVariantServer(options: VariantOptions): Promise<{ url
     rewrite(`/${SANDBOXED_WORKER_FILE}`, withoutLockDown);
   }
   const frameWriter = () => {
-    const main = readdirSync(`${dist}assets`).find((f) => /^index-[\w-]+\.js$/.test(f) && readFileSync(`${dist}assets/${f}`, "utf8").includes(FRAME_CSP));
+    const main = readdirSync(`${dist}assets`).find(
+      (f) => /^index-[\w-]+\.js$/.test(f) && readFileSync(`${dist}assets/${f}`, "utf8").includes(FRAME_CSP),
+    );
     if (!main) throw new Error("The built page no longer writes the sandboxed frame's policy as this test expects.");
     return `/assets/${main}`;
   };
   if (options.frameCsp === false) rewrite(frameWriter(), (body) => body.replace(FRAME_CSP, 'http-equiv="x-no-policy"'));
   if (options.frameScriptBlocked) {
     rewrite(frameWriter(), (body) => {
-      if (!body.includes(FRAME_SCRIPT_HASH)) throw new Error("The built page no longer allows the frame's script by hash as this test expects.");
+      if (!body.includes(FRAME_SCRIPT_HASH))
+        throw new Error("The built page no longer allows the frame's script by hash as this test expects.");
       return body.replace(FRAME_SCRIPT_HASH, `${FRAME_SCRIPT_HASH}not-`);
     });
   }

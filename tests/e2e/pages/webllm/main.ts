@@ -70,7 +70,8 @@ const api = {
     const cache = await caches.open("webllm/model");
     const records = shardBytes.map((nbytes, i) => ({ dataPath: `params_shard_${i}.bin`, nbytes, records: [] }));
     await cache.put(new URL("tensor-cache.json", base).href, new Response(JSON.stringify({ records })));
-    for (const i of cachedShards) await cache.put(new URL(`params_shard_${i}.bin`, base).href, new Response(new Uint8Array(shardBytes[i]!)));
+    for (const i of cachedShards)
+      await cache.put(new URL(`params_shard_${i}.bin`, base).href, new Response(new Uint8Array(shardBytes[i]!)));
   },
   async cacheStatus(modelId: string) {
     const spec = findCatalogEntry(modelId)!;
