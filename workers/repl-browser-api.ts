@@ -8,6 +8,7 @@
 // that fail to send that header (the sandbox e2e test runs the attacks against each wall alone).
 import pythonSource from "./python/rlm_runtime.py?raw";
 import evidenceSource from "./python/rlm_evidence.py?raw";
+import { guardTimers, removeGlobals, removeStringCompilation } from "./lockdown.ts";
 import { createReplWorker, type ReplWorkerHooks } from "./repl-runtime.ts";
 import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 import { portSnapshotStore } from "./snapshot-store-port.ts";
@@ -54,108 +55,18 @@ const NETWORK_GLOBALS = [
  */
 const NAVIGATOR_MEMBERS = ["sendBeacon", "serviceWorker", "storage", "storageBuckets", "locks"] as const;
 
-/** Shadows each name on the object and removes it from every prototype that defines it, so a
- * getter cannot be fetched from the prototype and applied to the object. */
-function removeGlobals(target: object, names: readonly string[]): void {
-  const holders: object[] = [];
-  for (let o: object | null = target; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) holders.push(o);
-  for (const name of names) {
-    for (const holder of holders) {
-      if (holder !== target && !Object.prototype.hasOwnProperty.call(holder, name)) continue;
-      try {
-        Object.defineProperty(holder, name, { value: undefined, configurable: false, writable: false });
-      } catch {
-        // Some properties cannot be redefined; the CSP still blocks what they would do.
-      }
-    }
-  }
-}
-
-/** A stand-in for eval and the Function constructors: same name, throws instead of compiling. */
-function refusal(name: string): (...args: unknown[]) => never {
-  const refuse = function () {
-    throw new EvalError(`${name}: compiling code from strings is disabled in the Python worker.`);
-  };
-  Object.defineProperty(refuse, "name", { value: name });
-  return refuse;
-}
-
-/**
- * Without a CSP, `import()` inside code compiled from a string is a request no global can
- * stop, and any JS function proxied into Python offers `.constructor` (Function, or
- * AsyncFunction for an async one). Pyodide does not compile strings after boot (it runs under
- * a CSP without 'unsafe-eval'), so taking these away costs nothing.
- */
-function removeStringCompilation(): void {
-  const scope = self as unknown as Record<string, unknown>;
-  const prototypes = [
-    Function.prototype,
-    Object.getPrototypeOf(async function () {}),
-    Object.getPrototypeOf(function* () {}),
-    Object.getPrototypeOf(async function* () {}),
-  ] as object[];
-  const names = ["Function", "AsyncFunction", "GeneratorFunction", "AsyncGeneratorFunction"];
-  prototypes.forEach((proto, i) => {
-    const stand = refusal(names[i]!);
-    // `instanceof Function` keeps working: the stand-in shares the real prototype.
-    Object.defineProperty(stand, "prototype", { value: proto });
-    try {
-      Object.defineProperty(proto, "constructor", { value: stand, configurable: false, writable: false });
-    } catch {
-      // as above
-    }
-    if (i === 0) scope.Function = stand;
-  });
-  scope.eval = refusal("eval");
-}
-
-/**
- * setTimeout and setInterval stay (asyncio needs them during a cell) but only take functions: a
- * string would be compiled like eval. Every timer a cell starts is remembered, and whatever is
- * still pending when the cell ends is cancelled: work scheduled "for later" (a timer that spins
- * or leaks after the cell returned) never runs.
- */
-const cellTimers = new Set<number>();
-
-function guardTimers(): void {
-  for (const name of ["setTimeout", "setInterval"] as const) {
-    const original = self[name].bind(self) as (handler: unknown, ms?: number, ...args: unknown[]) => number;
-    const guarded = (handler: unknown, ms?: number, ...args: unknown[]) => {
-      if (typeof handler !== "function") throw new EvalError(`${name} with a string is disabled in the Python worker.`);
-      const id = original(
-        name === "setTimeout"
-          ? (...a: unknown[]) => {
-              cellTimers.delete(id);
-              (handler as (...x: unknown[]) => void)(...a);
-            }
-          : handler,
-        ms,
-        ...args,
-      );
-      cellTimers.add(id);
-      return id;
-    };
-    Object.defineProperty(self, name, { value: guarded, configurable: false, writable: false });
-  }
-}
-
-const clearTimer = self.clearTimeout.bind(self);
-const clearRepeat = self.clearInterval.bind(self);
-
-function cancelCellTimers(): void {
-  for (const id of cellTimers) {
-    clearTimer(id);
-    clearRepeat(id);
-  }
-  cellTimers.clear();
-}
+/** Set by lockDown(): cancels what a cell left scheduled. */
+let cellTimers: { cancel(): void } | null = null;
 
 function lockDown(): void {
   removeGlobals(self, NETWORK_GLOBALS);
   const nav = (self as unknown as { navigator?: object }).navigator;
   if (nav) removeGlobals(nav, NAVIGATOR_MEMBERS);
   removeStringCompilation();
-  guardTimers();
+  cellTimers = guardTimers([
+    ["setTimeout", "clearTimeout"],
+    ["setInterval", "clearInterval"],
+  ]);
 }
 
 const evidence = { filename: "rlm_evidence.py", source: evidenceSource };
@@ -176,8 +87,8 @@ export function browserReplWorker(sandboxed: SandboxedWorkerHooks = {}): ReplWor
       if (setting?.kind === "port") return portSnapshotStore(setting.port);
       return cacheStorageSnapshotStore(setting?.kind === "cache-storage" ? setting.cacheName : DEFAULT_SNAPSHOT_CACHE);
     },
-    afterBoot: lockDown,
-    afterCell: cancelCellTimers,
+    afterBoot: () => lockDown(),
+    afterCell: () => cellTimers?.cancel(),
     ...sandboxed,
   });
 }
