@@ -15,19 +15,18 @@
 // and the module file's size and modification time, and carries a CRC-32 of its bytes. Anything
 // unexpected (no cache, a bad one, a module of another shape, any error) means Pyodide's own
 // import, as before; a missing or refused cache is written again after Python has started.
+//
+// The rewrite also puts every `import(…)` of Pyodide's JavaScript in our hands, cache or not: once
+// Python has started, the sandbox refuses them all (`refuseImports`), so model code cannot have
+// Pyodide load `node:net` for a socket, or a module from a `data:` URL (lockdown.node.ts).
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { cachedDataVersionTag } from "node:v8";
 import vm from "node:vm";
 import { crc32 } from "node:zlib";
-import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "./atomic-file.node.ts";
-
-const CODE_CACHE_FILES: CacheFileKind = { prefix: "pyodide-js-", suffix: ".bin", keepOthers: 2 };
-const MAGIC = 0x524a5331; // "RJS1"
-const HEADER_BYTES = 8; // magic, CRC-32 of the payload
+import { CODE_CACHE_FILES, CODE_CACHE_HEADER_BYTES, CODE_CACHE_MAGIC, type CacheWriter } from "./cache-writes.node.ts";
 
 type CreatePyodideModule = (settings: object) => Promise<unknown>;
 
@@ -37,21 +36,43 @@ export interface PyodideScript {
   /** Compiles the module now (synchronously), unless that was done: call it while the thread would wait anyway. */
   prepare(): void;
   /** After Python has started: stores the compiled code for the next start, if the cache lacked it. */
-  keep(): void;
+  keep(): Promise<void>;
+  /** From now on every `import(…)` of Pyodide's JavaScript fails (see the file's comment). */
+  refuseImports(): void;
+}
+
+/** Where the code cache is kept, and who may write there (the sandbox's parent, see cache-writes.node.ts). */
+export interface CodeCacheDir {
+  dir: string;
+  writer: CacheWriter;
 }
 
 /** Where the module is, and the name its cache goes under. */
 interface Source {
   file: string;
-  cacheName: string;
-  cacheFile: string;
+  /** The code cache's name and file, when there is a cache directory. */
+  cache: { name: string; file: string; writer: CacheWriter } | null;
 }
 
 /**
- * pyodide.asm.mjs of `pyodideDir` (ending in "/"), its compiled code cached in `cacheDir`; null
- * when the module cannot even be looked at (then Pyodide imports its own, as without a cache).
+ * The Node builtins Pyodide's JavaScript imports while it starts. Nothing else is loaded, ever:
+ * not `node:net`/`node:tls` (its sockets), not `node:child_process`, not a package, not a URL.
  */
-export function pyodideScript(pyodideDir: string, cacheDir: string, pyodideVersion: string): PyodideScript | null {
+const BOOT_IMPORTS = new Set(["node:fs", "node:fs/promises", "node:path", "node:url", "node:crypto", "node:vm", "node:module"]);
+
+export class PyodideImportRefused extends Error {
+  override name = "PyodideImportRefused";
+  constructor(specifier: string) {
+    super(`Loading JavaScript modules is disabled in the Python sandbox (asked for ${JSON.stringify(String(specifier)).slice(0, 80)}).`);
+  }
+}
+
+/**
+ * pyodide.asm.mjs of `pyodideDir` (ending in "/"), compiled as a script, its compiled code cached
+ * in `cache.dir` when there is one; null when the module cannot even be looked at (then Pyodide
+ * imports its own).
+ */
+export function pyodideScript(pyodideDir: string, cache: CodeCacheDir | null, pyodideVersion: string): PyodideScript | null {
   let source: Source;
   try {
     const file = `${pyodideDir}pyodide.asm.mjs`;
@@ -60,16 +81,20 @@ export function pyodideScript(pyodideDir: string, cacheDir: string, pyodideVersi
       .update(JSON.stringify([pyodideVersion, cachedDataVersionTag(), size, mtimeMs]))
       .digest("hex")
       .slice(0, 16);
-    const cacheName = `${CODE_CACHE_FILES.prefix}${key}${CODE_CACHE_FILES.suffix}`;
-    source = { file, cacheName, cacheFile: join(cacheDir, cacheName) };
+    const name = `${CODE_CACHE_FILES.prefix}${key}${CODE_CACHE_FILES.suffix}`;
+    source = { file, cache: cache ? { name, file: join(cache.dir, name), writer: cache.writer } : null };
   } catch {
     return null;
   }
   let compiled: { script: vm.Script; cacheUsed: boolean } | null = null;
   let factory: Promise<CreatePyodideModule> | null = null;
+  let importsRefused = false;
   const load = async (): Promise<CreatePyodideModule> => {
     try {
-      const made = compile(source);
+      const made = compile(source, (specifier) => {
+        if (importsRefused || !BOOT_IMPORTS.has(specifier)) return Promise.reject(new PyodideImportRefused(specifier));
+        return import(specifier);
+      });
       compiled = made;
       return made.factory;
     } catch {
@@ -82,26 +107,28 @@ export function pyodideScript(pyodideDir: string, cacheDir: string, pyodideVersi
     prepare() {
       factory ??= load();
     },
-    keep() {
-      if (!compiled || compiled.cacheUsed) return;
+    async keep() {
+      if (!compiled || compiled.cacheUsed || !source.cache) return;
       try {
-        writeCache(cacheDir, source.cacheName, compiled.script.createCachedData());
+        await source.cache.writer({ op: "code-cache", name: source.cache.name, payload: compiled.script.createCachedData() });
       } catch {
         // A read-only or full cache directory: the next start compiles the module again.
       }
     },
+    refuseImports() {
+      importsRefused = true;
+    },
   };
 }
 
-function compile(source: Source): { script: vm.Script; cacheUsed: boolean; factory: CreatePyodideModule } {
+function compile(
+  source: Source,
+  importFor: (specifier: string) => Promise<unknown>,
+): { script: vm.Script; cacheUsed: boolean; factory: CreatePyodideModule } {
   const text = asScript(readFileSync(source.file, "utf8"));
-  const cachedData = readCache(source.cacheFile);
+  const cachedData = source.cache ? readCache(source.cache.file) : null;
   const script = new vm.Script(text, { filename: source.file, ...(cachedData ? { cachedData } : {}) });
   const define = script.runInThisContext() as (url: string, load: (specifier: string) => Promise<unknown>) => CreatePyodideModule;
-  const fromPyodideDir = createRequire(source.file);
-  // Node's own modules and absolute paths or URLs as they are; a package ("ws") as Pyodide's
-  // directory would find it.
-  const importFor = (specifier: string) => import(/^[a-z]+:|^\//.test(specifier) ? specifier : fromPyodideDir.resolve(specifier));
   const factory = define(pathToFileURL(source.file).href, importFor);
   if (typeof factory !== "function") throw new Error("pyodide.asm.mjs did not define _createPyodideModule");
   return { script, cacheUsed: !!cachedData && !script.cachedDataRejected, factory };
@@ -132,16 +159,7 @@ function readCache(file: string): Buffer | null {
   } catch {
     return null;
   }
-  if (bytes.length <= HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC) return null;
-  const payload = bytes.subarray(HEADER_BYTES);
+  if (bytes.length <= CODE_CACHE_HEADER_BYTES || bytes.readUInt32LE(0) !== CODE_CACHE_MAGIC) return null;
+  const payload = bytes.subarray(CODE_CACHE_HEADER_BYTES);
   return crc32(payload) === bytes.readUInt32LE(4) ? payload : null;
-}
-
-/** Written whole or not at all: other `rlm` processes may be reading or writing it too. */
-function writeCache(dir: string, name: string, payload: Buffer): void {
-  const header = Buffer.alloc(HEADER_BYTES);
-  header.writeUInt32LE(MAGIC, 0);
-  header.writeUInt32LE(crc32(payload), 4);
-  writeFileAtomically(dir, name, [header, payload]);
-  pruneCacheFiles(dir, CODE_CACHE_FILES, name);
 }

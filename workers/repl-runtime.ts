@@ -42,8 +42,11 @@ export interface ReplWorkerHooks {
   pythonSource: string;
   /** Sections run after it in the same namespace: workers/python/rlm_evidence.py. */
   pythonSections?: Array<{ filename: string; source: string }>;
-  /** Runs once Pyodide is up: the browser entry removes network globals here. */
-  afterBoot?: () => void;
+  /**
+   * Runs once Pyodide is up, before the boot call answers: each entry raises its second wall here
+   * (lockdown.ts). The boot waits for what it returns.
+   */
+  afterBoot?: (py: PyodideInterface, options: ReplBootOptions) => void | Promise<void>;
   /** Runs after every cell: the browser entry cancels timers the cell left behind. */
   afterCell?: () => void;
   onPhase?: (phase: BootPhase) => void;
@@ -63,6 +66,8 @@ export interface ReplWorkerHooks {
   interruptBuffer?: SharedArrayBuffer;
   /** pyodide.asm.wasm compiled by the side that started this worker, when the host's boot options carry none. */
   wasmModule?: WebAssembly.Module;
+  /** The object Python's `js` module shows for a boot (Node: only what the runtime needs, lockdown.node.ts). */
+  jsglobals?: (options: ReplBootOptions) => object | undefined;
   /** Makes a host file readable at `at` in Python's file system (Node only). */
   mountHostFile?: (py: PyodideInterface, hostPath: string, at: string) => void;
 }
@@ -335,12 +340,13 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
             ? { wasmModule: hooks.compiledWasm }
             : {}),
         ...(hooks.onPhase ? { onPhase: hooks.onPhase } : {}),
+        ...(hooks.jsglobals?.(options) ? { jsglobals: hooks.jsglobals(options) } : {}),
       });
       py = loaded;
       if (options.pingPort) pulse = privatePulse(options.pingPort);
       if (options.recordSources === false) loaded.runPython("_evidence.enabled = False");
       const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
-      hooks.afterBoot?.();
+      await hooks.afterBoot?.(loaded, options);
       return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started, snapshot: report };
     },
 

@@ -4,6 +4,7 @@
 // plus a round trip to it for every import); tsx is the fallback when the bundle cannot be had.
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
+import { workerData } from "node:worker_threads";
 import { cachedBundle } from "../src/node/esbuild-cache.mjs";
 import { readWhole } from "../src/node/read-whole.mjs";
 
@@ -38,7 +39,9 @@ async function readWasm(path) {
 }
 
 const entry = new URL("./repl.node-entry.ts", import.meta.url);
-const bundle = process.env.RLM_NO_BUNDLE ? null : await cachedBundle(entry, "repl-worker");
+// The sandbox process names the bundle its parent made current: it may not build one itself.
+const given = workerData?.bundle ? new URL(workerData.bundle) : null;
+const bundle = given ?? (process.env.RLM_NO_BUNDLE ? null : await cachedBundle(entry, "repl-worker"));
 if (bundle) {
   await import(bundle.href);
 } else {

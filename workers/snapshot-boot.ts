@@ -48,6 +48,8 @@ export interface PythonBootRequest {
   /** pyodide.asm.wasm compiled by the page (browser), or by the worker thread as it started (Node). */
   wasmModule?: SharedWasm;
   onPhase?: (phase: BootPhase) => void;
+  /** What Python's `js` module shows (loadPyodide's `jsglobals`); the real global object if absent. */
+  jsglobals?: object;
 }
 
 export interface PythonBootResult {
@@ -266,5 +268,6 @@ function release(bytes: Uint8Array): void {
 
 const indexOption = (request: PythonBootRequest) => ({
   ...(request.indexURL ? { indexURL: request.indexURL } : {}),
+  ...(request.jsglobals ? { jsglobals: request.jsglobals } : {}),
   ...request.pyodideFiles,
 });

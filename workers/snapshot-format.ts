@@ -10,7 +10,7 @@
  * Bump when anything besides the Pyodide version and the runtime source changes what the heap
  * holds at snapshot time (the modules registered before the runtime runs, load options).
  */
-export const SNAPSHOT_RECIPE = 1;
+export const SNAPSHOT_RECIPE = 2; // 2: Node gives Pyodide a `jsglobals` of its own (lockdown.node.ts)
 
 /**
  * Pyodide's INITIAL_MEMORY. A snapshot of a heap that grew past it cannot be restored

@@ -9,21 +9,17 @@
 // difference (the file touched, rewritten in place, replaced, or a stamp that cannot be read)
 // means the full check again. The stamp guards against accidents (a torn write, a disk error
 // that changes the file), the same as the checksum does; neither is a defence against forgery.
+//
+// Reading is done here; every write goes through a CacheWriter (cache-writes.node.ts), which in
+// the CLI's sandbox is the parent process.
 import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
-import { unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { readWhole } from "../src/node/read-whole.mjs";
-import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "./atomic-file.node.ts";
+import { localCacheWriter, snapshotFileName, snapshotStampName, type CacheWriter } from "./cache-writes.node.ts";
 import { checksum, envelopeHeaderOf } from "./snapshot-format.ts";
 import type { SnapshotStore, StoredSnapshot } from "./snapshot-store.ts";
 
-const PREFIX = "python-snapshot-";
-const SUFFIX = ".bin";
-const STAMP_SUFFIX = ".stamp";
-const SNAPSHOT_FILES: CacheFileKind = { prefix: PREFIX, suffix: SUFFIX, companionSuffixes: [STAMP_SUFFIX], keepOthers: 2 };
-
-export const snapshotFileName = (key: string) => `${PREFIX}${key}${SUFFIX}`;
-export const snapshotStampName = (key: string) => `${PREFIX}${key}${STAMP_SUFFIX}`;
+export { snapshotFileName, snapshotStampName };
 
 /** What a stamp holds: the file as it was when it passed the full check. */
 interface Stamp {
@@ -59,7 +55,7 @@ function readStamp(path: string): Stamp | null {
   }
 }
 
-export function fileSnapshotStore(dir: string): SnapshotStore {
+export function fileSnapshotStore(dir: string, writer: CacheWriter = localCacheWriter(dir)): SnapshotStore {
   const fileFor = (key: string) => join(dir, snapshotFileName(key));
   const stampFor = (key: string) => join(dir, snapshotStampName(key));
   return {
@@ -109,28 +105,15 @@ export function fileSnapshotStore(dir: string): SnapshotStore {
         markChecked: async () => {
           const { now, stamp } = await reading;
           if (!now || (stamp && sameStamp(now, stamp))) return;
-          writeAtomically(dir, stampFor(key), JSON.stringify(now));
+          // A stamp that cannot be written only means a full check next time.
+          await writer({ op: "snapshot-stamp", key, stamp: JSON.stringify(now) }).catch(() => undefined);
         },
       };
     },
-    // Synchronous: the worker thread has nothing else to do meanwhile, and it is simpler to reason
-    // about a file that is complete (or absent) when this returns.
-    async write(key, header, payload) {
-      writeFileAtomically(dir, snapshotFileName(key), [header, payload]);
-      pruneCacheFiles(dir, SNAPSHOT_FILES, snapshotFileName(key));
-    },
+    // The file is complete (or absent) when this resolves: the boot waits for it.
+    write: (key, header, payload) => writer({ op: "snapshot", key, header, payload }),
     async remove(key) {
-      await unlink(stampFor(key)).catch(() => undefined);
-      await unlink(fileFor(key)).catch(() => undefined);
+      await writer({ op: "snapshot-remove", key }).catch(() => undefined);
     },
   };
-}
-
-/** A small file written whole or not at all; a read-only cache only means a full check next time. */
-function writeAtomically(dir: string, path: string, text: string): void {
-  try {
-    writeFileAtomically(dir, path.slice(dir.length + 1), [text]);
-  } catch {
-    // the next start checks in full again
-  }
 }

@@ -33,7 +33,7 @@ export interface CliOptions {
   outputTrajectory?: string;
   /** Prompt profile: auto (from the model name), guided (≤ 4B), standard, canonical (RLM-trained). */
   prompt?: PromptChoice;
-  /** --cache-dir: where the Python snapshot is kept (see cache-dir.ts for the default). */
+  /** --cache-dir: where the Python snapshot is kept (see cache-dir.mjs for the default). */
   cacheDir?: string;
   /** --no-cache: neither read nor write the snapshot. */
   noCache: boolean;

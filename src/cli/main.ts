@@ -8,7 +8,7 @@ import { nodeHttpFetch } from "../node/http-fetch.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
-import { resolveCacheDir } from "./cache-dir.ts";
+import { resolveCacheDir } from "./cache-dir.mjs";
 import { contextDocuments, decodedChars } from "./context-files.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
@@ -127,7 +127,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const engines: { root?: OpenAIEngine; sub?: OpenAIEngine } = {};
     const config = configFrom(options);
     session = new RlmSession({
-      createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir }),
+      // Python runs in its sandbox process, which may read these documents and nothing else of yours.
+      createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir, documents: docs.flatMap((d) => ("path" in d ? [d.path] : [])) }),
       engines: () => ({ root: engines.root!, sub: engines.sub! }),
       config: () => config,
     });

@@ -9,6 +9,23 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
  * `cacheOff`: what turned the cache off (--no-cache, RLM_CACHE_DIR=off), if something did.
  */
 export function describeStart(info: ReplBootInfo, cacheOff?: string): string {
+  return `${describePython(info, cacheOff)}; ${describeSandbox(info)}`;
+}
+
+/** Which walls Python stands behind (see src/node/python-sandbox.mjs), in a person's words. */
+export function describeSandbox(info: ReplBootInfo): string {
+  const s = info.sandbox;
+  if (!s) return "Python runs in a thread of this process, with no sandbox";
+  const walls = [
+    s.permission ? "Node's permission model (reads only its files, the cache and the documents; no writes, processes or addons)" : "",
+    s.envVars <= 1 ? "no environment" : "",
+    s.noStringCode ? "no code from strings" : "",
+    s.lockdown ? "no network, host modules or Pyodide loaders (lockdown)" : "",
+  ].filter(Boolean);
+  return walls.length ? `sandbox: a separate process with ${walls.join(", ")}` : "sandbox: a separate process with NO walls up";
+}
+
+function describePython(info: ReplBootInfo, cacheOff?: string): string {
   const report = info.snapshot;
   const took = seconds(info.bootMs);
   if (!report) return `Python started in ${took}`;

@@ -3,7 +3,7 @@
 import { parseArgs } from "node:util";
 import { createNodeRepl } from "../repl/node.ts";
 import { UsageError } from "./args.ts";
-import { resolveCacheDir } from "./cache-dir.ts";
+import { resolveCacheDir } from "./cache-dir.mjs";
 import type { CliIO } from "./main.ts";
 import { describeStart } from "./timing.ts";
 

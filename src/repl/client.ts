@@ -3,8 +3,6 @@
 import {
   SAB_DEFAULT_BYTES,
   SAB_HEADER_BYTES,
-  SAB_STATE_READY,
-  SAB_STATE_TOO_LARGE,
   parseCellResult,
   parseContextInfo,
   parsePassages,
@@ -21,6 +19,7 @@ import {
   type SubcallMessage,
   type SubcallReply,
   type SyncMode,
+  writeBlockingReply,
 } from "./protocol.ts";
 import { WorkerPulse } from "./pulse.ts";
 import { SANDBOX_CRASHED } from "./sandbox-protocol.ts";
@@ -50,6 +49,11 @@ export class WorkerGoneError extends Error {
 export class ReplStartError extends Error {
   override name = "ReplStartError";
   constructor(cause: unknown) {
+    // Node: the sandbox cannot be raised on this machine; its message says what to do.
+    if (cause instanceof Error && cause.name === "SandboxUnavailableError") {
+      super(`Python's sandbox could not be raised: ${cause.message}`);
+      return;
+    }
     const why =
       cause instanceof WorkerGoneError
         ? `the worker stopped while it started (${cause.reason})`
@@ -601,22 +605,7 @@ export class ReplClient implements SessionRepl {
       return;
     }
     const reply = await this.handleCall(message.request);
-    if (this.syncMode === "sab" && sabBuffer) this.writeBlockingReply(reply, sabBuffer);
+    if (this.syncMode === "sab" && sabBuffer) writeBlockingReply(sabBuffer, reply);
     else port.postMessage({ type: "reply", id: message.id, reply } satisfies SubcallMessage);
-  }
-
-  private writeBlockingReply(reply: string, buffer: SharedArrayBuffer): void {
-    const ctrl = new Int32Array(buffer, 0, 2);
-    const bytes = new TextEncoder().encode(reply);
-    const room = buffer.byteLength - SAB_HEADER_BYTES;
-    if (bytes.length > room) {
-      Atomics.store(ctrl, 1, 0);
-      Atomics.store(ctrl, 0, SAB_STATE_TOO_LARGE);
-    } else {
-      new Uint8Array(buffer, SAB_HEADER_BYTES, bytes.length).set(bytes);
-      Atomics.store(ctrl, 1, bytes.length);
-      Atomics.store(ctrl, 0, SAB_STATE_READY);
-    }
-    Atomics.notify(ctrl, 0);
   }
 }

@@ -1,12 +1,15 @@
-// REPL workers as Node worker threads: used by the CLI, the Node tests and the benchmarks.
+// REPL workers in Node: used by the CLI, the Node tests and the benchmarks. By default the worker
+// runs inside a sandbox process (node-sandbox.ts, src/node/python-sandbox.mjs): model-written
+// code reaches nothing of the host. A worker thread in this process (`sandbox: false`) is for
+// tests of the REPL's own mechanics, whose code is ours.
 import { Worker } from "node:worker_threads";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import { takePrestartedReplWorker } from "../node/repl-worker-prestart.mjs";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 import { ReplClient } from "./client.ts";
 import type { ReplClientOptions } from "./types.ts";
+import { nodeSandboxTransportFactory, type SandboxWallSetting } from "./node-sandbox.ts";
 
 /** Plain JavaScript: it runs the worker from its cached bundle, or through tsx. */
 const workerUrl = new URL("../../workers/repl.node-worker.mjs", import.meta.url);
@@ -19,21 +22,28 @@ export interface NodeReplOptions extends ReplClientOptions {
   snapshotDir?: string | null;
   /** Make a new snapshot even if a good one is stored (the first start only). */
   rebuildSnapshot?: boolean;
+  /** Host files the REPL will be given by path (the sandbox may read these, and nothing else of the host). */
+  documents?: readonly string[];
+  /**
+   * The sandbox process and its walls (default: both walls). False runs the worker as a thread of
+   * this process: only for tests of the REPL's own mechanics, never for model-written code.
+   */
+  sandbox?: SandboxWallSetting | false;
 }
 
-export function nodeReplTransportFactory(snapshotDir: string | null = null, rebuild = false): ReplTransportFactory {
+/** A worker thread of this process (no sandbox process): see NodeReplOptions.sandbox. */
+export function nodeThreadTransportFactory(snapshotDir: string | null = null, rebuild = false): ReplTransportFactory {
   let snapshot: SnapshotSetting = snapshotDir ? { kind: "directory", path: snapshotDir, ...(rebuild ? { rebuild } : {}) } : { kind: "off" };
   return () => {
-    const transport = { ...nodeReplTransport(), bootOptions: { snapshot } };
+    const transport = { ...nodeThreadTransport(), bootOptions: { snapshot } };
     // A worker rebuilt after a crash restores what the first start made.
     if (snapshot.kind === "directory") snapshot = { kind: "directory", path: snapshot.path };
     return transport;
   };
 }
 
-export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
-  // The CLI starts the first worker before its modules load (bin/rlm.mjs); later ones start here.
-  const worker = takePrestartedReplWorker(workerUrl) ?? new Worker(workerUrl);
+function nodeThreadTransport(): ReplTransport {
+  const worker = new Worker(workerUrl);
   const api = Comlink.wrap<ReplWorkerApi>(nodeEndpoint(worker));
   const exitListeners: Array<(reason: string) => void> = [];
   let terminated = false;
@@ -55,9 +65,13 @@ export const nodeReplTransport: ReplTransportFactory = (): ReplTransport => {
       exitListeners.push(listener);
     },
   };
-};
+}
 
 export function createNodeRepl(options: NodeReplOptions = {}): ReplClient {
-  const { snapshotDir = null, rebuildSnapshot = false, ...clientOptions } = options;
-  return new ReplClient(nodeReplTransportFactory(snapshotDir, rebuildSnapshot), clientOptions);
+  const { snapshotDir = null, rebuildSnapshot = false, documents = [], sandbox = { outer: true, inner: true }, ...clientOptions } = options;
+  const factory =
+    sandbox === false
+      ? nodeThreadTransportFactory(snapshotDir, rebuildSnapshot)
+      : nodeSandboxTransportFactory({ snapshotDir, rebuild: rebuildSnapshot, documents, walls: sandbox });
+  return new ReplClient(factory, clientOptions);
 }

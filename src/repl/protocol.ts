@@ -61,6 +61,11 @@ export interface ReplBootOptions {
   snapshot?: SnapshotSetting;
   /** pyodide.asm.wasm already compiled by the page: saves each extra worker compiling it again. */
   wasmModule?: WebAssembly.Module;
+  /**
+   * False leaves the worker's second wall down (lockdown.ts, lockdown.node.ts). Only the tests that
+   * prove each wall holds alone, and that the attacks would succeed with none, set it.
+   */
+  lockDown?: boolean;
 }
 
 /** `rebuild`: make and store a new snapshot even if a good one is stored (`rlm warmup --rebuild`). */
@@ -73,8 +78,12 @@ export type SnapshotSetting =
    * snapshot and answers over this port, and only until the worker has booted.
    */
   | { kind: "port"; port: MessagePort; rebuild?: boolean }
-  /** Node: a file in this directory (the CLI uses the user's cache directory). */
-  | { kind: "directory"; path: string; rebuild?: boolean };
+  /**
+   * Node: a file in this directory (the CLI uses the user's cache directory). `writes`: where the
+   * worker sends what it would write there, when it may not write itself (the CLI's sandbox
+   * process, see workers/cache-writes.node.ts); absent, it writes the files itself.
+   */
+  | { kind: "directory"; path: string; rebuild?: boolean; writes?: MessagePort };
 
 /** The named steps of a start, in the order they can happen. */
 export type BootPhase = "reading-snapshot" | "restoring-snapshot" | "loading-pyodide" | "installing-runtime" | "making-snapshot" | "ready";
@@ -122,6 +131,20 @@ export interface ReplBootInfo {
   bootMs: number;
   /** Which start-up path was taken and where its time went (always sent by the real workers). */
   snapshot?: SnapshotBootReport;
+  /** Node: the sandbox process the worker runs in, as it reported itself (src/repl/node-sandbox.ts). */
+  sandbox?: SandboxReport;
+}
+
+/** The walls around a REPL worker in the CLI's sandbox process (see src/node/python-sandbox.mjs). */
+export interface SandboxReport {
+  /** Node's permission model is on: reads only where granted, no writes, no processes, no addons. */
+  permission: boolean;
+  /** Code generation from strings is off for the whole process. */
+  noStringCode: boolean;
+  /** How many environment variables the process holds (it is started with none, or only TZ). */
+  envVars: number;
+  /** The worker's own lockdown (workers/lockdown.node.ts) is up. */
+  lockdown: boolean;
 }
 
 /**
@@ -417,3 +440,23 @@ export const SAB_STATE_PENDING = 1;
 export const SAB_STATE_READY = 2;
 export const SAB_STATE_TOO_LARGE = 3;
 export const SAB_DEFAULT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Writes a sub-call's reply where Python, blocked in "sab" mode, waits for it, and wakes it. The
+ * host does this for a worker it shares memory with; the sandbox process's relay does it for its
+ * own worker (workers/repl-sandbox.node-entry.ts).
+ */
+export function writeBlockingReply(buffer: SharedArrayBuffer, reply: string): void {
+  const ctrl = new Int32Array(buffer, 0, 2);
+  const bytes = new TextEncoder().encode(reply);
+  const room = buffer.byteLength - SAB_HEADER_BYTES;
+  if (bytes.length > room) {
+    Atomics.store(ctrl, 1, 0);
+    Atomics.store(ctrl, 0, SAB_STATE_TOO_LARGE);
+  } else {
+    new Uint8Array(buffer, SAB_HEADER_BYTES, bytes.length).set(bytes);
+    Atomics.store(ctrl, 1, bytes.length);
+    Atomics.store(ctrl, 0, SAB_STATE_READY);
+  }
+  Atomics.notify(ctrl, 0);
+}

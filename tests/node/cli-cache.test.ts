@@ -109,7 +109,9 @@ describe("the start-up cache", () => {
     const second = await ask(["--cache-dir", cache]);
     expect(second.code).toBe(0);
     expect(second.stdout).toBe("ZEBRA42\n");
-    expect(second.stderr).toMatch(/Python started in \d+\.\d\d s from the snapshot in .*by-option\n/);
+    expect(second.stderr).toMatch(
+      /Python started in \d+\.\d\d s from the snapshot in .*by-option; sandbox: a separate process with Node's permission model/,
+    );
     const lines = second.stderr.trimEnd().split("\n");
     expect(lines.at(-1)).toMatch(
       /^rlm: time \d+\.\d\d s: Python start \(restored\) \d+\.\d\d s · document \d+\.\d\d s · model \d+\.\d\d s · Python \d+\.\d\d s · sub-calls \d+\.\d\d s · other \d+\.\d\d s$/,

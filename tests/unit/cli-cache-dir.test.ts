@@ -1,6 +1,6 @@
 // Where `rlm` keeps its start-up cache, on every platform, and what moves or disables it.
 import { describe, expect, it } from "vitest";
-import { resolveCacheDir } from "../../src/cli/cache-dir.ts";
+import { resolveCacheDir } from "../../src/cli/cache-dir.mjs";
 
 describe("the CLI cache directory", () => {
   const linux = { platform: "linux" as const, home: "/home/ada" };

@@ -1,24 +1,14 @@
 // Where `rlm` keeps its start-up cache (the Python memory snapshot). Pure, so every platform's
-// rule is tested on any platform.
+// rule is tested on any platform. Plain JavaScript: bin/rlm.mjs needs it to start Python's
+// sandbox process (which may read this directory) before any TypeScript loads.
 import { homedir } from "node:os";
 import { isAbsolute, posix, win32 } from "node:path";
 
 export const CACHE_SUBDIR = "recursive-reader";
 export const CACHE_ENV = "RLM_CACHE_DIR";
 
-export type CacheDirChoice =
-  { dir: string; from: "--cache-dir" | typeof CACHE_ENV | "the user cache directory" } | { dir: null; why: string };
-
-export interface CacheDirInputs {
-  cacheDir?: string | undefined;
-  noCache?: boolean | undefined;
-  env: Record<string, string | undefined>;
-  platform?: NodeJS.Platform;
-  home?: string;
-}
-
 /** --no-cache, then --cache-dir, then $RLM_CACHE_DIR ("off" turns it off), then the platform's cache. */
-export function resolveCacheDir(inputs: CacheDirInputs): CacheDirChoice {
+export function resolveCacheDir(inputs) {
   if (inputs.noCache) return { dir: null, why: "--no-cache" };
   if (inputs.cacheDir) return { dir: inputs.cacheDir, from: "--cache-dir" };
   const fromEnv = inputs.env[CACHE_ENV]?.trim();
@@ -28,7 +18,7 @@ export function resolveCacheDir(inputs: CacheDirInputs): CacheDirChoice {
 }
 
 /** The platform's per-user cache directory for this tool. */
-export function userCacheDir(env: Record<string, string | undefined>, platform: NodeJS.Platform, home: string): string {
+export function userCacheDir(env, platform, home) {
   if (platform === "win32") {
     const local = env.LOCALAPPDATA && win32.isAbsolute(env.LOCALAPPDATA) ? env.LOCALAPPDATA : win32.join(home, "AppData", "Local");
     return win32.join(local, CACHE_SUBDIR);
