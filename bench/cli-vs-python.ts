@@ -12,7 +12,11 @@
 // --canonical-python=PATH) at an interpreter that can `import rlm`, prepared outside the
 // repository; without one, its column is skipped and the ratios are left out.
 //
-// Run: node --import tsx bench/cli-vs-python.ts [--write] [--runs=3] [--big-mb=500] [--no-big]
+// --baseline=DIR adds another checkout of this project (a git worktree of an earlier commit, with
+// its own node_modules) as one more interleaved column, warm cache: an A/B of two versions of
+// `rlm` in the same run, the ratio against it in its own column.
+//
+// Run: node --import tsx bench/cli-vs-python.ts [--write] [--runs=3] [--big-mb=500] [--no-big] [--baseline=DIR]
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,6 +30,9 @@ const RUNS = Number(arg("runs") ?? 3);
 const BIG_MB = Number(arg("big-mb") ?? 500);
 const canonicalPython = arg("canonical-python") ?? process.env.RLM_CANONICAL_PYTHON ?? null;
 const bin = new URL("../bin/rlm.mjs", import.meta.url).pathname;
+const baselineDir = arg("baseline") ?? null;
+const baselineBin = baselineDir ? join(baselineDir, "bin/rlm.mjs") : null;
+const BASELINE = "baseline checkout, warm cache";
 const driver = new URL("./python/canonical_rlm.py", import.meta.url).pathname;
 const TIME = "/usr/bin/time";
 const NEEDLE = "ZEBRA-4242";
@@ -98,8 +105,8 @@ server.scripts.root = [
 ];
 server.scripts.sub = (req) => req.lastUser.split(": ").at(-1) ?? "";
 
-const ourArgs = (doc: string, cacheDir: string) => [
-  bin,
+const ourArgs = (doc: string, cacheDir: string, script = bin) => [
+  script,
   "--context-file",
   doc,
   "--task",
@@ -124,9 +131,15 @@ if (!canonicalPython) report.line("RLM_CANONICAL_PYTHON is not set: the canonica
 const samples: Record<string, Timed[]> = {};
 const loads: string[] = [];
 const warmDir = mkdtempSync(join(work, "warm-"));
+const baselineWarmDir = mkdtempSync(join(work, "baseline-warm-"));
+if (baselineDir) report.line(`Baseline: ${baselineDir} (another checkout of this project).`);
 try {
   const warmup = await timed(process.execPath, [bin, "warmup", "--cache-dir", warmDir]);
   if (warmup.code !== 0) throw new Error(`rlm warmup failed: ${warmup.stderr}`);
+  if (baselineBin) {
+    const baseWarmup = await timed(process.execPath, [baselineBin, "warmup", "--cache-dir", baselineWarmDir]);
+    if (baseWarmup.code !== 0) throw new Error(`the baseline's rlm warmup failed: ${baseWarmup.stderr}`);
+  }
   for (let run = 0; run < RUNS; run++) {
     loads.push(load());
     const coldDir = mkdtempSync(join(work, "cold-"));
@@ -135,6 +148,7 @@ try {
       ["ours, cold cache", () => timed(process.execPath, ourArgs(hay, coldDir))],
     ];
     if (canonicalPython) order.push(["canonical Python harness", () => timed(canonicalPython, canonicalArgs(hay))]);
+    if (baselineBin) order.push([BASELINE, () => timed(process.execPath, ourArgs(hay, baselineWarmDir, baselineBin))]);
     // Node parses the whole NODE_EXTRA_CA_CERTS bundle as the process starts, before any of our
     // code (~60 ms of CPU for a system bundle here); Python reads CA files only when it opens a
     // TLS connection. Where the machine sets it, also time a run without it.
@@ -169,10 +183,14 @@ try {
 } finally {
   await server.close();
   rmSync(warmDir, { recursive: true, force: true });
+  rmSync(baselineWarmDir, { recursive: true, force: true });
 }
 
 const medianMs = (key: string) => (samples[key] ? summarize(samples[key]!.map((s) => s.ms)).median : NaN);
 const canonical = medianMs("canonical Python harness");
+const baseline = medianMs(BASELINE);
+const medianCpu = (key: string) =>
+  samples[key]?.every((x) => x.cpuS !== null) ? summarize(samples[key]!.map((x) => x.cpuS!)).median : NaN;
 report.line();
 report.table([
   "20 MB needle, end to end (ms)",
@@ -182,8 +200,9 @@ report.table([
   "× canonical harness (same run)",
   "peak RSS, median (MB)",
   "CPU s (user+sys), median",
+  "× baseline: wall, CPU (same run)",
 ]);
-for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", "canonical Python harness"]) {
+for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", BASELINE, "canonical Python harness"]) {
   const list = samples[key];
   if (!list) continue;
   const s = spread(list.map((x) => x.ms));
@@ -195,7 +214,10 @@ for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", "c
         2,
       ).median
     : "–";
-  report.row([key, s.median, s.range, s.n, ratio, rss, cpu]);
+  const vsBaseline = Number.isFinite(baseline)
+    ? `${(medianMs(key) / baseline).toFixed(2)}×, ${(medianCpu(key) / medianCpu(BASELINE)).toFixed(2)}×`
+    : "–";
+  report.row([key, s.median, s.range, s.n, ratio, rss, cpu, vsBaseline]);
 }
 report.line();
 report.table(["other", "median", "p10–p90", "runs", "peak RSS (MB)"]);

@@ -5,7 +5,7 @@
 // the fallback when the bundle cannot be built.
 import { quickHelp } from "../src/cli/help.mjs";
 import { cachedBundle } from "../src/node/esbuild-cache.mjs";
-import { launchFromArgv, prestartSandbox } from "../src/node/python-sandbox.mjs";
+import { endSandboxes, launchFromArgv, prestartSandbox } from "../src/node/python-sandbox.mjs";
 
 const argv = process.argv.slice(2);
 const help = quickHelp(argv);
@@ -17,10 +17,13 @@ if (help !== null) {
   prestartSandbox(launchFromArgv(argv, process.env));
   const code = await (await loadCli()).main(argv);
   // Everything the command does is done when main returns (answer printed, files written, the
-  // snapshot stored). Left to drain, the event loop first waits for the sandbox to wind down and
-  // the keep-alive sockets to close: 20–50 ms after the answer is on the screen. Exit once what
-  // was written to stdout and stderr is out.
-  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise((done) => stream.write("", () => done()))));
+  // snapshot stored). Left to drain, the event loop would wait for the keep-alive sockets to
+  // close: 20–50 ms after the answer is on the screen. End the sandbox (a few milliseconds: no
+  // Python process outlives rlm) and exit once what was written to stdout and stderr is out.
+  await Promise.all([
+    endSandboxes(),
+    ...[process.stdout, process.stderr].map((stream) => new Promise((done) => stream.write("", () => done()))),
+  ]);
   process.exit(code);
 }
 

@@ -19,3 +19,4 @@ export function spawnSandbox(launch: SandboxLaunch): Promise<SandboxProcess>;
 export function launchFromArgv(argv: string[], env: Record<string, string | undefined>): SandboxLaunch | null;
 export function prestartSandbox(launch: SandboxLaunch | null): void;
 export function takePrestartedSandbox(launch: SandboxLaunch): Promise<SandboxProcess | null>;
+export function endSandboxes(waitMs?: number): Promise<void>;

@@ -150,6 +150,8 @@ export async function spawnSandbox(launch) {
     stdio: ["ignore", "ignore", "pipe", "ipc"],
     serialization: "advanced",
   });
+  live.add(child);
+  child.once("exit", () => live.delete(child));
   // Messages that arrive before anyone listens (the process's first words) wait here.
   const early = [];
   let listener = null;
@@ -174,6 +176,26 @@ export async function spawnSandbox(launch) {
 }
 
 const SLOT = Symbol.for("recursive-reader.prestarted-python-sandbox");
+
+/** Every sandbox process of this process that has not exited. */
+const live = new Set();
+
+/**
+ * Ends every sandbox process and waits until each has exited (at most `waitMs`), so that none
+ * outlives `rlm` and the time a run took counts theirs (a process's CPU and memory are counted
+ * for its parent once it has waited for them).
+ */
+export async function endSandboxes(waitMs = 1000) {
+  const ending = [...live].map(
+    (child) =>
+      new Promise((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once("exit", done);
+        child.kill("SIGKILL");
+      }),
+  );
+  await Promise.race([Promise.all(ending), new Promise((done) => setTimeout(done, waitMs).unref())]);
+}
 
 /**
  * The launch `rlm` will ask for, read from its arguments without the CLI's parser (which has not

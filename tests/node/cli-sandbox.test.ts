@@ -140,6 +140,40 @@ describe("the command line's Python sandbox", () => {
     expectHostUntouched();
   }, 900_000);
 
+  it("Stop (Ctrl-C) and --max-time still end a runaway cell in the sandbox", async () => {
+    await writeFile(join(dir, "small.txt"), `${"Some text.\n".repeat(2000)}`);
+    model.scripts.root = code("i = 0\nwhile True:\n    i += 1", "Count for ever.");
+    const base = [bin, "--context-file", join(dir, "small.txt"), "--task", "Count", "--base-url", model.baseUrl, "--model", "root-model"];
+    base.push("--mode", "rlm", "--json", "--verbose");
+    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
+
+    // --max-time: the limit interrupts the cell, and the run ends by itself.
+    const limited = await new Promise<{ code: number; stdout: string; ms: number }>((resolve) => {
+      const t0 = performance.now();
+      execFile(process.execPath, [...base, "--max-time", "6"], { env, timeout: 120_000 }, (err, stdout) =>
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, ms: performance.now() - t0 }),
+      );
+    });
+    expect(limited.code).toBe(1);
+    expect(JSON.parse(limited.stdout).status).not.toBe("answered");
+    expect(limited.ms).toBeLessThan(60_000);
+
+    // Ctrl-C while the cell runs: the sandbox ignores the terminal's signal, rlm stops Python.
+    const child = spawn(process.execPath, base, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    let stdout = "";
+    child.stderr.on("data", (d) => (stderr += String(d)));
+    child.stdout.on("data", (d) => (stdout += String(d)));
+    const exited = new Promise<number>((resolve) => child.on("exit", (c) => resolve(c ?? 1)));
+    // The cell is running once the model's first reply has been shown and Python has started.
+    await waitFor(() => /Count for ever/.test(stderr) && /Python started/.test(stderr), 90_000);
+    const stoppedAt = performance.now();
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    expect(performance.now() - stoppedAt).toBeLessThan(15_000);
+    expect(JSON.parse(stdout).status).toBe("stopped");
+  }, 300_000);
+
   describe.each([
     { label: "no walls (the positive control)", walls: { outer: false, inner: false } },
     { label: "the sandbox process alone", walls: { outer: true, inner: false } },
@@ -170,6 +204,14 @@ describe("the command line's Python sandbox", () => {
     }, 300_000);
   });
 });
+
+async function waitFor(check: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** Runs the prelude and each probe in a sandbox with these walls; the verdict line of each. */
 async function probeWith(walls: SandboxWallSetting, list: Attack[]): Promise<Array<[Attack, string]>> {
