@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar } from "../fixtures/gguf/grammar.ts";
 import { QWEN_SHAPES, tinyQwenGguf, type QwenShape } from "../fixtures/gguf/index.ts";
+import { toHalf } from "../fixtures/gguf/random-tensors.ts";
 import { readGgufHeader, type GgufHeader } from "../fixtures/gguf/reader.ts";
 import { GGML_BLOCK, GgmlType, alignUp, tensorByteSize, type GgmlType as GgmlTypeCode } from "../fixtures/gguf/writer.ts";
 
@@ -111,7 +112,7 @@ describe("tinyQwenGguf", () => {
     for (let at = 0; at < blocks.length; at += 34) {
       const scale = f16ToNumber(blocks[at]! | (blocks[at + 1]! << 8));
       expect(scale).toBeGreaterThan(0);
-      expect(scale).toBeLessThan(0.05 / 127 + 1e-3);
+      expect(scale).toBeLessThanOrEqual((1.5 * 0.05) / 127);
       for (let i = 2; i < 34; i++) quants.add((blocks[at + i]! << 24) >> 24);
     }
     expect(Math.min(...quants)).toBe(-127);
@@ -223,6 +224,25 @@ describe("tinyQwenGguf", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe("toHalf (the f16 block scales)", () => {
+  it("rounds to the nearest binary16, with subnormals, overflow and signs", () => {
+    const cases: Array<[number, number]> = [
+      [1, 0x3c00],
+      [-2, 0xc000],
+      [0.1, 0x2e66],
+      [65504, 0x7bff],
+      [70000, 0x7c00],
+      [2 ** -24, 0x0001],
+      [1e-7, 0x0002],
+      [1e-9, 0x0000],
+      [1 + 2 ** -11, 0x3c00], // a tie rounds to even
+      [1 + 3 * 2 ** -11, 0x3c02],
+    ];
+    for (const [value, bits] of cases) expect(toHalf(value), String(value)).toBe(bits);
+    for (const [value, bits] of cases.slice(0, 4)) expect(f16ToNumber(bits)).toBeCloseTo(value, 2);
+  });
 });
 
 describe("exactReplyGrammar", () => {
