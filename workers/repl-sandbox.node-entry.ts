@@ -1,14 +1,14 @@
 // The main thread of the CLI's Python sandbox process (src/node/python-sandbox.mjs starts it under
-// Node's permission model, with no environment and no string compilation). It starts the REPL
-// worker thread (repl.node-worker.mjs, as in any Node process) and relays between it and the
-// parent over the IPC channel: the API calls, the sub-call channel, the heartbeat port, Stop,
+// Node's permission model, with no environment and no string compilation). The process's first
+// module (repl-sandbox.node.mjs) has started the REPL worker thread; this relays between it and
+// the parent over the IPC channel: the API calls, the sub-call channel, the heartbeat port, Stop,
 // and the cache writes this process may not make itself. Shared memory cannot cross a process
 // boundary, so the interrupt buffer and the blocking sub-call buffer are this process's own:
 // Stop arrives as a message and is written here, a sub-call's reply likewise.
 //
 // Model code runs in the worker thread, behind its own lockdown (lockdown.node.ts); nothing here
 // is reachable from it but the messages the worker's own JavaScript posts on the ports below.
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
 import type { CacheWriteReply } from "./cache-writes.node.ts";
@@ -24,14 +24,6 @@ import {
 import type { ParentToSandbox, SandboxBootOptions, SandboxToParent, SandboxWalls } from "../src/repl/sandbox-process-protocol.ts";
 
 const send = (message: SandboxToParent) => process.send?.(message);
-
-if (!process.send) throw new Error("repl-sandbox.node-entry.ts runs as a child process with an IPC channel");
-// Ctrl-C reaches the whole process group: the parent decides what Stop means, not the terminal.
-process.on("SIGINT", () => undefined);
-// The parent is gone (it exited, or was killed): nothing is left to serve.
-process.on("disconnect", () => process.exit(0));
-
-send({ kind: "walls", walls: walls() });
 
 /** The walls as this process sees them. */
 function walls(): SandboxWalls {
@@ -49,22 +41,34 @@ function walls(): SandboxWalls {
   };
 }
 
-// The worker thread's first module, and the bundle it runs (the parent made sure it is current:
-// this process cannot write the bundle cache).
-const [workerScript, workerBundle] = process.argv.slice(2);
-if (!workerScript) throw new Error("repl-sandbox.node-entry.ts needs the REPL worker's script");
+export interface RelayStart {
+  /** The REPL worker thread, started by the process's first module (repl-sandbox.node.mjs). */
+  worker: Worker;
+  /** Its interrupt buffer. */
+  interruptBuffer: SharedArrayBuffer;
+  /** What the parent sent before the relay was loaded. */
+  early: unknown[];
+}
 
-// The worker's own interrupt buffer (it clears it as each cell starts): Stop is written here.
-const interruptBuffer = new SharedArrayBuffer(1);
-const interrupt = new Uint8Array(interruptBuffer);
-const worker = new Worker(new URL(workerScript), { workerData: { interruptBuffer, ...(workerBundle ? { bundle: workerBundle } : {}) } });
-worker.on("error", (err) => send({ kind: "worker-exit", reason: err.message }));
-worker.on("exit", (code) => {
-  send({ kind: "worker-exit", reason: `worker exited with code ${code}` });
-  process.disconnect?.();
-  process.exitCode = 1;
-});
-const api = Comlink.wrap<ReplWorkerApi>(nodeEndpoint(worker));
+let worker: Worker;
+let interrupt: Uint8Array;
+let api: Comlink.Remote<ReplWorkerApi>;
+
+/** Serves the parent: called once, by the process's first module. */
+export function startRelay(start: RelayStart): void {
+  worker = start.worker;
+  interrupt = new Uint8Array(start.interruptBuffer);
+  send({ kind: "walls", walls: walls() });
+  worker.on("error", (err) => send({ kind: "worker-exit", reason: err.message }));
+  worker.on("exit", (code) => {
+    send({ kind: "worker-exit", reason: `worker exited with code ${code}` });
+    process.disconnect?.();
+    process.exitCode = 1;
+  });
+  api = Comlink.wrap<ReplWorkerApi>(nodeEndpoint(worker));
+  process.on("message", (message: ParentToSandbox) => void handle(message));
+  for (const message of start.early) void handle(message as ParentToSandbox);
+}
 
 /** The worker's ports, opened by the boot call. */
 let host: MessagePort | null = null;
@@ -72,8 +76,6 @@ let ping: MessagePort | null = null;
 let cache: MessagePort | null = null;
 let sabBuffer: SharedArrayBuffer | null = null;
 let syncMode: SyncMode | null = null;
-
-process.on("message", (message: ParentToSandbox) => void handle(message));
 
 async function handle(message: ParentToSandbox): Promise<void> {
   switch (message.kind) {

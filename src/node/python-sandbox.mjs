@@ -26,6 +26,7 @@ const root = new URL("../../", import.meta.url);
 const relayEntry = new URL("workers/repl-sandbox.node-entry.ts", root);
 const workerEntry = new URL("workers/repl.node-entry.ts", root);
 const workerScript = new URL("workers/repl.node-worker.mjs", root);
+const sandboxScript = new URL("workers/repl-sandbox.node.mjs", root);
 
 /**
  * Python is CPython compiled to WebAssembly. V8 first compiles each wasm function with its fast
@@ -119,7 +120,8 @@ function nodeFlags(launch) {
   const flags = [];
   if (launch.outer) {
     flags.push(permissionFlag(), ...launch.reads.map((path) => `--allow-fs-read=${path}`), "--allow-worker");
-    flags.push("--disallow-code-generation-from-strings", "--disable-warning=ExperimentalWarning");
+    // Node warns that --allow-worker could weaken the model: only our code can reach Worker here.
+    flags.push("--disallow-code-generation-from-strings", "--disable-warning=ExperimentalWarning", "--disable-warning=SecurityWarning");
   }
   const parent = process.execArgv;
   if (!parent.some((a) => TIERING_FLAGS.test(a))) flags.push(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
@@ -134,9 +136,9 @@ function sandboxEnv(launch) {
 }
 
 /**
- * Starts a sandbox process for `launch`. Its main thread relays to the REPL worker thread it
- * starts (workers/repl-sandbox.node-entry.ts); both run from bundles made current here, since the
- * sandbox cannot write the bundle cache.
+ * Starts a sandbox process for `launch`. Its first module (workers/repl-sandbox.node.mjs) starts
+ * the REPL worker thread, then its main thread relays to it (workers/repl-sandbox.node-entry.ts);
+ * both run from bundles made current here, since the sandbox cannot write the bundle cache.
  */
 export async function spawnSandbox(launch) {
   const [relay, worker] = await Promise.all([cachedBundle(relayEntry, "repl-sandbox"), cachedBundle(workerEntry, "repl-worker")]);
@@ -145,7 +147,7 @@ export async function spawnSandbox(launch) {
       "the REPL's code could not be prepared for Python's sandbox (esbuild failed); reinstall with npm ci and run rlm again",
     );
   }
-  const child = spawn(process.execPath, [...nodeFlags(launch), fileURLToPath(relay), workerScript.href, worker.href], {
+  const child = spawn(process.execPath, [...nodeFlags(launch), fileURLToPath(sandboxScript), relay.href, workerScript.href, worker.href], {
     env: sandboxEnv(launch),
     stdio: ["ignore", "ignore", "pipe", "ipc"],
     serialization: "advanced",
@@ -186,15 +188,18 @@ const live = new Set();
  * for its parent once it has waited for them).
  */
 export async function endSandboxes(waitMs = 1000) {
+  let timer;
   const ending = [...live].map(
     (child) =>
       new Promise((done) => {
         if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once("exit", done);
+        child.ref(); // a prestarted one is unreferenced: its exit must keep the loop alive
         child.kill("SIGKILL");
       }),
   );
-  await Promise.race([Promise.all(ending), new Promise((done) => setTimeout(done, waitMs).unref())]);
+  await Promise.race([Promise.all(ending), new Promise((done) => (timer = setTimeout(done, waitMs)))]);
+  clearTimeout(timer);
 }
 
 /**

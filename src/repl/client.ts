@@ -60,12 +60,15 @@ export class ReplStartError extends Error {
         : cause instanceof Error
           ? cause.message
           : String(cause);
-    super(
-      `The Python REPL could not start: ${why}. ` +
-        "Reload the page; if it keeps failing, this browser may lack WebAssembly features the REPL needs.",
-    );
+    super(`The Python REPL could not start: ${why}. ${inBrowser() ? BROWSER_REMEDY : NODE_REMEDY}`);
   }
 }
+
+const BROWSER_REMEDY = "Reload the page; if it keeps failing, this browser may lack WebAssembly features the REPL needs.";
+const NODE_REMEDY = "Run it again with --verbose; if it keeps failing, reinstall with npm ci (Node 20.19 or newer).";
+const inBrowser = () =>
+  typeof (globalThis as { document?: unknown }).document !== "undefined" ||
+  typeof (globalThis as { importScripts?: unknown }).importScripts === "function";
 
 /**
  * What is loaded into Python, kept so a rebuilt worker gets it back. Documents are Blob handles
