@@ -97,6 +97,10 @@ function sandboxTransport(
       return s;
     }
     s.onMessage((raw) => receive(raw));
+    // No process at all (too many processes, no executable): say so, not that it crashed.
+    s.child.once("error", (err: NodeJS.ErrnoException) =>
+      ended(`this machine did not let rlm start a process for Python's sandbox (${err.code ?? err.message})`),
+    );
     s.child.once("exit", (code, signal) => {
       const said = s.stderrTail();
       ended(`Python's sandbox process exited (${signal ?? `code ${code}`})${said ? `: ${said.split("\n").slice(-3).join(" ")}` : ""}`);
