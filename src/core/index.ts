@@ -61,15 +61,12 @@ export {
 } from "./reply.ts";
 export { extractCodeBlocks, type BlockVerdict, type CodeBlock } from "./parse.ts";
 export {
-  assignedNamesIn,
   assignmentAsCode,
-  decideBareName,
   findFinalMarker,
   judgeFinalWithCode,
   mentions,
   normaliseAnswer,
   refuseFinal,
-  type BareNameDecision,
   type FinalMarker,
   type RefusedFinal,
 } from "./finals.ts";

@@ -28,7 +28,7 @@ import { StopSignal, abortable } from "./stop.ts";
 import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
 import { runMetadata } from "./trajectory.ts";
 import { resumedTurns, type ResumeRun } from "./resume.ts";
-import { noteAssignments, observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
+import { observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
 import type {
   FallbackSummary,
   IterationRecord,
@@ -93,7 +93,7 @@ export function sameContextForPrompt(a: ContextInfo | null, b: ContextInfo | nul
  * fallback when it gives none); "fallback" hands the question to the harness's own reading.
  */
 type Ending =
-  | { kind: "answered"; answer: string }
+  | { kind: "answered"; answer: string; unsupported: boolean }
   | { kind: "stopped"; message: string }
   | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string }
   | { kind: "fallback"; why: string }
@@ -122,9 +122,8 @@ class QuestionRun {
   /** Python's start this run overlaps (see RlmRunOptions.pending); null once it is ready. */
   private pending: PendingPython | null;
   private readonly checkSyntax: SyntaxChecker;
-  /** The model's variables after its last cell, and every name its code assigned this run. */
+  /** The model's variables after its last cell. */
   private variables: string[] = [];
-  private readonly assigned = new Set<string>();
   private helpersConfigured = false;
   private consecutiveErrors = 0;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
@@ -372,7 +371,6 @@ class QuestionRun {
       facts: () => this.facts(),
       runCell: (code) => this.runModelCell(code, turn, record),
       checkSyntax: this.checkSyntax,
-      assigned: this.assigned,
       outputCharsPerCell: this.budgets.outputCharsPerCell,
       stopped: () => this.stop.reason !== null,
     };
@@ -395,7 +393,6 @@ class QuestionRun {
     const result = await this.runCell(code, turn, record.code_blocks.length, records);
     record.code_blocks.push(blockRecord(code, result, records));
     this.variables = Object.keys(result.locals);
-    noteAssignments(code, this.assigned);
     if (result.error === "WorkerRestarted") this.helpersConfigured = false;
     return result;
   }
@@ -429,7 +426,7 @@ class QuestionRun {
    * if that gives nothing usable.
    */
   private decide(turn: number, reply: ReplyAnalysis, outcome: TurnOutcome): Ending | null {
-    if (outcome.answer !== null) return { kind: "answered", answer: outcome.answer };
+    if (outcome.answer !== null) return { kind: "answered", answer: outcome.answer, unsupported: outcome.unsupported };
     if (this.stop.reason === "user") return STOPPED;
     const { maxIterations, maxConsecutiveErrors } = this.o.config;
     this.consecutiveErrors = outcome.raised ? this.consecutiveErrors + 1 : 0;
@@ -505,7 +502,8 @@ class QuestionRun {
       const outcome = await playTurn(this.parse(result, messages), this.turnHost(turn, record), true);
       record.final_answer = outcome.answer;
       this.emit({ type: "iteration", record });
-      if (outcome.answer !== null) return { answer: outcome.answer, status, message: why, producedBy: "model" };
+      if (outcome.answer !== null)
+        return { answer: outcome.answer, status, message: why, producedBy: "model", ...unverified(outcome.unsupported) };
     } catch (err) {
       if (this.o.signal?.aborted) return { answer: "", status: "stopped", message: "Stopped before the model gave its best answer." };
       return { answer: "", status, message: `${why} The final request failed too: ${err instanceof Error ? err.message : String(err)}` };
@@ -614,10 +612,18 @@ interface Outcome {
   message?: string;
   producedBy?: "model" | "fallback";
   fallback?: FallbackSummary;
+  unverified?: string;
 }
 
+/** An answer the model submitted again after the evidence gate asked for support it never printed. */
+const unverified = (unsupported: boolean): { unverified?: string } =>
+  unsupported
+    ? { unverified: "No output of the run showed this answer: the model was asked for evidence and submitted it again without any." }
+    : {};
+
 function outcomeOf(ending: Exclude<Ending, { kind: "limit" | "fallback" }>): Outcome {
-  if (ending.kind === "answered") return { answer: ending.answer, status: "answered", producedBy: "model" };
+  if (ending.kind === "answered")
+    return { answer: ending.answer, status: "answered", producedBy: "model", ...unverified(ending.unsupported) };
   return { answer: "", status: ending.kind, message: ending.message };
 }
 

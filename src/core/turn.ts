@@ -11,7 +11,7 @@
 import type { CellResult } from "../repl/protocol.ts";
 import * as say from "./feedback.ts";
 import type { TaskFacts } from "./feedback.ts";
-import { assignedNamesIn, assignmentAsCode, decideBareName, judgeFinalWithCode, normaliseAnswer, refuseFinal } from "./finals.ts";
+import { assignmentAsCode, judgeFinalWithCode, normaliseAnswer, refuseFinal } from "./finals.ts";
 import { formatCell, formatTurnOutput } from "./format.ts";
 import type { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector, StuckReason } from "./guards/index.ts";
 import type { CodeBlock } from "./parse.ts";
@@ -37,8 +37,6 @@ export interface TurnHost {
   /** Runs a cell for this turn: recorded in its trajectory and shown live. */
   runCell(code: string): Promise<CellResult>;
   checkSyntax: SyntaxChecker;
-  /** Names the model assigned in any code this run (`FINAL(result)` means the variable). */
-  assigned: ReadonlySet<string>;
   outputCharsPerCell: number;
   stopped(): boolean;
 }
@@ -50,6 +48,8 @@ export interface TurnOutcome {
   notes: string[];
   /** An accepted, tidied answer. */
   answer: string | null;
+  /** The answer was accepted although no output showed it (the model submitted it again). */
+  unsupported: boolean;
   /** Ran code, or gave an accepted final (the no-action counter's question). */
   acted: boolean;
   /** A cell raised, or a failed cell was sent again (the same error again). */
@@ -66,7 +66,7 @@ const quiet = (host: TurnHost): TaskFacts => ({ ...host.facts(), restate: false 
  * refused final cannot be retried, so the evidence gate's allowance no longer applies.
  */
 export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance = false): Promise<TurnOutcome> {
-  const out: TurnOutcome = { outputs: [], notes: [], answer: null, acted: false, raised: false, fallback: null };
+  const out: TurnOutcome = { outputs: [], notes: [], answer: null, unsupported: false, acted: false, raised: false, fallback: null };
   if (reply.kind === "neither") {
     out.notes.push(say.messageForInaction(quiet(host), reply));
     return out;
@@ -168,7 +168,12 @@ async function takeTextFinal(reply: ReplyAnalysis, host: TurnHost, out: TurnOutc
   const marker = reply.final!;
   if (reply.kind === "both" && out.outputs.length) {
     const judged = judgeFinalWithCode(marker, out.outputs);
-    if (!judged.accept) {
+    // Refused once; the same answer in a later turn is the model's considered answer.
+    if (
+      !judged.accept &&
+      !(marker.kind === "value" && host.guards.evidence.submittedBefore(normaliseAnswer(marker.value, host.question)))
+    ) {
+      if (marker.kind === "value") host.guards.evidence.noteRefused(normaliseAnswer(marker.value, host.question));
       out.notes.push(say.finalWithCodeMessage(judged.why));
       return;
     }
@@ -179,22 +184,22 @@ async function takeTextFinal(reply: ReplyAnalysis, host: TurnHost, out: TurnOutc
     if (result.final_answer !== null) acceptCandidate(result.final_answer, { source: "code", code }, host, out, lastChance);
     return;
   }
-  if (marker.kind === "variable") return submitVariable(marker.name, null, host, out, lastChance);
-  if (marker.bareName) return submitVariable(marker.bareName, marker.value, host, out, lastChance);
+  if (marker.kind === "variable") return submitByName(`FINAL_VAR(${JSON.stringify(marker.name)})`, marker.name, host, out, lastChance);
+  if (marker.bareName) return submitByName(`FINAL(${marker.bareName})`, marker.bareName, host, out, lastChance);
   acceptCandidate(marker.value, { source: "text" }, host, out, lastChance);
 }
 
 /**
- * FINAL_VAR(name), or FINAL(name) with a bare name: the variable when it exists. When it does
- * not, FINAL(Paris) is the word, but FINAL(result) is a missing variable — never the answer
- * "result" (M03c/d). `literal`: the bare FINAL's text, null for FINAL_VAR.
+ * FINAL_VAR(name), or FINAL(name) with a bare name, run as the cell it stands for, so text and
+ * code mean the same (Python's FINAL.by_name decides): the variable when it exists; for FINAL,
+ * otherwise the word itself (FINAL(Paris), FINAL(CASE_DONE)) — which then needs evidence like
+ * any text answer — except a name that only looks like a variable (FINAL(result)): missing.
  */
-async function submitVariable(name: string, literal: string | null, host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<void> {
-  const result = await host.runCell(`FINAL_VAR(${JSON.stringify(name)})`);
-  if (result.final_answer !== null) return acceptCandidate(result.final_answer, { source: "code" }, host, out, lastChance);
-  if (literal !== null) {
-    const decision = decideBareName(name, Object.keys(result.locals), host.assigned);
-    if (decision.action === "literal") return acceptCandidate(decision.value, { source: "text" }, host, out, lastChance);
+async function submitByName(code: string, name: string, host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<void> {
+  const result = await host.runCell(code);
+  if (result.final_answer !== null) {
+    const word = result.final_answer === name && code.startsWith("FINAL(");
+    return acceptCandidate(result.final_answer, { source: word ? "text" : "code" }, host, out, lastChance);
   }
   out.outputs.push(result);
   out.notes.push(say.missingVariableMessage(quiet(host), name));
@@ -221,12 +226,8 @@ function acceptCandidate(
     return;
   }
   out.answer = answer;
+  out.unsupported = verdict.unsupported === true;
   out.acted = true;
-}
-
-/** Names a cell binds, for FINAL(name) decisions later in the run. */
-export function noteAssignments(code: string, into: Set<string>): void {
-  for (const name of assignedNamesIn(code)) into.add(name);
 }
 
 /**

@@ -145,6 +145,46 @@ describe('FINAL_VAR("x") = value (M03e)', () => {
   });
 });
 
+describe("FINAL(name): the variable, else the word (issue 25)", () => {
+  it("is the variable's value when the name is a variable, whatever it looks like", async () => {
+    expect((await repl.runCell("result = 'seven'\nFINAL(result)")).final_answer).toBe("seven");
+    expect((await repl.runCell("Paris = 'the city'\nFINAL(Paris)")).final_answer).toBe("the city");
+  });
+
+  it.each([["CASE_DONE"], ["Paris"], ["Yes"], ["count2"], ["myAnswer"], ["B"]])("is the word %j itself otherwise", async (word) => {
+    const r = await repl.runCell(`FINAL(${word})`);
+    expect(r.error).toBeNull();
+    expect(r.final_answer).toBe(word);
+  });
+
+  it.each([["result"], ["answer"], ["final_answer"], ["res"], ["output"], ["x"]])(
+    "never submits the word %j, which names a missing variable: it says which exist",
+    async (name) => {
+      const r = await repl.runCell(`lines = 3\nFINAL(${name})`);
+      expect(r.final_answer).toBeNull();
+      expect(r.error).toBeNull();
+      expect(r.stderr).toContain(`no variable named '${name}'`);
+      expect(r.stderr).toContain("Variables: lines");
+    },
+  );
+
+  it("a name a cell assigned (and lost) is a missing variable, not a word", async () => {
+    await repl.runCell("town = missing_thing.split()[3]");
+    const r = await repl.runCell("FINAL(town)");
+    expect(r.final_answer).toBeNull();
+    expect(r.stderr).toContain("no variable named 'town'");
+  });
+
+  it("FINAL(answer) submits the answer dict's content; names inside functions stay Python's", async () => {
+    expect((await repl.runCell("answer['content'] = 'nine'\nFINAL(answer)")).final_answer).toBe("nine");
+    const r = await repl.runCell("def f(v):\n    FINAL(v)\nf('ten')");
+    expect(r.final_answer).toBe("ten");
+    // Error lines still point at the model's code after the rewrite.
+    const broken = await repl.runCell("x1 = 1\nFINAL(undefined_thing.upper())");
+    expect(broken.stderr).toMatch(/at line 2: FINAL\(undefined_thing\.upper\(\)\)/);
+  });
+});
+
 describe("probes", () => {
   it("check syntax without running anything or binding names", async () => {
     const check = replSyntaxChecker(repl);

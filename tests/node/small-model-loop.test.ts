@@ -286,3 +286,58 @@ describe("what every request carries", () => {
     expect(calls.map((c) => c.cached ?? false)).toEqual([false, true]);
   });
 });
+
+describe("issue 25: the loop never loses an answer the model found", () => {
+  it.each(["guided", "standard", "canonical"] as const)(
+    "%s: a cell prints CASE_DONE, then FINAL(CASE_DONE) as text is the word itself",
+    async (prompt) => {
+      server.scripts.root = [code('print("CASE_DONE")'), "FINAL(CASE_DONE)"];
+      const result = await ask({ prompt });
+      expect(result).toMatchObject({ status: "answered", answer: "CASE_DONE", producedBy: "model" });
+      expect(rootRequests()).toHaveLength(2);
+    },
+  );
+
+  it("FINAL(CASE_DONE) inside a cell is the word too, not a NameError", async () => {
+    server.scripts.root = [code('print("CASE_DONE")\nFINAL(CASE_DONE)')];
+    const result = await ask();
+    expect(result).toMatchObject({ status: "answered", answer: "CASE_DONE", producedBy: "model" });
+  });
+
+  it("FINAL(name) of a variable in a cell is its value; FINAL(result) of no variable is never the word", async () => {
+    server.scripts.root = [code("CASE_DONE = 'the value'\nFINAL(CASE_DONE)")];
+    expect((await ask()).answer).toBe("the value");
+    server.requests.length = 0;
+    server.scripts.root = [code("print(len(context))\nFINAL(result)"), correctTurn];
+    const result = await ask();
+    expect(result.answer).toBe(NEEDLE);
+    expect(rootRequests()[1]!.lastUser).toMatch(/no variable named 'result'/);
+  });
+
+  it("the evidence gate asks once; the same answer again is accepted and marked as shown by no output", async () => {
+    server.scripts.root = [code("print(len(context))"), "FINAL(4815162)", "FINAL(4815162)"];
+    const result = await ask();
+    expect(result).toMatchObject({ status: "answered", answer: "4815162", producedBy: "model" });
+    expect(result.unverified).toMatch(/no output/i);
+    expect(rootRequests()).toHaveLength(3);
+    expect(rootRequests()[2]!.lastUser).toMatch(/no output so far shows it/);
+  });
+
+  it("a final before any code, submitted twice, stands (marked); a supported one is not marked", async () => {
+    server.scripts.root = ["FINAL(4815162)", "FINAL(4815162)"];
+    const guessed = await ask();
+    expect(guessed).toMatchObject({ answer: "4815162", producedBy: "model" });
+    expect(guessed.unverified).toBeTruthy();
+    server.scripts.root = [competentStep, `FINAL(${NEEDLE})`];
+    expect((await ask()).unverified).toBeUndefined();
+  });
+
+  it("the fallback never replaces an answer submitted twice, even at the turn limit", async () => {
+    server.scripts.root = (req) => (req.turn === 0 ? code("print(len(context))") : `FINAL(${plan.guess})`);
+    server.scripts.sub = (req: ScriptedRequest) =>
+      req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    const result = await ask({ maxIterations: 2 });
+    expect(result).toMatchObject({ answer: plan.guess, producedBy: "model" });
+    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
+  });
+});

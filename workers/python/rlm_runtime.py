@@ -207,6 +207,80 @@ def FINAL(value):
     _state.submit(value)
 
 
+# FINAL(x) with a bare name x, at the top level of a cell (or written as text: the host runs it
+# as a cell) is rewritten to FINAL.by_name("x"): the variable's value when x is one, otherwise
+# the word itself. In the paper and the canonical harness FINAL(x) is the text x, and small
+# models answer FINAL(Yes), FINAL(Paris), FINAL(CASE_DONE) often; without this, each was a
+# NameError. A name that only looks like a variable (result, answer, …) or that a cell assigned
+# is never submitted as a word: the model meant a variable that is not there (M03c/d).
+_ANSWER_VARIABLE_WORDS = frozenset((
+    "answer", "answers", "ans", "answer_text", "result", "results", "res", "result_text", "output", "out",
+    "final", "final_answer", "finalanswer", "final_result", "value", "val", "response", "reply", "var",
+    "variable", "best_answer", "my_answer", "count", "total", "summary",
+))
+_assigned_names = set()  # every name a cell of this namespace assigned
+
+
+def _names_a_variable(name):
+    return (name in _assigned_names or name.lower() in _ANSWER_VARIABLE_WORDS
+            or (len(name) == 1 and name.islower()))
+
+
+def _final_by_name(name):
+    """FINAL(name) with a bare name: its value, the word itself, or an error that lists the
+    variables (never the word "result" for a missing variable `result`)."""
+    value = _ns.get(name)
+    if name == "answer" and isinstance(value, _Answer):
+        if value.get("content", "") not in ("", None):
+            _state.submit(value.get("content"))
+            return None
+    elif name in _ns and name not in RESERVED:
+        _state.submit(value)
+        return None
+    elif not _names_a_variable(name):
+        _state.submit(name)
+        return None
+    names = _user_names()
+    print("Error: FINAL({0}): there is no variable named {0!r}, so nothing was submitted. Variables: {1}. "
+          "Put the answer in a variable first, or write FINAL(\"the answer itself\").".format(
+              name, ", ".join(names) if names else "none yet"), file=sys.stderr)
+    return None
+
+
+FINAL.by_name = _final_by_name
+
+
+class _BareFinalNames(ast.NodeTransformer):
+    """FINAL(name) -> FINAL.by_name("name") where `name` is read from the namespace (the cell's
+    top level, not inside a function, class, lambda or comprehension, whose names are local)."""
+
+    def _keep(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _keep
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _keep
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func, args = node.func, node.args
+        if (isinstance(func, ast.Name) and func.id == "FINAL" and len(args) == 1 and not node.keywords
+                and isinstance(args[0], ast.Name) and not args[0].id.startswith("_")
+                and (args[0].id not in RESERVED or args[0].id == "answer")):
+            by_name = ast.Attribute(value=ast.Name(id="FINAL", ctx=ast.Load()), attr="by_name", ctx=ast.Load())
+            return ast.copy_location(ast.Call(func=by_name, args=[ast.Constant(value=args[0].id)], keywords=[]), node)
+        return node
+
+
+def _bare_finals(tree):
+    """Notes the names the cell assigns, then rewrites its bare-name FINAL calls."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            _assigned_names.add(node.id)
+    if "FINAL" not in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:
+        return tree
+    return ast.fix_missing_locations(_BareFinalNames().visit(tree))
+
+
 def FINAL_VAR(name):
     """Submit the variable called `name` as the final answer (a value is submitted as is)."""
     if not isinstance(name, str):
@@ -329,6 +403,7 @@ def reset_namespace():
     """Forget every variable; `context` stays loaded."""
     global _history_value
     _ns.clear()
+    _assigned_names.clear()
     _history_value = []
     _evidence.begin_question()
     _install_scaffold()
@@ -532,7 +607,7 @@ def _locals_snapshot():
 def _compile_cell(code):
     """Compile a cell; a bare last expression is echoed like in a notebook, because small
     models often end a cell with `len(context)` and expect to see the number."""
-    tree = _evidence.rewrite(ast.parse(code, filename=CELL_FILENAME, mode="exec"))
+    tree = _evidence.rewrite(_bare_finals(ast.parse(code, filename=CELL_FILENAME, mode="exec")))
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
