@@ -1,9 +1,33 @@
 // `context` as one document the direct answer can read from either end, without pulling it out
 // of Python whole: a plain string as it is, several documents one after another under their
-// paths. Reads go through the REPL probes (repl-probes.ts), a slice at a time, so asking for a
-// direct answer about a huge file costs two slices, not a copy of the file.
+// paths. Reads go through the REPL's probe call (repl-probes.ts), a slice at a time, so asking
+// for a direct answer about a huge file costs two slices, not a copy of the file; and a read is
+// never a cell's output, so no output cap cuts it (issue 25: a 600,000-character document in a
+// 256K window reaches the model whole). A read that comes back short is an error, never a
+// silent cut: the direct prompt says exactly what was cut.
 import type { DocumentSource } from "./direct.ts";
-import { contextLayout, readContext, type ProbeRepl } from "./repl-probes.ts";
+import { contextLayout, readContext, type ChunkRef, type ProbeRepl } from "./repl-probes.ts";
+
+/** Python's len() of a JavaScript string: code points (a surrogate pair is one character). */
+function codePoints(text: string): number {
+  let pairs = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) pairs++;
+  }
+  return text.length - pairs;
+}
+
+async function readExactly(repl: ProbeRepl, ref: ChunkRef): Promise<string> {
+  const text = await readContext(repl, ref);
+  if (codePoints(text) !== ref.end - ref.start) {
+    throw new Error(
+      `The Python REPL returned ${codePoints(text)} characters of \`context\` where ${ref.end - ref.start} were asked for; ` +
+        "the document may have changed. Ask again.",
+    );
+  }
+  return text;
+}
 
 /** A run of the joined text: literal text (a path header, a gap) or a range of one document. */
 type Piece = { text: string; length: number } | { doc: string | null; length: number };
@@ -30,7 +54,7 @@ async function slice(repl: ProbeRepl, pieces: Piece[], from: number, to: number)
       parts.push(
         "text" in piece
           ? piece.text.slice(start - offset, end - offset)
-          : await readContext(repl, { doc: piece.doc, start: start - offset, end: end - offset }),
+          : await readExactly(repl, { doc: piece.doc, start: start - offset, end: end - offset }),
       );
     }
     offset += piece.length;

@@ -120,6 +120,19 @@ describe("rlm --mode and --prompt", () => {
     expect(out.stderr).toMatch(/answered by the fallback \(The model could not drive the run/);
   });
 
+  it("--mode direct --context-window 262144: a 600,000-character document reaches the model whole (issue 25)", async () => {
+    server.requests.length = 0;
+    server.scripts.root = (req) => (isDirect(req) ? `${req.lastUser.length}` : code("FINAL('rlm')"));
+    const doc = Array.from({ length: 12_000 }, (_, i) => `line ${String(i).padStart(6, "0")}: the river é ran past the mill.`)
+      .join("\n")
+      .padEnd(600_000, ".");
+    const out = await run(["--task", "What runs past the mill?", ...base(), "--mode", "direct", "--context-window", "262144"], doc);
+    expect(out.code).toBe(0);
+    const [request] = server.requests.filter(isDirect);
+    expect(request!.lastUser).toBe(`Document:\n<<<\n${doc}\n>>>\n\nQuestion: What runs past the mill?`);
+    expect(JSON.parse(out.stdout)).toMatchObject({ status: "answered", mode: { used: "direct" } });
+  });
+
   it("rejects an unknown --mode with the choices", async () => {
     const out = await run(["--task", "q", "--model", "m", "--mode", "fast"], "doc");
     expect(out.code).toBe(2);

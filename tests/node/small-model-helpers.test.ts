@@ -235,6 +235,28 @@ describe("probes", () => {
     const top = await rankChunks(repl, "Who keeps the ledger?", 10_000, 1);
     expect(top).toEqual([{ doc: "b.txt", start: 20_000, end: b.length }]);
   });
+
+  it("are a worker call, not a cell: no output cap, nothing recorded as read, nothing bound (issue 25)", async () => {
+    const big = Array.from({ length: 30_000 }, (_, i) => `row ${i}: ünïcode 😀 value ${i * 7}`).join("\n");
+    await repl.loadDocuments([{ name: "big.txt", data: text(big) }]);
+    const total = (await contextLayout(repl))[0]!.length;
+    expect(total).toBeGreaterThan(200_000); // the cell output cap
+    // Python's offsets are code points: the emoji counts once, as in len(context).
+    expect(await readContext(repl, { doc: null, start: 0, end: total })).toBe(big);
+    await expect(readContext(repl, { doc: "nope.txt", start: 0, end: 1 })).rejects.toThrow(/could not read part of `context`.*KeyError/);
+    // A cell that submits an answer cites what cells read; the probe's read is not among them.
+    const r = await repl.runCell("FINAL('value 21')");
+    expect(r.sources ?? []).toEqual([]);
+    expect((await repl.runCell("print(SHOW_VARS())")).stdout).toContain("No variables yet");
+  });
+
+  it("a long probe stops when asked (the interrupt is armed while it runs)", async () => {
+    await repl.loadDocuments([{ name: "huge.txt", data: text("lorem ipsum dolor sit amet ".repeat(4_000_000)) }]);
+    const ranking = rankChunks(repl, "lorem ipsum dolor amet consectetur adipiscing elit sed eiusmod tempor", 200, 10);
+    setTimeout(() => repl.interrupt(), 300);
+    await expect(ranking).rejects.toThrow(/could not choose parts of `context`.*KeyboardInterrupt/);
+    expect((await repl.runCell("print(1 + 1)")).stdout).toBe("2\n");
+  });
 });
 
 describe("the prompts' code", () => {

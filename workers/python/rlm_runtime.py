@@ -759,7 +759,7 @@ def variable_names():
 # map_query(), error messages that list what exists, FINAL_VAR("x") = value understood, and
 # probes the host uses without disturbing the model's namespace (a syntax check, reading
 # `context` piece by piece for the harness's own map-reduce). The host passes the sub-model's
-# limits with configure_helpers(); until then the defaults fit a 4,096-token sub-model.
+# limits with the "configure" probe; until then the defaults fit a 4,096-token sub-model.
 
 import importlib.util
 import re as _re
@@ -981,14 +981,18 @@ def error_hint(exc):
     return ""
 
 
-# --- probes: called by the host through the `_rlm_probe` module, never by model code ---------
+# --- probes: the host's own questions, a worker call of their own (never a cell) ---------------
+# ReplWorkerApi.probe(request_json) calls probe() below. It is not a cell: it pays no evidence
+# recorder, no locals snapshot and no output cap (a direct answer reads a 600,000-character
+# document in one read, whole), enters no trajectory, and leaves the model's namespace alone.
+# The host checks every reply's shape (parseProbeReply in src/repl/protocol.ts).
 
-def _probe_syntax(code):
+def _probe_syntax(request):
     """Does `code` parse as Python? If not, would it without its last line (a cut-off reply)?"""
-    code = rewrite_final_var_assignments(code)
+    code = rewrite_final_var_assignments(str(request["code"]))
     try:
         ast.parse(code)
-        return json.dumps({"ok": True})
+        return {"ok": True}
     except SyntaxError as exc:
         result = {"ok": False, "error": "SyntaxError: {}".format(exc.msg), "line": exc.lineno,
                   "trimmed": None, "dropped": None}
@@ -1000,28 +1004,30 @@ def _probe_syntax(code):
             result["trimmed"], result["dropped"] = shorter, lines[-1]
         except SyntaxError:
             pass
-    return json.dumps(result)
+    return result
 
 
-def _probe_layout():
-    """[[doc, length], ...] of `context`, for the harness's map-reduce."""
-    return json.dumps([[doc, len(text)] for doc, text in _documents()])
+def _probe_layout(_request):
+    """[[doc, length], ...] of `context`, for the harness's map-reduce and direct answers."""
+    return [[doc, len(text)] for doc, text in _documents()]
 
 
-def _probe_read(doc, start, end):
+def _probe_read(request):
+    doc, start, end = request["doc"], int(request["start"]), int(request["end"])
     for name, text in _documents():
         if name == doc:
-            return text[int(start):int(end)]
+            return text[start:end]
     raise KeyError("no document {!r} in context".format(doc))
 
 
-def _probe_rank(question, chunk_chars, max_chunks):
+def _probe_rank(request):
     """The pieces the harness should read: all of them if few enough, else those sharing the
     most words with the question (kept in document order), so a bounded map-reduce reads the
     likely places of a huge document instead of its first pages."""
-    pieces = [(doc, start, end) for doc, start, end, _t in _pieces(int(chunk_chars))]
+    question, max_chunks = str(request["question"]), int(request["maxChunks"])
+    pieces = [(doc, start, end) for doc, start, end, _t in _pieces(int(request["chunkChars"]))]
     if len(pieces) <= max_chunks:
-        return json.dumps(pieces)
+        return pieces
     words = {w.lower() for w in _re.findall(r"[A-Za-z0-9][\w-]{2,}", question)}
     words -= {"the", "and", "what", "which", "who", "how", "does", "did", "was", "were", "are", "this", "that",
               "with", "from", "for", "answer", "question", "text", "document", "context", "mentioned", "provided"}
@@ -1032,23 +1038,43 @@ def _probe_rank(question, chunk_chars, max_chunks):
         body = texts[doc][start:end]
         score = sum(1 for rx in patterns if rx.search(body))
         scored.append((-score, i))
-    keep = sorted(i for _s, i in sorted(scored)[:int(max_chunks)])
-    return json.dumps([pieces[i] for i in keep])
+    keep = sorted(i for _s, i in sorted(scored)[:max_chunks])
+    return [pieces[i] for i in keep]
 
 
-def _probe_place(ranges_json):
+def _probe_configure(request):
+    """search() and map_query() learn the sub-model's limits."""
+    return json.loads(configure_helpers(json.dumps({"chunk_chars": request["chunkChars"], "max_chunks": request["maxChunks"]})))
+
+
+def _probe_place(request):
     """The harness's own reads (the fallback's pieces) as sources with lines, for citations."""
-    return json.dumps(_evidence.place(json.loads(ranges_json)), ensure_ascii=False)
+    return _evidence.place(list(request["ranges"]))
 
 
-_probe_module = types.ModuleType("_rlm_probe")
-_probe_module.syntax = _probe_syntax
-_probe_module.layout = _probe_layout
-_probe_module.read = _probe_read
-_probe_module.rank = _probe_rank
-_probe_module.configure = configure_helpers
-_probe_module.place = _probe_place
-sys.modules["_rlm_probe"] = _probe_module
+_PROBES = {
+    "syntax": _probe_syntax,
+    "layout": _probe_layout,
+    "read": _probe_read,
+    "rank": _probe_rank,
+    "configure": _probe_configure,
+    "place": _probe_place,
+}
+
+
+def probe(request_json):
+    """One host question: {"kind": ..., ...} -> {"ok": true, "value": ...} or {"ok": false,
+    "error": "Type: message"}. Stop reaches it (the interrupt is armed while it runs): ranking a
+    500 MB document takes a while."""
+    _interrupts(True)
+    try:
+        request = json.loads(request_json)
+        value = _PROBES[request["kind"]](request)
+        return json.dumps({"ok": True, "value": value}, ensure_ascii=False)
+    except BaseException as exc:  # noqa: BLE001 - the host turns it into an error it can show
+        return json.dumps({"ok": False, "error": "{}: {}".format(type(exc).__name__, exc)}, ensure_ascii=False)
+    finally:
+        _interrupts(False)
 
 
 def _interruptible_sleep(seconds):
