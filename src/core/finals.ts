@@ -33,6 +33,16 @@ export function findFinalMarker(text: string): FinalMarker | null {
   return { kind: "value", value, bareName };
 }
 
+/** Every FINAL marker of a reply, in order: each is read from its line up to the next marker. */
+export function findFinalMarkers(text: string): FinalMarker[] {
+  const lines = proseOf(text).split("\n");
+  const starts = lines.flatMap((l, i) => (/^\s*(?:\*\*)?FINAL(?:_VAR)?\(/.test(l) ? [i] : []));
+  return starts.flatMap((start, k) => {
+    const marker = findFinalMarker(lines.slice(start, starts[k + 1] ?? lines.length).join("\n"));
+    return marker ? [marker] : [];
+  });
+}
+
 /** Python code that does what FINAL_VAR("name") = expression meant. */
 export function assignmentAsCode(marker: Extract<FinalMarker, { kind: "assignment" }>): string {
   return `${marker.name} = ${marker.expression}\nFINAL_VAR(${JSON.stringify(marker.name)})`;

@@ -49,10 +49,11 @@ export {
 export {
   analyseReply,
   detectForeignProtocol,
-  foreignToCode,
+  foreignAction,
   isEcho,
   normaliseReply,
   ROOT_STOP_SEQUENCES,
+  type ForeignAction,
   type ForeignProtocol,
   type NormalisedReply,
   type ReplyAnalysis,

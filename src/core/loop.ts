@@ -17,7 +17,7 @@ import { RootConversation } from "./conversation.ts";
 import { fallbackStep, fallbackSummary } from "./fallback-step.ts";
 import { runawayNote, type TaskFacts } from "./feedback.ts";
 import { normaliseAnswer } from "./finals.ts";
-import { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector } from "./guards/index.ts";
+import { EvidenceGate, ExtractionGuard, NoActionCounter, RepeatGuard, StuckDetector } from "./guards/index.ts";
 import { chooseProfile, PROMPT_PROFILES, type PromptProfile } from "./profiles/index.ts";
 import { describeContext } from "./prompts.ts";
 import { blockRecord, iterationRecord } from "./records.ts";
@@ -352,7 +352,8 @@ class QuestionRun {
 
   /** Step 2: the reply normalised and classified; faults that are not the model's are announced. */
   private parse(result: RootReply, messages: ChatMessage[]): ReplyAnalysis {
-    const reply = analyseReply(result.text, { prompts: messages.map((m) => m.content) });
+    // An echo repeats what the model was sent (a template fault), not its own earlier turns.
+    const reply = analyseReply(result.text, { prompts: messages.filter((m) => m.role !== "assistant").map((m) => m.content) });
     if (reply.problems.includes("echo")) {
       this.emit({
         type: "notice",
@@ -371,6 +372,8 @@ class QuestionRun {
       facts: () => this.facts(),
       runCell: (code) => this.runModelCell(code, turn, record),
       checkSyntax: this.checkSyntax,
+      lines: (pattern) =>
+        this.o.repl.probe({ kind: "lines", pattern: pattern?.pattern ?? null, regex: pattern?.regex ?? false }).catch(() => null),
       outputCharsPerCell: this.budgets.outputCharsPerCell,
       stopped: () => this.stop.reason !== null,
     };
@@ -436,7 +439,7 @@ class QuestionRun {
       this.observe(reply, outcome, "");
       return { kind: "limit", status: "too-many-errors", why: `The code failed ${this.consecutiveErrors} turns in a row.` };
     }
-    const takeOver = outcome.fallback ?? (idle.fallback ? `it wrote nothing that could run in ${idle.consecutive} turns in a row` : null);
+    const takeOver = outcome.fallback ?? (idle.fallback ? nothingRan(idle) : null);
     if (takeOver && !last) return { kind: "fallback", why: `The model could not drive the run: ${takeOver}.` };
     this.observe(reply, outcome, last ? "" : this.profile.turnFooter(turn + 1, this.firstTurn + maxIterations, this.o.question));
     return null;
@@ -629,12 +632,20 @@ function outcomeOf(ending: Exclude<Ending, { kind: "limit" | "fallback" }>): Out
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+/** Why the no-action counter hands the run to the fallback, in words. */
+function nothingRan(idle: { consecutive: number; total: number }): string {
+  return idle.consecutive >= 2
+    ? `it wrote nothing that could run in ${idle.consecutive} turns in a row`
+    : `it wrote nothing that could run in ${idle.total} turns of this run`;
+}
+
 function newGuards(contextChars: number, rootWindowTokens: number): RunGuards {
   return {
     repeat: new RepeatGuard(),
     noAction: new NoActionCounter(),
     stuck: new StuckDetector(),
     evidence: new EvidenceGate({ contextChars, rootWindowTokens }),
+    extraction: new ExtractionGuard(),
     warned: new Set(),
   };
 }

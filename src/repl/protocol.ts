@@ -455,7 +455,18 @@ export type ProbeRequest =
   | ({ kind: "read" } & ContextRange)
   | { kind: "rank"; question: string; chunkChars: number; maxChunks: number }
   | ({ kind: "configure" } & HelperLimits)
-  | { kind: "place"; ranges: ContextRange[] };
+  | { kind: "place"; ranges: ContextRange[] }
+  /** How many lines `context` has, how many a pattern (literal, or a regex) matches, and its first lines. */
+  | { kind: "lines"; pattern: string | null; regex: boolean };
+
+/** The reply to a "lines" probe. */
+export interface LineCounts {
+  total: number;
+  /** Lines the pattern matched; null without a pattern (or one Python cannot compile). */
+  matched: number | null;
+  /** The first non-empty lines (at most 5, each at most 300 characters). */
+  first: string[];
+}
 
 /** The checked reply to each kind of probe. */
 export interface ProbeReplies {
@@ -467,6 +478,7 @@ export interface ProbeReplies {
   rank: ContextRange[];
   configure: null;
   place: SourceRange[];
+  lines: LineCounts;
 }
 
 export type ProbeReply<R extends ProbeRequest> = ProbeReplies[R["kind"]];
@@ -478,6 +490,7 @@ const PROBE_WHAT: Record<ProbeRequest["kind"], string> = {
   rank: "choose parts of `context`",
   configure: "configure the helpers",
   place: "place the pieces it read",
+  lines: "count the lines of `context`",
 };
 
 /** Python answered a probe with an error (or was stopped while it worked). */
@@ -538,6 +551,11 @@ function probeValue(request: ProbeRequest, v: unknown): ProbeReplies[ProbeReques
       return null;
     case "place":
       return validSources(v, MAX_PROMPT_SOURCES);
+    case "lines": {
+      if (!isRecord(v) || !isCount(v.total) || !(v.matched === null || isCount(v.matched)) || !Array.isArray(v.first)) return undefined;
+      const first = v.first.filter((l): l is string => typeof l === "string").slice(0, 5);
+      return { total: v.total, matched: v.matched, first: first.map((l) => l.slice(0, 300)) };
+    }
   }
 }
 

@@ -68,12 +68,12 @@ describe("M09: repeated actions", () => {
 });
 
 describe("M01: turns without action", () => {
-  it("falls back after two in a row; any action resets", () => {
+  it("falls back after two in a row; any action resets the run of them", () => {
     const c = new NoActionCounter();
-    expect(c.note(false)).toEqual({ consecutive: 1, fallback: false });
-    expect(c.note(true)).toEqual({ consecutive: 0, fallback: false });
+    expect(c.note(false)).toEqual({ consecutive: 1, total: 1, fallback: false });
+    expect(c.note(true)).toEqual({ consecutive: 0, total: 1, fallback: false });
     expect(c.note(false).fallback).toBe(false);
-    expect(c.note(false)).toEqual({ consecutive: 2, fallback: true });
+    expect(c.note(false)).toEqual({ consecutive: 2, total: 3, fallback: true });
   });
 });
 

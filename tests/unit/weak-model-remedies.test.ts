@@ -45,7 +45,7 @@ describe("each simulated failure meets its remedy", () => {
     "code-and-final": "run+drop-final:not-in-output",
     "fabricated-output": "run:run:cut",
     "bare-fence": "run:run",
-    "code-tag": "run:run",
+    "code-tag": "run:run-if-python", // not labelled Python: runs once the parser accepts it
     "markdown-fence": "run:run-if-python",
     "shell-fence": "reprompt:language",
     "unclosed-fence": "run:run:unclosed",

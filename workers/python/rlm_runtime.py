@@ -388,6 +388,7 @@ def _install_scaffold():
     _ns["FINAL_VAR"] = FINAL_VAR
     _ns["cite"] = cite
     _ns.update(_HELPERS)  # search, map_query (section "helpers for small models")
+    note = ""
     if not isinstance(_ns.get("answer"), _Answer):
         previous = _ns.get("answer")
         fresh = _fresh_answer()
@@ -396,7 +397,14 @@ def _install_scaffold():
             dict.update(fresh, previous)
             if previous.get("ready"):
                 _state.submit(previous.get("content", ""))
+        elif previous is not None and "answer" in _ns:
+            # `answer = "Paris"`: the model meant its answer. Keep it where the dict protocol
+            # reads it, and say how to submit it (issue 25).
+            dict.__setitem__(fresh, "content", _to_text(previous))
+            note = ('Note: `answer` is a dict here, not a variable for your answer: your value was kept as '
+                    'answer["content"]. To submit it, run answer["ready"] = True (or FINAL(answer["content"])).\n')
         _ns["answer"] = fresh
+    return note
 
 
 def reset_namespace():
@@ -665,7 +673,7 @@ async def _run_cell(code, output_cap, cell_id, saved):
         err.write(_format_error(exc, code) + error_hint(exc) + "\n")
     finally:
         sys.stdout, sys.stderr = saved
-        _install_scaffold()
+        err.write(_install_scaffold())
     elapsed = time.perf_counter() - started
     final = _take_final()
     try:
@@ -1052,6 +1060,50 @@ def _probe_place(request):
     return _evidence.place(list(request["ranges"]))
 
 
+def _lines_matching(text, pattern, regex):
+    """Lines of `text` with a match of `pattern` (each line counted once), without splitting it."""
+    count, pos = 0, 0
+    if regex:
+        try:
+            rx = _re.compile(pattern)
+        except _re.error:
+            return None
+        for m in rx.finditer(text):
+            if m.start() < pos:
+                continue
+            count += 1
+            end = text.find("\n", m.end())
+            pos = len(text) if end < 0 else end + 1
+        return count
+    if not pattern:
+        return None
+    while True:
+        i = text.find(pattern, pos)
+        if i < 0:
+            return count
+        count += 1
+        end = text.find("\n", i + len(pattern))
+        if end < 0:
+            return count
+        pos = end + 1
+
+
+def _probe_lines(request):
+    """How many lines `context` has, how many of them a pattern matches, and its first lines:
+    the evidence for "your pattern matched 0 of 4,102 lines" (M11)."""
+    pattern, regex = request.get("pattern"), bool(request.get("regex"))
+    total, matched, first = 0, (0 if pattern is not None else None), []
+    for _doc, text in _documents():
+        total += text.count("\n") + 1
+        if matched is not None:
+            found = _lines_matching(text, pattern, regex)
+            matched = None if found is None else matched + found
+        for line in text[:20_000].split("\n"):
+            if len(first) < 5 and line.strip():
+                first.append(line[:300])
+    return {"total": total, "matched": matched, "first": first}
+
+
 _PROBES = {
     "syntax": _probe_syntax,
     "layout": _probe_layout,
@@ -1059,6 +1111,7 @@ _PROBES = {
     "rank": _probe_rank,
     "configure": _probe_configure,
     "place": _probe_place,
+    "lines": _probe_lines,
 }
 
 

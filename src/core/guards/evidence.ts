@@ -39,7 +39,7 @@ export class EvidenceGate {
   private ranCode = false;
   private readonly seen: string[] = [];
   private refusals = 0;
-  /** Answers refused once (by this gate or by the M04 check): submitted again, they stand. */
+  /** Answers refused once (by this gate, the M04 check or an extraction check): submitted again, they stand. */
   private readonly refused = new Set<string>();
   readonly active: boolean;
   private readonly maxRefusals: number;
@@ -57,6 +57,11 @@ export class EvidenceGate {
     this.ranCode = true;
     if (text) this.seen.push(text);
     if (this.seen.length > 50) this.seen.shift();
+  }
+
+  /** What the REPL has shown the model (the latest 50 outputs), for the extraction checks. */
+  get outputs(): readonly string[] {
+    return this.seen;
   }
 
   /** An answer refused elsewhere (a FINAL written before its code's output): asked once already. */
