@@ -177,6 +177,10 @@ describe("FINAL(name): the variable, else the word (issue 25)", () => {
 
   it("FINAL(answer) submits the answer dict's content; names inside functions stay Python's", async () => {
     expect((await repl.runCell("answer['content'] = 'nine'\nFINAL(answer)")).final_answer).toBe("nine");
+    expect((await repl.runCell("answer = 'eleven'\nFINAL(answer)")).final_answer).toBe("eleven");
+    // Rebound in one cell, the text is kept as the dict's content; FINAL(answer) as text later submits it.
+    await repl.runCell("answer = 'twelve'");
+    expect((await repl.runCell("FINAL(answer)")).final_answer).toBe("twelve");
     const r = await repl.runCell("def f(v):\n    FINAL(v)\nf('ten')");
     expect(r.final_answer).toBe("ten");
     // Error lines still point at the model's code after the rewrite.

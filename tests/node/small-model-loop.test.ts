@@ -100,6 +100,12 @@ describe("controls: correct replies in every accepted form", () => {
     ["FINAL_VAR in a python block", '```python\nFINAL_VAR("result")\n```'],
     ["the answer dict", code('answer["content"] = result\nanswer["ready"] = True')],
     ["code and FINAL in one reply, the output bearing it out", `${code("print(result)")}\nFINAL(${NEEDLE})`],
+    ["FINAL in a bare fence", "```\nFINAL(result)\n```"],
+    ["FINAL_VAR in a <code> tag", "<code>FINAL_VAR('result')</code>"],
+    ["a FINAL tool call", `{"name": "FINAL", "arguments": {"answer": "${NEEDLE}"}}`],
+    ["FINAL(answer) after answer = result", code("answer = result\nFINAL(answer)")],
+    ["bold FINAL with a stray </think>", `**FINAL(${NEEDLE})**\n</think>`],
+    ["the same FINAL twice", `FINAL(${NEEDLE})\nFINAL(${NEEDLE})`],
   ])("%s", async (_name, finalTurn) => {
     server.scripts.root = [competentStep, finalTurn];
     const result = await ask();

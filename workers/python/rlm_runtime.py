@@ -229,12 +229,13 @@ def _names_a_variable(name):
 def _final_by_name(name):
     """FINAL(name) with a bare name: its value, the word itself, or an error that lists the
     variables (never the word "result" for a missing variable `result`)."""
-    value = _ns.get(name)
+    value = _ns.get(name, _final_by_name)  # the function itself marks "no such name"
     if name == "answer" and isinstance(value, _Answer):
         if value.get("content", "") not in ("", None):
             _state.submit(value.get("content"))
             return None
-    elif name in _ns and name not in RESERVED:
+    elif value is not _final_by_name and (name not in RESERVED or name == "answer"):
+        # A variable, or `answer` a cell rebound to its own value (answer = m.group(1); FINAL(answer)).
         _state.submit(value)
         return None
     elif not _names_a_variable(name):
@@ -673,7 +674,9 @@ async def _run_cell(code, output_cap, cell_id, saved):
         err.write(_format_error(exc, code) + error_hint(exc) + "\n")
     finally:
         sys.stdout, sys.stderr = saved
-        err.write(_install_scaffold())
+        note = _install_scaffold()
+        if not _state.final_set:  # a cell that submitted needs no advice on how to submit
+            err.write(note)
     elapsed = time.perf_counter() - started
     final = _take_final()
     try:
