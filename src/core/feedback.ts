@@ -111,10 +111,16 @@ export function notPythonMessage(facts: TaskFacts, language: string, syntaxError
   );
 }
 
-/** The Python a tool call stands for, when it names a function that exists here. */
+/** Tools that run code elsewhere: their text argument is the code the model meant. */
+const CODE_RUNNERS = /^(?:python\w*|execute\w*|exec|run_code|run_python|tool_code|code_interpreter|ipython|repl)$/i;
+
+/** The Python a tool call stands for, when it carries code or names a function that exists here. */
 function pythonFor(call: ForeignProtocol, helpers: readonly string[]): string | null {
   const args = call.arguments ?? {};
-  const code = [args.code, args.python, args.source].find((v) => typeof v === "string");
+  const runner = CODE_RUNNERS.test(call.name ?? "");
+  const code = [args.code, args.python, args.source, ...(runner ? [args.input, args.command, args.script] : [])].find(
+    (v) => typeof v === "string",
+  );
   if (typeof code === "string" && code.trim()) return code.trim();
   if (!call.name || !helpers.includes(call.name)) return null;
   const values = Object.values(args).filter((v) => typeof v === "string" || typeof v === "number");

@@ -67,6 +67,13 @@ describe("native tool calls and XML-ish commands: mapped to what they mean", () 
     const python = analyseReply('{"name": "python", "arguments": {"code": "print(len(context))"}}');
     expect(foreignAction(python.foreign!)).toBeNull();
     expect(messageForInaction(facts, python)).toContain("```repl\nprint(len(context))\n```");
+    const xml = analyseReply("<execute>print(len(context))</execute>");
+    expect(foreignAction(xml.foreign!)).toBeNull();
+    expect(messageForInaction(facts, xml)).toContain("```repl\nprint(len(context))\n```");
+    const smol = analyseReply(
+      "Calling tools:\n[{'id': 'call_1', 'type': 'function', 'function': {'name': 'python_interpreter', 'arguments': 'print(len(context))'}}]",
+    );
+    expect(messageForInaction(facts, smol)).toContain("```repl\nprint(len(context))\n```");
   });
 });
 
