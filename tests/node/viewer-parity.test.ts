@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { documentSource } from "../../src/app/documents.ts";
 import { readContext } from "../../src/core/repl-probes.ts";
-import type { DocumentMeta } from "../../src/store/index.ts";
+import { textMeta as meta } from "../fixtures/document-meta.ts";
 import { buildDocumentIndex } from "../../src/viewer/index-builder.ts";
 import { RowModel } from "../../src/viewer/rows.ts";
 import { readChars } from "../../src/viewer/text.ts";
@@ -47,17 +47,6 @@ function encode(text: string, kind: string): Uint8Array {
   points.forEach((p, i) => view.setUint32(4 + i * 4, p, little));
   return out;
 }
-
-const meta = (path: string, chars: number, encoding: string): DocumentMeta => ({
-  path,
-  name: path,
-  kind: "text",
-  sourceBytes: 0,
-  chars,
-  tokensEstimate: 0,
-  encoding,
-  preview: "",
-});
 
 describe.each(["utf-8", "utf-8-sig", "utf-16", "utf-32", "latin-1"])("a %s document", (kind) => {
   it("gives the same passage and line in Python and in the viewer", async () => {

@@ -3,18 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { documentSource } from "../../src/app/documents.ts";
 import { fitDocument, textSource } from "../../src/core/direct.ts";
-import type { DocumentMeta } from "../../src/store/index.ts";
-
-const meta = (path: string, chars: number, encoding = "utf-8"): DocumentMeta => ({
-  path,
-  name: path,
-  kind: "text",
-  sourceBytes: 0,
-  chars,
-  tokensEstimate: 0,
-  encoding,
-  preview: "",
-});
+import { textMeta as meta } from "../fixtures/document-meta.ts";
 
 describe("documentSource", () => {
   it("reads head and tail of one UTF-8 document without breaking characters", async () => {
