@@ -416,6 +416,12 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       return String(fn("source_passages")(rangesJson));
     },
 
+    // The host's own questions (syntax, layout, read, rank, configure, place): a call of its
+    // own, not a cell, so no output cap, evidence recording or locals snapshot applies.
+    async probe(requestJson: string): Promise<string> {
+      return String(fn("probe")(String(requestJson)));
+    },
+
     async stats() {
       const heap = (need() as unknown as { _module?: { HEAPU8?: Uint8Array } })._module?.HEAPU8;
       return { wasmHeapBytes: heap?.buffer.byteLength ?? 0 };

@@ -1,11 +1,12 @@
 // Files in, session documents out: reading runs in the ingest worker, paths are made unique
 // within the session, and compare mode gets the start of the documents without ever building a
 // string of a whole large file.
+import { joinedSource } from "../core/context-source.ts";
 import type { DocumentSource } from "../core/direct.ts";
-import { decodeLatin1 } from "../ingest/decode.ts";
-import { createIngestClient, decodeBytes, type IngestClient, type IngestInput, type IngestProgress } from "../ingest/index.ts";
+import { createIngestClient, type IngestClient, type IngestInput, type IngestProgress } from "../ingest/index.ts";
 import { UniquePaths } from "../ingest/paths.ts";
 import type { DocumentMeta, StoredDocument } from "../store/index.ts";
+import { readHeadChars, readTailChars } from "../viewer/text.ts";
 
 export interface IngestProgressView {
   path: string;
@@ -67,68 +68,21 @@ export const ingestForSession: IngestFiles = async (inputs, takenPaths, onProgre
 };
 
 /**
- * The session's documents as one text, read from either end, as the REPL would decode them:
- * compare mode needs the first and last parts of a document that may be far too big to hold.
- * Several documents are joined under a header line each, in the order they were added.
+ * The session's documents as one text, read from either end, as the REPL decodes them: compare
+ * mode needs the first and last parts of a document that may be far too big to hold. Joined as
+ * the direct answer joins Python's `context` (joinedSource), and decoded by the viewer's reader
+ * (readHeadChars / readTailChars), which the parity tests hold to Python's own decoding.
  */
 export function documentSource(docs: readonly StoredDocument[], metas: DocumentMeta[]): DocumentSource {
   const byPath = new Map(docs.map((d) => [d.path, d.blob]));
   const ordered = metas.filter((m) => byPath.has(m.path));
-  const several = ordered.length > 1;
-  const header = (m: DocumentMeta) => (several ? `=== ${m.path} ===\n` : "");
-  const sep = several ? "\n\n" : "";
-  const parts = ordered.map((m) => ({ meta: m, blob: byPath.get(m.path)!, length: header(m).length + m.chars + sep.length }));
-  const totalChars = parts.reduce((s, p) => s + p.length, 0);
-  // At most 4 bytes per character: read no more of a file than could possibly be needed.
-  const headOf = async (p: (typeof parts)[number], n: number) => {
-    const bytes = new Uint8Array(await p.blob.slice(0, Math.min(p.blob.size, n * 4 + 4)).arrayBuffer());
-    return `${header(p.meta)}${decodeSlice(bytes, p.meta.encoding, "head")}${sep}`.slice(0, n);
-  };
-  const tailOf = async (p: (typeof parts)[number], n: number) => {
-    const from = Math.max(0, p.blob.size - (n * 4 + 4));
-    const start = p.meta.encoding === "utf-16" ? from - (from % 2) : from;
-    const bytes = new Uint8Array(await p.blob.slice(start, p.blob.size).arrayBuffer());
-    const text =
-      start === 0 ? `${header(p.meta)}${decodeSlice(bytes, p.meta.encoding, "head")}` : decodeSlice(bytes, p.meta.encoding, "tail");
-    const whole = `${text}${sep}`;
-    return whole.slice(Math.max(0, whole.length - n));
-  };
-  return {
-    totalChars,
-    async head(n) {
-      let out = "";
-      for (const p of parts) {
-        if (out.length >= n) break;
-        out += await headOf(p, n - out.length);
-      }
-      return out.slice(0, n);
-    },
-    async tail(n) {
-      let out = "";
-      for (const p of [...parts].reverse()) {
-        if (out.length >= n) break;
-        out = (await tailOf(p, n - out.length)) + out;
-      }
-      return out.slice(Math.max(0, out.length - n));
-    },
-  };
-}
-
-/**
- * Decodes part of a document with the encoding found when it was read. A cut in the middle of a
- * character must not turn UTF-8 text into Latin-1, so this never guesses again; a character cut
- * at the start of a tail slice is dropped.
- */
-function decodeSlice(bytes: Uint8Array, encoding: string | undefined, end: "head" | "tail"): string {
-  let text: string;
-  if (encoding === "latin-1") text = decodeLatin1(bytes);
-  else if (encoding === "utf-16") {
-    const bomLE = bytes[0] === 0xff && bytes[1] === 0xfe;
-    const bomBE = bytes[0] === 0xfe && bytes[1] === 0xff;
-    // A tail slice has no BOM; UTF-16 text without BOM never reaches here (it is refused as binary).
-    text = new TextDecoder(bomBE ? "utf-16be" : "utf-16le").decode(end === "head" && (bomLE || bomBE) ? bytes.subarray(2) : bytes);
-  } else if (encoding === "utf-32") text = decodeBytes(bytes).text;
-  else text = new TextDecoder("utf-8").decode(bytes); // also drops a UTF-8 BOM
-  if (end === "tail") text = text.replace(/^\uFFFD+/, "");
-  return text;
+  const one = ordered.length === 1;
+  const layout = ordered.map((m) => ({ doc: one ? null : m.path, length: m.chars }));
+  return joinedSource(layout, async (ref) => {
+    const meta = one ? ordered[0]! : ordered.find((m) => m.path === ref.doc)!;
+    const blob = byPath.get(meta.path)!;
+    if (ref.start === 0) return readHeadChars(blob, meta.encoding, ref.end);
+    if (ref.end === meta.chars) return readTailChars(blob, meta.encoding, ref.end - ref.start);
+    throw new Error("compare mode reads documents from either end only");
+  });
 }

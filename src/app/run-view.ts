@@ -72,6 +72,8 @@ export interface Exchange {
   mode?: RlmResult["mode"];
   producedBy?: RlmResult["producedBy"];
   fallback?: FallbackSummary;
+  /** The answer stands although no output showed it (RlmResult.unverified). */
+  unverified?: string;
   /** The limits the run was given, shown beside what it has used while it runs. */
   limits?: RunLimits;
 }
@@ -193,10 +195,12 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   if (result.mode) exchange.mode = result.mode;
   if (result.producedBy) exchange.producedBy = result.producedBy;
   if (result.fallback) exchange.fallback = result.fallback;
+  if (result.unverified) exchange.unverified = result.unverified;
+  else delete exchange.unverified;
 }
 
 /** One line on how the answer came about, when it was not the usual RLM run (else null). */
-export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback">): string | null {
+export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback" | "unverified">): string | null {
   const f = exchange.fallback;
   if (exchange.producedBy === "fallback" && f) {
     const read = f.partial
@@ -206,6 +210,7 @@ export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fa
         : `all ${f.chunksRead} parts of the document`;
     return `Answered by the fallback: ${f.reason.replace(/\.$/, "")}, so the harness read ${read} itself with the helper model.`;
   }
+  if (exchange.unverified) return exchange.unverified;
   if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
   return null;
 }

@@ -72,17 +72,22 @@ function jsonResult(result: RlmResult): string {
     ...(result.mode ? { mode: result.mode } : {}),
     ...(result.producedBy ? { producedBy: result.producedBy } : {}),
     ...(result.fallback ? { fallback: result.fallback } : {}),
+    ...(result.unverified ? { unverified: result.unverified } : {}),
     sources: result.sources ?? [],
   };
   return `${JSON.stringify(out, null, 2)}\n`;
 }
 
-/** --verbose: one closing line on how the answer was produced. */
+/**
+ * One closing line on how the answer was produced: with --verbose always, and without it when
+ * the answer is not simply the model's (the fallback wrote it, or no output showed it).
+ */
 function howAnswered(result: RlmResult): string {
   if (result.producedBy === "fallback" && result.fallback) {
     const f = result.fallback;
     return `rlm: answered by the fallback (${f.reason}); the harness read ${f.chunksRead} of ${f.chunksTotal} parts itself.\n`;
   }
+  if (result.unverified) return `rlm: ${result.unverified}\n`;
   if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
   return "";
 }
@@ -183,7 +188,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const boot = await booting;
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
     if (options.verbose && result.answer) printSources(io.stderr, result.sources ?? []);
-    if (options.verbose) io.stderr(howAnswered(result));
+    if (options.verbose || result.producedBy === "fallback" || result.unverified) io.stderr(howAnswered(result));
     if (options.json) {
       io.stdout(jsonResult(result));
     } else if (result.answer) {

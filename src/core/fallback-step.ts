@@ -3,7 +3,6 @@
 // call is counted against the budget, memoised, recorded and shown like an llm_query, and turns
 // it into one step of the trajectory: a turn the harness took, with one "cell" that holds the
 // sub-calls (each with the ranges of `context` it carried, for citations).
-import { Limiter } from "../engines/limiter.ts";
 import type { CellResult } from "../repl/protocol.ts";
 import type { Budgets } from "./budgets.ts";
 import { fallbackChunkBudget, runFallback, type FallbackEvent, type FallbackResult } from "./fallback.ts";
@@ -46,12 +45,6 @@ function describe(why: string): string {
 
 const response = (why: string) =>
   `The harness took over. ${why} It reads the document itself, one part at a time, and combines what the helper model finds.`;
-
-/** The REPL probes one at a time: the map runs its sub-calls in parallel, never two cells at once. */
-function oneCellAtATime(repl: ProbeRepl): ProbeRepl {
-  const lock = new Limiter(1);
-  return { runCell: (code, options) => lock.run(() => repl.runCell(code, options)) };
-}
 
 function cellOf(result: FallbackResult | null, error: string | null, ms: number): CellResult {
   const stdout = result
@@ -100,7 +93,9 @@ export async function fallbackStep(i: FallbackStepInput): Promise<FallbackStepRe
   let result: FallbackResult | null = null;
   let error: unknown = null;
   try {
-    const repl = oneCellAtATime(i.repl);
+    // Probes are worker calls of their own, answered one after another by the worker: the map
+    // runs its sub-calls in parallel and its reads need no lock.
+    const repl = i.repl;
     result = await runFallback({
       repl,
       question: i.question,

@@ -3,6 +3,7 @@
 // for small roots, the task restated with the names that exist and the imports that work
 // (M10: OpenAgents' "REMINDER: Your task is to answer …" turned derailed runs around).
 import type { RefusedFinal } from "./finals.ts";
+import { groupDigits } from "./numbers.ts";
 import type { StuckReason } from "./guards/stuck.ts";
 import type { ForeignProtocol, ReplyAnalysis } from "./reply.ts";
 
@@ -61,6 +62,25 @@ export function noActionMessage(facts: TaskFacts): string {
   return withTask(facts, `Nothing ran: your reply had no code. ${FORMAT}`);
 }
 
+const STOP_WORDS = new Set(
+  "what which where when whose with from that this there their about into does mentioned provided document context question answer number text given".split(
+    " ",
+  ),
+);
+
+/** The one line a model can copy: search for a word of the question, or print the start of `context`. */
+export function oneLineExample(facts: TaskFacts): string {
+  if (!facts.helpers.includes("search")) return "print(context[:2000])";
+  const words = (facts.question.match(/[A-Za-z][\w-]{3,}/g) ?? []).filter((w) => !STOP_WORDS.has(w.toLowerCase()));
+  const word = words.reduce((best, w) => (w.length > best.length ? w : best), "");
+  return word ? `print(search(${JSON.stringify(word)}))` : "print(context[:2000])";
+}
+
+/** M01 again, after the model acted in between: shorter, with one line to copy (issue 25). */
+export function noActionAgainMessage(facts: TaskFacts): string {
+  return withTask(facts, `Still nothing ran. Reply with only a code block, for example:\n\`\`\`repl\n${oneLineExample(facts)}\n\`\`\``);
+}
+
 export function emptyReplyMessage(facts: TaskFacts): string {
   return withTask(facts, `Your reply was empty. ${FORMAT}`);
 }
@@ -78,21 +98,99 @@ export function wrongLanguageMessage(facts: TaskFacts, languages: readonly strin
   );
 }
 
-/** M06: a ```markdown (or other) block that is not Python after all. */
-export function notPythonMessage(facts: TaskFacts, language: string, syntaxError: string): string {
+const SHELL_WORDS = /^\s*(?:ls|dir|cd|md|mkdir|rm|cp|mv|cat|type|grep|find|echo|head|tail|wc|sed|awk|curl|wget|pip|npm|git|sudo)\b/m;
+
+/** M06: a bare fence, a ```markdown (or other) block that is not Python after all (checked with ast.parse). */
+export function notPythonMessage(facts: TaskFacts, language: string, syntaxError: string, code = ""): string {
+  const what = language ? `\`\`\`${language} block` : "code block";
+  const instead = SHELL_WORDS.test(code) ? " (use re and str methods on `context`, not shell commands)" : "";
   return withTask(
     facts,
-    `Your \`\`\`${language || "(no language)"} block is not Python (${clip(syntaxError, 120)}), so it was not run. Put Python in a \`\`\`repl block.`,
+    `Only Python runs here: your ${what} is not Python (${clip(syntaxError, 120)}), so it was not run. ` +
+      `Write Python in a \`\`\`repl block${instead}.`,
   );
 }
 
-/** M07: tool-call JSON, <tool_call>, ReAct. */
+/** Tools that run code elsewhere: their text argument is the code the model meant. */
+const CODE_RUNNERS = /^(?:python\w*|execute\w*|exec|run_code|run_python|tool_code|code_interpreter|ipython|repl)$/i;
+
+/** The Python a tool call stands for, when it carries code or names a function that exists here. */
+function pythonFor(call: ForeignProtocol, helpers: readonly string[]): string | null {
+  const args = call.arguments ?? {};
+  const runner = CODE_RUNNERS.test(call.name ?? "");
+  const code = [args.code, args.python, args.source, ...(runner ? [args.input, args.command, args.script] : [])].find(
+    (v) => typeof v === "string",
+  );
+  if (typeof code === "string" && code.trim()) return code.trim();
+  if (!call.name || !helpers.includes(call.name)) return null;
+  const values = Object.values(args).filter((v) => typeof v === "string" || typeof v === "number");
+  return `print(${call.name}(${values.map((v) => JSON.stringify(v)).join(", ")}))`;
+}
+
+/** M07: tool-call JSON, <tool_call>, XML-ish commands, ReAct — never run as Python. */
 export function foreignProtocolMessage(facts: TaskFacts, call: ForeignProtocol): string {
-  const what = call.kind === "react" ? "Action/Action Input lines" : "Tool calls";
+  const what = call.kind === "react" ? "Action/Action Input lines do" : "Tool calls do";
+  const python = pythonFor(call, facts.helpers);
+  const instead = python
+    ? `Write it like this:\n\`\`\`repl\n${python}\n\`\`\``
+    : `${call.name ? `There is no \`${clip(call.name, 60)}\` here. ` : ""}The functions are: ${list(facts.helpers)}. ` +
+      'Call them in a ```repl block, e.g. print(llm_query("...")).';
+  return withTask(facts, `${what} nothing here: tools are Python functions, called in a \`\`\`repl block. ${instead}`);
+}
+
+/** M07: an llm_query or FINAL_VAR tool call was run as the Python it stands for. */
+export function mappedToolCallNote(code: string): string {
+  return `Your tool call was run as Python: \`${clip(code, 160)}\`. Next time write the call in a \`\`\`repl block: tools are Python functions here.`;
+}
+
+/** Two different FINALs beside code that had not run: neither was taken. */
+export function conflictingFinalsMessage(values: readonly string[]): string {
+  const shown = values.slice(0, 3).map((v) => `FINAL(${clip(v, 60)})`);
+  return (
+    `Your reply had ${values.length === 2 ? "two" : values.length} different answers (${shown.join(" and ")}), written before your code ran, ` +
+    "so neither was taken. Read the output, then give one answer."
+  );
+}
+
+/** A cell printed FINAL(...) as text: that submits nothing. */
+export function printedFinalMessage(line: string): string {
+  const call = clip(line.trim(), 120);
+  return `Your code printed ${call}: printing it submits nothing. Write ${call} on its own line after your code block, outside it (or call it in the code, without print).`;
+}
+
+/** M11: an answer that is only part of a number an output shows. */
+export function numberFragmentMessage(facts: TaskFacts, answer: string, whole: string): string {
   return withTask(
     facts,
-    `${what} do nothing here. Write Python in a \`\`\`repl block and call functions from it, e.g. print(llm_query("...")).`,
+    `Your answer ${clip(answer, 40)} is only part of a number the output shows: ${whole}. ` +
+      "Check what your code extracts (a greedy .* before a group takes the digits before it), then submit the whole value.",
   );
+}
+
+/** What the REPL says about the lines of `context` and a pattern, for the empty-aggregate message. */
+export interface LineEvidence {
+  total: number;
+  /** Lines the final's pattern matched, when the pattern is known. */
+  matched: number | null;
+  pattern: string | null;
+  first: readonly string[];
+}
+
+/** M11: a count of 0 or an empty list while an earlier search found matches. */
+export function emptyAggregateMessage(
+  facts: TaskFacts,
+  answer: string,
+  found: { call: string; count: number },
+  lines: LineEvidence | null,
+): string {
+  const head = `Your answer is ${clip(answer, 20) || "empty"}, but ${found.call} found ${groupDigits(found.count)} match${found.count === 1 ? "" : "es"} earlier.`;
+  if (!lines) return withTask(facts, head, "Check the pattern your code uses against those matches, then submit again.");
+  const matched =
+    lines.matched !== null && lines.pattern !== null
+      ? `Your pattern ${JSON.stringify(clip(lines.pattern, 60))} matched ${groupDigits(lines.matched)} of ${groupDigits(lines.total)} lines`
+      : `\`context\` has ${groupDigits(lines.total)} lines`;
+  const first = lines.first.map((l) => `  ${clip(l, 160)}`).join("\n");
+  return withTask(facts, head, `${matched}; the first lines are:\n${first}`, "Match what these lines really contain, then submit again.");
 }
 
 /** M08: the code or FINAL was only inside <think>. */
@@ -177,8 +275,11 @@ export function stuckWarning(facts: TaskFacts, reason: StuckReason): string {
   return withTask(facts, line);
 }
 
-/** The one message for a turn that did nothing the loop could run, chosen by its problem. */
-export function messageForInaction(facts: TaskFacts, reply: ReplyAnalysis): string {
+/**
+ * The one message for a turn that did nothing the loop could run, chosen by its problem. `nth`:
+ * the run's how-manyth no-action turn this is; a repeated plain reminder gets shorter.
+ */
+export function messageForInaction(facts: TaskFacts, reply: ReplyAnalysis, nth = 1): string {
   if (reply.foreign) return foreignProtocolMessage(facts, reply.foreign);
   if (reply.problems.includes("action-in-thinking")) return actionInThinkingMessage(facts);
   if (reply.refused.length)
@@ -192,5 +293,5 @@ export function messageForInaction(facts: TaskFacts, reply: ReplyAnalysis): stri
   const fabricated = reply.problems.includes("fabricated-output")
     ? fabricatedOutputNote(reply.problems.includes("final-after-fabricated-output"))
     : "";
-  return [fabricated, noActionMessage(facts)].filter(Boolean).join("\n");
+  return [fabricated, nth > 1 ? noActionAgainMessage(facts) : noActionMessage(facts)].filter(Boolean).join("\n");
 }

@@ -33,84 +33,26 @@ export function findFinalMarker(text: string): FinalMarker | null {
   return { kind: "value", value, bareName };
 }
 
+/** Every FINAL marker of a reply, in order: each is read from its line up to the next marker. */
+export function findFinalMarkers(text: string): FinalMarker[] {
+  const lines = proseOf(text).split("\n");
+  const starts = lines.flatMap((l, i) => (/^\s*(?:\*\*)?FINAL(?:_VAR)?\(/.test(l) ? [i] : []));
+  return starts.flatMap((start, k) => {
+    const marker = findFinalMarker(lines.slice(start, starts[k + 1] ?? lines.length).join("\n"));
+    return marker ? [marker] : [];
+  });
+}
+
 /** Python code that does what FINAL_VAR("name") = expression meant. */
 export function assignmentAsCode(marker: Extract<FinalMarker, { kind: "assignment" }>): string {
   return `${marker.name} = ${marker.expression}\nFINAL_VAR(${JSON.stringify(marker.name)})`;
 }
 
 // --- FINAL(x): the variable x, or the word x? -----------------------------------------------------
-
-/** Words small models use as variable names for an answer; FINAL(result) means the variable. */
-const ANSWER_VARIABLE_WORDS = new Set([
-  "answer",
-  "answers",
-  "ans",
-  "result",
-  "results",
-  "res",
-  "output",
-  "out",
-  "final",
-  "final_answer",
-  "finalanswer",
-  "value",
-  "val",
-  "response",
-  "reply",
-  "replies",
-  "summary",
-  "count",
-  "counts",
-  "total",
-  "text",
-  "data",
-  "info",
-  "x",
-  "y",
-  "n",
-  "s",
-  "r",
-  "var",
-  "variable",
-  "name",
-  "best",
-  "best_answer",
-  "my_answer",
-  "final_result",
-]);
-
-export type BareNameDecision =
-  /** The name exists in the REPL: submit its value (like FINAL_VAR). */
-  | { action: "resolve"; name: string }
-  /** It names a variable that does not exist: tell the model which names do. Never the word. */
-  | { action: "missing"; name: string }
-  /** An ordinary word (FINAL(Paris)): the answer is the word itself. */
-  | { action: "literal"; value: string };
-
-/**
- * FINAL(x) with a bare identifier x (M03c): the variable when it exists; when it does not,
- * the word itself only if it does not look like a variable name (FINAL(Paris) is an answer,
- * FINAL(result) is a missing variable, never the answer "result").
- * `assignedNames`: names the model assigned in any code this run (`name = …`).
- */
-export function decideBareName(
-  name: string,
-  knownNames: readonly string[],
-  assignedNames: ReadonlySet<string> = new Set(),
-): BareNameDecision {
-  if (knownNames.includes(name)) return { action: "resolve", name };
-  const looksLikeVariable =
-    assignedNames.has(name) || ANSWER_VARIABLE_WORDS.has(name.toLowerCase()) || /_|\d/.test(name) || /^[a-z]+[A-Z]/.test(name);
-  return looksLikeVariable ? { action: "missing", name } : { action: "literal", value: name };
-}
-
-/** Names bound at the start of a line by `name = …` (or `for name in`) in the given code. */
-export function assignedNamesIn(code: string): Set<string> {
-  const names = new Set<string>();
-  for (const m of code.matchAll(/^\s*([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:=(?!=)|\+=|-=)/gm)) names.add(m[1]!);
-  for (const m of code.matchAll(/^\s*for\s+([A-Za-z_]\w*)/gm)) names.add(m[1]!);
-  return names;
-}
+// Decided in one place, Python's `FINAL.by_name` (workers/python/rlm_runtime.py): a text
+// FINAL(x) with a bare name is run as the cell `FINAL(x)`, so text and code mean the same: the
+// variable's value when x is one, otherwise the word x — except a name that only looks like a
+// variable (result, answer…) or that a cell assigned, which is reported as missing.
 
 // --- answers that are not answers (M03g) ------------------------------------------------------------
 

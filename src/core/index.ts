@@ -49,10 +49,11 @@ export {
 export {
   analyseReply,
   detectForeignProtocol,
-  foreignToCode,
+  foreignAction,
   isEcho,
   normaliseReply,
   ROOT_STOP_SEQUENCES,
+  type ForeignAction,
   type ForeignProtocol,
   type NormalisedReply,
   type ReplyAnalysis,
@@ -61,15 +62,12 @@ export {
 } from "./reply.ts";
 export { extractCodeBlocks, type BlockVerdict, type CodeBlock } from "./parse.ts";
 export {
-  assignedNamesIn,
   assignmentAsCode,
-  decideBareName,
   findFinalMarker,
   judgeFinalWithCode,
   mentions,
   normaliseAnswer,
   refuseFinal,
-  type BareNameDecision,
   type FinalMarker,
   type RefusedFinal,
 } from "./finals.ts";

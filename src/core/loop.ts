@@ -17,7 +17,7 @@ import { RootConversation } from "./conversation.ts";
 import { fallbackStep, fallbackSummary } from "./fallback-step.ts";
 import { runawayNote, type TaskFacts } from "./feedback.ts";
 import { normaliseAnswer } from "./finals.ts";
-import { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector } from "./guards/index.ts";
+import { EvidenceGate, ExtractionGuard, NoActionCounter, RepeatGuard, StuckDetector } from "./guards/index.ts";
 import { chooseProfile, PROMPT_PROFILES, type PromptProfile } from "./profiles/index.ts";
 import { describeContext } from "./prompts.ts";
 import { blockRecord, iterationRecord } from "./records.ts";
@@ -28,7 +28,7 @@ import { StopSignal, abortable } from "./stop.ts";
 import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
 import { runMetadata } from "./trajectory.ts";
 import { resumedTurns, type ResumeRun } from "./resume.ts";
-import { noteAssignments, observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
+import { observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
 import type {
   FallbackSummary,
   IterationRecord,
@@ -93,7 +93,7 @@ export function sameContextForPrompt(a: ContextInfo | null, b: ContextInfo | nul
  * fallback when it gives none); "fallback" hands the question to the harness's own reading.
  */
 type Ending =
-  | { kind: "answered"; answer: string }
+  | { kind: "answered"; answer: string; unsupported: boolean }
   | { kind: "stopped"; message: string }
   | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string }
   | { kind: "fallback"; why: string }
@@ -122,9 +122,8 @@ class QuestionRun {
   /** Python's start this run overlaps (see RlmRunOptions.pending); null once it is ready. */
   private pending: PendingPython | null;
   private readonly checkSyntax: SyntaxChecker;
-  /** The model's variables after its last cell, and every name its code assigned this run. */
+  /** The model's variables after its last cell. */
   private variables: string[] = [];
-  private readonly assigned = new Set<string>();
   private helpersConfigured = false;
   private consecutiveErrors = 0;
   private deadlineTimer: ReturnType<typeof setTimeout> | undefined;
@@ -353,7 +352,8 @@ class QuestionRun {
 
   /** Step 2: the reply normalised and classified; faults that are not the model's are announced. */
   private parse(result: RootReply, messages: ChatMessage[]): ReplyAnalysis {
-    const reply = analyseReply(result.text, { prompts: messages.map((m) => m.content) });
+    // An echo repeats what the model was sent (a template fault), not its own earlier turns.
+    const reply = analyseReply(result.text, { prompts: messages.filter((m) => m.role !== "assistant").map((m) => m.content) });
     if (reply.problems.includes("echo")) {
       this.emit({
         type: "notice",
@@ -372,7 +372,8 @@ class QuestionRun {
       facts: () => this.facts(),
       runCell: (code) => this.runModelCell(code, turn, record),
       checkSyntax: this.checkSyntax,
-      assigned: this.assigned,
+      lines: (pattern) =>
+        this.o.repl.probe({ kind: "lines", pattern: pattern?.pattern ?? null, regex: pattern?.regex ?? false }).catch(() => null),
       outputCharsPerCell: this.budgets.outputCharsPerCell,
       stopped: () => this.stop.reason !== null,
     };
@@ -395,7 +396,6 @@ class QuestionRun {
     const result = await this.runCell(code, turn, record.code_blocks.length, records);
     record.code_blocks.push(blockRecord(code, result, records));
     this.variables = Object.keys(result.locals);
-    noteAssignments(code, this.assigned);
     if (result.error === "WorkerRestarted") this.helpersConfigured = false;
     return result;
   }
@@ -429,7 +429,7 @@ class QuestionRun {
    * if that gives nothing usable.
    */
   private decide(turn: number, reply: ReplyAnalysis, outcome: TurnOutcome): Ending | null {
-    if (outcome.answer !== null) return { kind: "answered", answer: outcome.answer };
+    if (outcome.answer !== null) return { kind: "answered", answer: outcome.answer, unsupported: outcome.unsupported };
     if (this.stop.reason === "user") return STOPPED;
     const { maxIterations, maxConsecutiveErrors } = this.o.config;
     this.consecutiveErrors = outcome.raised ? this.consecutiveErrors + 1 : 0;
@@ -439,7 +439,7 @@ class QuestionRun {
       this.observe(reply, outcome, "");
       return { kind: "limit", status: "too-many-errors", why: `The code failed ${this.consecutiveErrors} turns in a row.` };
     }
-    const takeOver = outcome.fallback ?? (idle.fallback ? `it wrote nothing that could run in ${idle.consecutive} turns in a row` : null);
+    const takeOver = outcome.fallback ?? (idle.fallback ? nothingRan(idle) : null);
     if (takeOver && !last) return { kind: "fallback", why: `The model could not drive the run: ${takeOver}.` };
     this.observe(reply, outcome, last ? "" : this.profile.turnFooter(turn + 1, this.firstTurn + maxIterations, this.o.question));
     return null;
@@ -505,7 +505,8 @@ class QuestionRun {
       const outcome = await playTurn(this.parse(result, messages), this.turnHost(turn, record), true);
       record.final_answer = outcome.answer;
       this.emit({ type: "iteration", record });
-      if (outcome.answer !== null) return { answer: outcome.answer, status, message: why, producedBy: "model" };
+      if (outcome.answer !== null)
+        return { answer: outcome.answer, status, message: why, producedBy: "model", ...unverified(outcome.unsupported) };
     } catch (err) {
       if (this.o.signal?.aborted) return { answer: "", status: "stopped", message: "Stopped before the model gave its best answer." };
       return { answer: "", status, message: `${why} The final request failed too: ${err instanceof Error ? err.message : String(err)}` };
@@ -614,14 +615,29 @@ interface Outcome {
   message?: string;
   producedBy?: "model" | "fallback";
   fallback?: FallbackSummary;
+  unverified?: string;
 }
 
+/** An answer the model submitted again after the evidence gate asked for support it never printed. */
+const unverified = (unsupported: boolean): { unverified?: string } =>
+  unsupported
+    ? { unverified: "No output of the run showed this answer: the model was asked for evidence and submitted it again without any." }
+    : {};
+
 function outcomeOf(ending: Exclude<Ending, { kind: "limit" | "fallback" }>): Outcome {
-  if (ending.kind === "answered") return { answer: ending.answer, status: "answered", producedBy: "model" };
+  if (ending.kind === "answered")
+    return { answer: ending.answer, status: "answered", producedBy: "model", ...unverified(ending.unsupported) };
   return { answer: "", status: ending.kind, message: ending.message };
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Why the no-action counter hands the run to the fallback, in words. */
+function nothingRan(idle: { consecutive: number; total: number }): string {
+  return idle.consecutive >= 2
+    ? `it wrote nothing that could run in ${idle.consecutive} turns in a row`
+    : `it wrote nothing that could run in ${idle.total} turns of this run`;
+}
 
 function newGuards(contextChars: number, rootWindowTokens: number): RunGuards {
   return {
@@ -629,6 +645,7 @@ function newGuards(contextChars: number, rootWindowTokens: number): RunGuards {
     noAction: new NoActionCounter(),
     stuck: new StuckDetector(),
     evidence: new EvidenceGate({ contextChars, rootWindowTokens }),
+    extraction: new ExtractionGuard(),
     warned: new Set(),
   };
 }

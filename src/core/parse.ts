@@ -6,15 +6,21 @@
 /** Fence languages that are Python for sure. Small models write ```python as often as ```repl. */
 const RUNNABLE = /^(?:repl|python|py|python3|py3|ipython|pycon)$/i;
 
+/** Words that name a text format, not code: alone on a bare fence's first line, they are its language. */
+const TEXT_FORMAT = /^(?:text|plaintext|plain|txt|markdown|md|output|log|csv|tsv|diff|ini|cfg|conf|tex|latex|rst)$/i;
+
 /** Languages that are never Python: answered with a format reminder, never run (M06). */
 const NEVER_PYTHON =
   /^(?:bash|sh|shell|zsh|fish|console|shell-session|shellsession|powershell|ps1?|pwsh|cmd|bat|batch|javascript|js|jsx|mjs|cjs|node|typescript|ts|tsx|xml|html|svg|json|jsonc|json5|yaml|yml|toml|sql|c|cpp|c\+\+|csharp|cs|java|kotlin|go|golang|rust|rs|ruby|rb|php|perl|pl|r|lua|swift|scala|dockerfile|makefile)$/i;
 
 /** What the loop should do with a block. */
 export type BlockVerdict =
-  /** Python for sure (repl/python/py/python3 fence, bare fence, <code>). */
+  /** Labelled Python (repl/python/py/python3 fence): runs as it is; its errors come from the REPL. */
   | "run"
-  /** Another info string (markdown, text, …): run only if it parses as Python. */
+  /**
+   * Not labelled Python (a bare fence, a <code> tag, markdown, text, …): runs only if Python's
+   * parser accepts it, so `ls -l`, `md foldername` or XML in a bare fence never runs (issue 25).
+   */
   | "run-if-python"
   /** Shell, JavaScript, XML…: never run; the model gets a one-line format reminder. */
   | "refuse";
@@ -32,17 +38,24 @@ export interface CodeBlock {
 const CLOSE_TAGS = /<\/?think(?:ing)?\s*\/?>/gi;
 
 /**
- * Removes reasoning: <think>…</think> spans, a span left open at the end, and lone tags.
- * A lone </think> with no opening tag means the server dropped the opening one (vLLM's
- * reasoning parser, Qwen3 templates that pre-fill it): everything before it was thinking.
+ * Where a lone </think> (no opening tag before it) ends the thinking that precedes it, or -1.
+ * It does when the server dropped the opening tag (vLLM's reasoning parser, Qwen3 templates that
+ * pre-fill it): the reply goes on after it. A lone tag with nothing after it is a stray leftover
+ * at the end of a reply (issue 25), and the text before it is the reply.
  */
+function loneCloseEndsThinking(text: string): number {
+  const firstClose = text.search(/<\/think(?:ing)?\s*>/i);
+  const firstOpen = text.search(/<think(?:ing)?\s*>/i);
+  if (firstClose < 0 || (firstOpen >= 0 && firstOpen < firstClose)) return -1;
+  const after = text.slice(firstClose).replace(CLOSE_TAGS, "");
+  return after.trim() ? firstClose : -1;
+}
+
+/** Removes reasoning: <think>…</think> spans, a span left open at the end, and lone tags. */
 export function stripThinking(text: string): string {
   let out = text;
-  const firstClose = out.search(/<\/think(?:ing)?\s*>/i);
-  const firstOpen = out.search(/<think(?:ing)?\s*>/i);
-  if (firstClose >= 0 && (firstOpen < 0 || firstClose < firstOpen)) {
-    out = out.slice(firstClose).replace(/^<\/think(?:ing)?\s*>/i, "");
-  }
+  const close = loneCloseEndsThinking(out);
+  if (close >= 0) out = out.slice(close).replace(/^<\/think(?:ing)?\s*>/i, "");
   out = out.replace(/<think(?:ing)?\s*>[\s\S]*?(?:<\/think(?:ing)?\s*>|$)/gi, "");
   return out.replace(CLOSE_TAGS, "");
 }
@@ -52,14 +65,13 @@ export function thinkingOf(text: string): string {
   const removed = stripThinking(text);
   if (removed === text) return "";
   const spans = [...text.matchAll(/<think(?:ing)?\s*>([\s\S]*?)(?:<\/think(?:ing)?\s*>|$)/gi)].map((m) => m[1] ?? "");
-  const close = text.search(/<\/think(?:ing)?\s*>/i);
-  const open = text.search(/<think(?:ing)?\s*>/i);
-  if (close >= 0 && (open < 0 || close < open)) spans.unshift(text.slice(0, close));
+  const close = loneCloseEndsThinking(text);
+  if (close >= 0) spans.unshift(text.slice(0, close));
   return spans.join("\n");
 }
 
 function languageVerdict(language: string): BlockVerdict {
-  if (language === "" || RUNNABLE.test(language)) return "run";
+  if (RUNNABLE.test(language)) return "run";
   if (NEVER_PYTHON.test(language)) return "refuse";
   return "run-if-python";
 }
@@ -73,7 +85,7 @@ function languageOnFirstLine(lines: string[]): { language: string; body: string[
   if (first < 0) return null;
   const word = lines[first]!.trim();
   if (!/^[A-Za-z][\w+#-]*$/.test(word)) return null;
-  if (!RUNNABLE.test(word) && !NEVER_PYTHON.test(word)) return null;
+  if (!RUNNABLE.test(word) && !NEVER_PYTHON.test(word) && !TEXT_FORMAT.test(word)) return null;
   return { language: word.toLowerCase(), body: lines.slice(first + 1) };
 }
 
@@ -83,6 +95,19 @@ const CODE_TAG_CLOSE = /<\/code>\s*(?:<\/pre>)?/i;
 
 function tagLanguage(line: string): string {
   return /class\s*=\s*["']?(?:language-|lang-)?([\w+-]+)/i.exec(line)?.[1]?.toLowerCase() ?? "";
+}
+
+/**
+ * Shell commands (`ls -l`, `cd data`, `cat notes.txt | grep x`): some even parse as Python
+ * (`ls -l` is a subtraction), so an unlabelled block of them is refused before the parser.
+ */
+const SHELL_LINE =
+  /^\s*(?:\$\s*)?(?:ls|dir|cd|md|mkdir|rmdir|rm|del|cp|copy|mv|move|cat|type|grep|findstr|find|echo|head|tail|wc|sed|awk|curl|wget|pip3?|npm|git|sudo|touch|chmod|less|more|sort|uniq)(?:\s+\S.*)?$/;
+
+export function looksLikeShell(code: string): boolean {
+  const lines = code.split("\n").filter((l) => l.trim() && !/^\s*#/.test(l));
+  // A call or an assignment is Python: find(x), head = context[:100].
+  return lines.length > 0 && lines.every((l) => SHELL_LINE.test(l) && !/\w\(|^\s*\w+\s*=[^=]/.test(l));
 }
 
 function makeBlock(lines: string[], language: string, form: CodeBlock["form"], unclosed: boolean): CodeBlock {
@@ -95,7 +120,11 @@ function makeBlock(lines: string[], language: string, form: CodeBlock["form"], u
       body = said.body;
     }
   }
-  return { code: dedent(body.join("\n")), language: lang, verdict: languageVerdict(lang), unclosed, form };
+  const code = dedent(body.join("\n"));
+  const verdict = languageVerdict(lang);
+  // An unlabelled block of shell commands is shell, whatever Python's parser would say.
+  if (verdict === "run-if-python" && looksLikeShell(code)) return { code, language: "shell", verdict: "refuse", unclosed, form };
+  return { code, language: lang, verdict, unclosed, form };
 }
 
 /** ```lang code``` on one line. */
@@ -182,7 +211,7 @@ export function extractCodeBlocks(reply: string): CodeBlock[] {
   return blocks.filter((b) => b.code.trim().length > 0);
 }
 
-/** The code of every block that is Python for sure, in order (the long-standing API). */
+/** The code of every block labelled Python, in order (the long-standing API). */
 export function findCodeBlocks(reply: string): string[] {
   return extractCodeBlocks(reply)
     .filter((b) => b.verdict === "run")

@@ -1,59 +1,30 @@
 // The harness's own questions to the REPL, asked without touching the model's namespace:
 // "does this block parse as Python?", "what shape is `context`?", "give me characters a..b",
-// "which pieces should a bounded map-reduce read?", and the helpers' limits. Each is one cell
-// calling a function of the runtime's `_rlm_probe` module (workers/python/rlm_runtime.py);
-// nothing is bound in the namespace and nothing enters the trajectory unless the caller adds it.
-// Why cells and not new worker methods: the REPL worker's protocol stays as it is, and a
-// restarted worker answers the same way.
-import { MAX_PROMPT_SOURCES, validSources, type SourceRange } from "../repl/protocol.ts";
-import type { CellResult, RunCellOptions } from "../repl/types.ts";
+// "which pieces should a bounded map-reduce read?", the helpers' limits, and "where do these
+// pieces lie?". Each is one typed probe call of the REPL worker (Repl.probe, ProbeRequest in
+// src/repl/protocol.ts), answered by the runtime's probe() (workers/python/rlm_runtime.py): not a
+// cell, so no output cap cuts a read, no evidence is recorded, no trajectory entry is made.
+import type { ContextRange, HelperLimits, SourceRange, SyntaxVerdict } from "../repl/protocol.ts";
+import type { Repl } from "../repl/types.ts";
 import type { Budgets } from "./budgets.ts";
 import type { CodeBlock } from "./parse.ts";
 
+export { ReplProbeError } from "../repl/protocol.ts";
+export type { HelperLimits, SyntaxVerdict };
+
 /** The part of a REPL the probes need (ReplClient has it). */
-export interface ProbeRepl {
-  runCell(code: string, options?: RunCellOptions): Promise<CellResult>;
-}
+export type ProbeRepl = Pick<Repl, "probe">;
 
-export class ReplProbeError extends Error {
-  override name = "ReplProbeError";
-  constructor(what: string, detail: string) {
-    super(
-      `The harness could not ${what} in the Python REPL (${detail.trim().split("\n").pop() ?? detail}). If this repeats, restart the session.`,
-    );
-  }
-}
-
-const PROBE_TIMEOUT_MS = 30_000;
-
-/** A Python string literal for any text (JSON's escapes are valid Python escapes). */
-const py = (value: string | number | null) => (value === null ? "None" : JSON.stringify(value));
-
-async function probe(repl: ProbeRepl, what: string, call: string): Promise<string> {
-  const result = await repl.runCell(`print(__import__("_rlm_probe").${call}, end="")`, { timeoutMs: PROBE_TIMEOUT_MS });
-  if (result.error) throw new ReplProbeError(what, result.stderr || result.error);
-  return result.stdout;
-}
+/** A piece of `context` (doc null: the plain-string `context`). */
+export type ChunkRef = ContextRange;
 
 // --- does it parse? -------------------------------------------------------------------------------
-
-export type SyntaxVerdict =
-  | { ok: true }
-  | {
-      ok: false;
-      /** "SyntaxError: …" */
-      error: string;
-      line: number | null;
-      /** The code without its last line, when that parses (a reply cut off mid-line). */
-      trimmed: string | null;
-      dropped: string | null;
-    };
 
 export type SyntaxChecker = (code: string) => Promise<SyntaxVerdict>;
 
 /** Python's own parser, through the REPL: the only reliable judge of "is this Python". */
 export function replSyntaxChecker(repl: ProbeRepl): SyntaxChecker {
-  return async (code) => JSON.parse(await probe(repl, "check a block's syntax", `syntax(${py(code)})`)) as SyntaxVerdict;
+  return (code) => repl.probe({ kind: "syntax", code });
 }
 
 export type PreparedBlock =
@@ -86,13 +57,6 @@ export async function prepareBlock(block: CodeBlock, check: SyntaxChecker): Prom
 
 // --- the helpers' limits ------------------------------------------------------------------------
 
-export interface HelperLimits {
-  /** Characters of `context` per map_query prompt. */
-  chunkChars: number;
-  /** Parts map_query may send in one call (each is a sub-call). */
-  maxChunks: number;
-}
-
 /** map_query's limits from the sub-model's window and the run's sub-call budget. */
 export function helperLimits(budgets: Budgets, maxSubcalls: number): HelperLimits {
   return { chunkChars: budgets.chunkChars, maxChunks: Math.max(1, Math.min(64, Math.floor(maxSubcalls / 4))) };
@@ -103,8 +67,7 @@ export function helperLimits(budgets: Budgets, maxSubcalls: number): HelperLimit
  * after the REPL was rebuilt (a restarted worker starts from the defaults, sized for 4K).
  */
 export async function configureHelpers(repl: ProbeRepl, limits: HelperLimits): Promise<void> {
-  const options = JSON.stringify({ chunk_chars: limits.chunkChars, max_chunks: limits.maxChunks });
-  await probe(repl, "configure the helpers", `configure(${py(options)})`);
+  await repl.probe({ kind: "configure", chunkChars: Math.floor(limits.chunkChars), maxChunks: Math.floor(limits.maxChunks) });
 }
 
 // --- reading `context` for the harness ---------------------------------------------------------------
@@ -115,15 +78,8 @@ export interface DocumentLength {
   length: number;
 }
 
-export interface ChunkRef {
-  doc: string | null;
-  start: number;
-  end: number;
-}
-
-export async function contextLayout(repl: ProbeRepl): Promise<DocumentLength[]> {
-  const rows = JSON.parse(await probe(repl, "read the shape of `context`", "layout()")) as Array<[string | null, number]>;
-  return rows.map(([doc, length]) => ({ doc, length }));
+export function contextLayout(repl: ProbeRepl): Promise<DocumentLength[]> {
+  return repl.probe({ kind: "layout" });
 }
 
 /**
@@ -134,21 +90,18 @@ export async function contextLayout(repl: ProbeRepl): Promise<DocumentLength[]> 
 export async function placeRanges(repl: ProbeRepl, refs: readonly ChunkRef[]): Promise<SourceRange[]> {
   if (!refs.length) return [];
   try {
-    const refsJson = JSON.stringify(refs.map((r) => ({ doc: r.doc, start: r.start, end: r.end })));
-    return validSources(JSON.parse(await probe(repl, "place the pieces it read", `place(${py(refsJson)})`)), MAX_PROMPT_SOURCES);
+    return await repl.probe({ kind: "place", ranges: refs.map((r) => ({ doc: r.doc, start: r.start, end: r.end })) });
   } catch {
     return [];
   }
 }
 
-export async function readContext(repl: ProbeRepl, ref: ChunkRef): Promise<string> {
-  return probe(repl, "read part of `context`", `read(${py(ref.doc)}, ${ref.start}, ${ref.end})`);
+/** Characters [start, end) of one document of `context` (Python's characters: code points). */
+export function readContext(repl: ProbeRepl, ref: ChunkRef): Promise<string> {
+  return repl.probe({ kind: "read", doc: ref.doc, start: ref.start, end: ref.end });
 }
 
 /** The pieces a bounded map-reduce should read: all, or the `maxChunks` most relevant. */
-export async function rankChunks(repl: ProbeRepl, question: string, chunkChars: number, maxChunks: number): Promise<ChunkRef[]> {
-  const rows = JSON.parse(
-    await probe(repl, "choose parts of `context`", `rank(${py(question)}, ${Math.floor(chunkChars)}, ${Math.floor(maxChunks)})`),
-  ) as Array<[string | null, number, number]>;
-  return rows.map(([doc, start, end]) => ({ doc, start, end }));
+export function rankChunks(repl: ProbeRepl, question: string, chunkChars: number, maxChunks: number): Promise<ChunkRef[]> {
+  return repl.probe({ kind: "rank", question, chunkChars: Math.floor(chunkChars), maxChunks: Math.floor(maxChunks) });
 }

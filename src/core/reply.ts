@@ -3,7 +3,7 @@
 // then classify it as code, final, both or neither, noting every problem the feedback should
 // name. Pure functions: no REPL, no model.
 import { extractCodeBlocks, stripThinking, thinkingOf, type CodeBlock } from "./parse.ts";
-import { findFinalMarker, type FinalMarker } from "./finals.ts";
+import { findFinalMarkers, type FinalMarker } from "./finals.ts";
 
 /**
  * Labels only the harness writes. A reply that contains one at the start of a line (outside
@@ -60,10 +60,27 @@ function labelIndex(text: string): { index: number; label: string } {
   return best;
 }
 
+/**
+ * Leftovers of other protocols that are not the model's action (issue 25): a "Calling tools:"
+ * log prefix, a stray </tool_call> (no opening tag), and <tool_call> tags wrapped around a code
+ * fence, which is the action itself.
+ */
+function dropLeftovers(text: string): string {
+  let out = text.replace(/^\s*Calling tools?:[ \t]*/i, "");
+  if (!/<tool_call>/i.test(out)) out = out.replace(/^[ \t]*<\/tool_call>[ \t]*\n?/gim, "").replace(/<\/tool_call>/gi, "");
+  else out = out.replace(/<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/gi, (whole, inner: string) => (holdsCodeNotCall(inner) ? inner : whole));
+  return out;
+}
+
+/** Tags around a code fence and no tool call of their own: the fence is the action. */
+function holdsCodeNotCall(inner: string): boolean {
+  return /^\s*`{3,}/m.test(inner) && !toolCallFromJson(parseJsonLoose(inner.trim())) && !detectXmlCommand(inner);
+}
+
 /** Drops thinking and everything from the first harness label on. Never throws on null. */
 export function normaliseReply(raw: string | null | undefined): NormalisedReply {
   const text = (raw ?? "").replace(/\r\n?/g, "\n");
-  const visible = stripThinking(text);
+  const visible = dropLeftovers(stripThinking(text));
   const thinking = thinkingOf(text);
   const { index, label } = labelIndex(visible);
   if (index < 0) return { text: visible, thinking, cut: null };
@@ -73,7 +90,7 @@ export function normaliseReply(raw: string | null | undefined): NormalisedReply 
 // --- foreign protocols (M07) --------------------------------------------------------------------
 
 export interface ForeignProtocol {
-  kind: "tool-call-json" | "tool-call-tag" | "react";
+  kind: "tool-call-json" | "tool-call-tag" | "tool-call-xml" | "react";
   /** The tool the model tried to call, when it said. */
   name: string | null;
   /** Its arguments, when they parsed. */
@@ -102,48 +119,104 @@ function toolCallFromJson(value: unknown): ForeignProtocol | null {
   return { kind: "tool-call-json", name, arguments: parsed };
 }
 
+/** JSON, or the Python literal a log printed (single quotes, True/False/None). */
 function parseJsonLoose(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    return undefined;
+    if (text.includes('"')) return undefined;
+    try {
+      return JSON.parse(
+        text
+          .replace(/'/g, '"')
+          .replace(/\bTrue\b/g, "true")
+          .replace(/\bFalse\b/g, "false")
+          .replace(/\bNone\b/g, "null"),
+      );
+    } catch {
+      return undefined;
+    }
   }
 }
 
-/** A tool call or another agent protocol instead of code: never an answer, always re-prompted. */
+/** Tool names an XML-ish command may use as its element (<llm_query>…</llm_query>). */
+const XML_TOOLS =
+  /^(?:llm_query|llm_query_batched|rlm_query|final|final_var|final_answer|search|map_query|python|execute|run_code|tool_code)$/i;
+
+/** Arguments written as XML-ish text: JSON when they parse, else the text as `input`. */
+function xmlArguments(inner: string): Record<string, unknown> {
+  const parsed = parseJsonLoose(inner.trim());
+  return parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : { input: inner.trim() };
+}
+
+/** XML-ish commands: <function=name>{…}</function>, <invoke name="…"><parameter …>, <llm_query>…</llm_query>. */
+function detectXmlCommand(text: string): ForeignProtocol | null {
+  const fn = /<function=([\w.-]+)>\s*([\s\S]*?)\s*<\/function>/i.exec(text);
+  if (fn) return { kind: "tool-call-xml", name: fn[1]!, arguments: xmlArguments(fn[2] ?? "") };
+  const invoke = /<invoke\s+name=["']([\w.-]+)["']\s*>([\s\S]*?)<\/invoke>/i.exec(text);
+  if (invoke) {
+    const args: Record<string, unknown> = {};
+    for (const p of invoke[2]!.matchAll(/<parameter\s+name=["']([\w.-]+)["']\s*>([\s\S]*?)<\/parameter>/gi)) args[p[1]!] = p[2]!.trim();
+    return { kind: "tool-call-xml", name: invoke[1]!, arguments: args };
+  }
+  const element = /^\s*<([A-Za-z_][\w.-]*)>([\s\S]*?)<\/\1>\s*$/m.exec(text);
+  if (element && XML_TOOLS.test(element[1]!))
+    return { kind: "tool-call-xml", name: element[1]!, arguments: xmlArguments(element[2] ?? "") };
+  return null;
+}
+
+/** A tool call or another agent protocol instead of code: never run as Python (see foreignAction). */
 export function detectForeignProtocol(text: string): ForeignProtocol | null {
   const tag = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/i.exec(text);
   if (tag) {
-    const inner = toolCallFromJson(parseJsonLoose(tag[1] ?? ""));
+    const inner = toolCallFromJson(parseJsonLoose(tag[1] ?? "")) ?? detectXmlCommand(tag[1] ?? "");
     return { kind: "tool-call-tag", name: inner?.name ?? null, arguments: inner?.arguments ?? null };
   }
   const body = text
     .trim()
+    .replace(/^\[TOOL_CALLS\]\s*/i, "")
     .replace(/^```(?:json)?\s*\n([\s\S]*?)\n```$/i, "$1")
     .trim();
   if (/^[[{]/.test(body)) {
     const call = toolCallFromJson(parseJsonLoose(body));
     if (call) return call;
   }
+  const xml = detectXmlCommand(text);
+  if (xml) return xml;
   const react = /^\s*Action:\s*([\w.-]+)\s*$[\s\S]*?^\s*Action Input:/im.exec(text);
   if (react) return { kind: "react", name: react[1] ?? null, arguments: null };
   return null;
 }
 
+/** What a tool call means here, when it calls llm_query or submits an answer (issue 25). */
+export type ForeignAction =
+  /** Python the harness writes for it (print(llm_query("…")), FINAL_VAR("x")): literals only, never the call's text. */
+  | { kind: "code"; code: string }
+  /** A FINAL: the value, checked like any text answer. */
+  | { kind: "final"; value: string };
+
+const LLM_TOOLS = new Set(["llm_query", "rlm_query"]);
+const FINAL_TOOLS = new Set(["final", "final_answer", "submit", "submit_answer", "answer"]);
+
 /**
- * Opt-in only (small-models.md M07): a tool call that clearly carries Python, or calls
- * llm_query/FINAL, as the code it stands for. Null when it does not map.
+ * Maps llm_query and FINAL calls to what they mean; any other tool (python included) maps to
+ * nothing: the model is told tools are Python functions here, with the Python to write.
  */
-export function foreignToCode(call: ForeignProtocol): string | null {
+export function foreignAction(call: ForeignProtocol): ForeignAction | null {
   const args = call.arguments ?? {};
-  const str = (v: unknown) => (typeof v === "string" ? v : null);
+  const first = (...keys: string[]) => keys.map((k) => args[k]).find((v) => typeof v === "string" || typeof v === "number");
   const name = (call.name ?? "").toLowerCase();
-  const code = str(args.code) ?? str(args.python) ?? str(args.source);
-  if (code && /^(?:python|repl|execute|run|run_code|exec|code_interpreter|ipython)/.test(name)) return code;
-  const prompt = str(args.prompt) ?? str(args.query) ?? str(args.input);
-  if (name === "llm_query" && prompt) return `print(llm_query(${JSON.stringify(prompt)}))`;
-  const answer = str(args.answer) ?? str(args.value) ?? str(args.content);
-  if ((name === "final" || name === "final_answer") && answer) return `FINAL(${JSON.stringify(answer)})`;
+  const prompt = first("prompt", "query", "input", "question", "text", "q");
+  if (LLM_TOOLS.has(name) && typeof prompt === "string" && prompt.trim())
+    return { kind: "code", code: `print(${name}(${JSON.stringify(prompt)}))` };
+  const prompts = args.prompts;
+  if (name === "llm_query_batched" && Array.isArray(prompts) && prompts.length && prompts.every((p) => typeof p === "string"))
+    return { kind: "code", code: `print(llm_query_batched(${JSON.stringify(prompts)}))` };
+  const value = first("answer", "value", "content", "final_answer", "result", "text", "input", "output");
+  if (FINAL_TOOLS.has(name) && value !== undefined && String(value).trim()) return { kind: "final", value: String(value).trim() };
+  const variable = first("name", "variable", "var", "input");
+  if (name === "final_var" && typeof variable === "string" && /^[A-Za-z_]\w*$/.test(variable.trim()))
+    return { kind: "code", code: `FINAL_VAR(${JSON.stringify(variable.trim())})` };
   return null;
 }
 
@@ -168,6 +241,8 @@ export type ReplyProblem =
   | "foreign-protocol"
   /** "I'm sorry, I can't…" on a benign task: treated as no action. */
   | "refusal"
+  /** Two different FINALs beside code that had not run yet: neither is taken (issue 25). */
+  | "conflicting-finals"
   /** The reply repeats the prompt it was given: a chat-template or stop-token fault (M01). */
   | "echo";
 
@@ -184,6 +259,8 @@ export interface ReplyAnalysis {
   final: FinalMarker | null;
   foreign: ForeignProtocol | null;
   problems: ReplyProblem[];
+  /** With "conflicting-finals": the answers the reply gave, as written. */
+  conflicting?: string[];
 }
 
 const REFUSAL = /^\s*(?:I'm sorry|I am sorry|Sorry,|I cannot|I can't|I can not|As an AI|I'm unable|I am unable)\b/i;
@@ -198,8 +275,16 @@ export function analyseReply(raw: string | null | undefined, options: { prompts?
   const blocks = foreign ? [] : extractCodeBlocks(normalised.text);
   const runnable = blocks.filter((b) => b.verdict !== "refuse");
   const refused = blocks.filter((b) => b.verdict === "refuse");
-  const final = foreign ? null : findFinalMarker(normalised.text);
+  const markers = foreign ? [] : findFinalMarkers(normalised.text);
+  // FINAL_VAR("x") = v first, then FINAL_VAR (it names computed data), then FINAL.
+  let final = markers.find((m) => m.kind === "assignment") ?? markers.find((m) => m.kind === "variable") ?? markers[0] ?? null;
   const problems: ReplyProblem[] = [];
+  // Two different answers written before the code they sit beside has run: neither is taken.
+  const conflicting = final && runnable.length ? distinctFinals(markers) : [];
+  if (conflicting.length > 1) {
+    final = null;
+    problems.push("conflicting-finals");
+  }
   if (!normalised.text.trim() && !normalised.cut) problems.push("empty");
   if (!runnable.length && !final && /```|FINAL(?:_VAR)?\(|answer\["ready"\]/.test(normalised.thinking)) problems.push("action-in-thinking");
   if (normalised.cut) {
@@ -212,7 +297,19 @@ export function analyseReply(raw: string | null | undefined, options: { prompts?
   if (!runnable.length && !final && REFUSAL.test(normalised.text)) problems.push("refusal");
   if (!runnable.length && !final && options.prompts && isEcho(normalised.text, options.prompts)) problems.push("echo");
   const kind: ReplyKind = runnable.length ? (final ? "both" : "code") : final ? "final" : "neither";
-  return { kind, normalised, blocks, runnable, refused, final, foreign, problems };
+  return { kind, normalised, blocks, runnable, refused, final, foreign, problems, ...(conflicting.length > 1 ? { conflicting } : {}) };
+}
+
+/** The different FINAL markers of a reply, as written (FINAL_VAR as its call). */
+function distinctFinals(markers: readonly FinalMarker[]): string[] {
+  const seen = new Map<string, string>();
+  for (const marker of markers) {
+    const shown =
+      marker.kind === "value" ? marker.value : marker.kind === "variable" ? `FINAL_VAR(${marker.name})` : `FINAL_VAR(${marker.name}) = …`;
+    const key = shown.toLowerCase().replace(/\s+/g, " ").trim();
+    if (!seen.has(key)) seen.set(key, shown);
+  }
+  return [...seen.values()];
 }
 
 const squashSpace = (s: string) => s.replace(/\s+/g, " ").trim();

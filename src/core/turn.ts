@@ -1,22 +1,34 @@
 // Steps 2–4 of one root turn, once the reply is in: parse → run cells → observe. Every remedy of
 // the small-model catalogue (shared/reference/small-models.md) is applied at its place:
 //   - a reply with no action (prose, a tool call, code only inside <think>, a shell block) never
-//     ends the run: the model is told what was wrong (M01, M06, M07, M08);
-//   - code in any accepted fence runs, a ```markdown block only if it is Python, a cut-off last
-//     line is dropped (M06); the same code again is answered from the cache, not re-run (M09);
-//   - a FINAL is resolved (FINAL(result) means the variable), refused when it is a placeholder or
-//     a plan (M03), checked against what the outputs showed (M02, M04), and tidied (M15);
+//     ends the run: the model is told what was wrong (M01, M06, M07, M08); a tool call of
+//     llm_query or FINAL does what it means, never its text as Python (M07);
+//   - labelled Python runs, any other block only if it parses, a cut-off last line is dropped
+//     (M06); the same code again is answered from the cache, not re-run (M09);
+//   - a FINAL is resolved (FINAL(x): the variable x, else the word), refused when it is a
+//     placeholder or a plan (M03), asked about once when the outputs show it was extracted
+//     wrongly (M11), checked against what the outputs showed (M02, M04), and tidied (M15); two
+//     different FINALs beside code that had not run are neither taken;
 //   - the stuck detector says when to warn and when to give up on the model (M09, M10, M12).
 // What the model is told comes back as notes; the loop decides what happens next.
-import type { CellResult } from "../repl/protocol.ts";
+import type { CellResult, LineCounts } from "../repl/protocol.ts";
 import * as say from "./feedback.ts";
 import type { TaskFacts } from "./feedback.ts";
-import { assignedNamesIn, assignmentAsCode, decideBareName, judgeFinalWithCode, normaliseAnswer, refuseFinal } from "./finals.ts";
+import { assignmentAsCode, judgeFinalWithCode, normaliseAnswer, refuseFinal } from "./finals.ts";
 import { formatCell, formatTurnOutput } from "./format.ts";
-import type { EvidenceGate, NoActionCounter, RepeatGuard, StuckDetector, StuckReason } from "./guards/index.ts";
+import {
+  patternIn,
+  type EvidenceGate,
+  type ExtractionGuard,
+  type ExtractionProblem,
+  type NoActionCounter,
+  type RepeatGuard,
+  type StuckDetector,
+  type StuckReason,
+} from "./guards/index.ts";
 import type { CodeBlock } from "./parse.ts";
 import { prepareBlock, type SyntaxChecker } from "./repl-probes.ts";
-import type { ReplyAnalysis } from "./reply.ts";
+import { foreignAction, type ForeignAction, type ReplyAnalysis } from "./reply.ts";
 
 /** One of each per question; a child RLM has its own. */
 export interface RunGuards {
@@ -24,6 +36,7 @@ export interface RunGuards {
   noAction: NoActionCounter;
   stuck: StuckDetector;
   evidence: EvidenceGate;
+  extraction: ExtractionGuard;
   /** Warnings that are said once per run (a nudge repeated every turn is noise). */
   warned: Set<StuckReason>;
 }
@@ -37,8 +50,8 @@ export interface TurnHost {
   /** Runs a cell for this turn: recorded in its trajectory and shown live. */
   runCell(code: string): Promise<CellResult>;
   checkSyntax: SyntaxChecker;
-  /** Names the model assigned in any code this run (`FINAL(result)` means the variable). */
-  assigned: ReadonlySet<string>;
+  /** The lines of `context` and how many a pattern matches (null when the REPL cannot say). */
+  lines(pattern: { pattern: string; regex: boolean } | null): Promise<LineCounts | null>;
   outputCharsPerCell: number;
   stopped(): boolean;
 }
@@ -50,6 +63,8 @@ export interface TurnOutcome {
   notes: string[];
   /** An accepted, tidied answer. */
   answer: string | null;
+  /** The answer was accepted although no output showed it (the model submitted it again). */
+  unsupported: boolean;
   /** Ran code, or gave an accepted final (the no-action counter's question). */
   acted: boolean;
   /** A cell raised, or a failed cell was sent again (the same error again). */
@@ -66,9 +81,11 @@ const quiet = (host: TurnHost): TaskFacts => ({ ...host.facts(), restate: false 
  * refused final cannot be retried, so the evidence gate's allowance no longer applies.
  */
 export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance = false): Promise<TurnOutcome> {
-  const out: TurnOutcome = { outputs: [], notes: [], answer: null, acted: false, raised: false, fallback: null };
+  const out: TurnOutcome = { outputs: [], notes: [], answer: null, unsupported: false, acted: false, raised: false, fallback: null };
   if (reply.kind === "neither") {
-    out.notes.push(say.messageForInaction(quiet(host), reply));
+    const action = reply.foreign ? foreignAction(reply.foreign) : null;
+    if (action) await playForeignAction(action, host, out, lastChance);
+    else out.notes.push(say.messageForInaction(quiet(host), reply, host.guards.noAction.count + 1));
     return out;
   }
   if (reply.refused.length)
@@ -82,8 +99,16 @@ export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance 
     out.notes.push(say.fabricatedOutputNote(reply.problems.includes("final-after-fabricated-output")));
   }
   const submitted = reply.runnable.length ? await runBlocks(reply.runnable, host, out, lastChance) : false;
+  if (reply.conflicting) out.notes.push(say.conflictingFinalsMessage(reply.conflicting));
   if (!submitted && reply.final && out.fallback === null && !host.stopped()) await takeTextFinal(reply, host, out, lastChance);
   return out;
+}
+
+/** A tool call that means llm_query or FINAL (M07): what it means, never its text as Python. */
+async function playForeignAction(action: ForeignAction, host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<void> {
+  if (action.kind === "final") return acceptCandidate(action.value, { source: "text" }, host, out, lastChance);
+  await runCells([action.code], host, out, lastChance);
+  out.notes.push(say.mappedToolCallNote(action.code));
 }
 
 // --- code --------------------------------------------------------------------------------------
@@ -95,7 +120,7 @@ async function runBlocks(blocks: CodeBlock[], host: TurnHost, out: TurnOutcome, 
   const codes: string[] = [];
   for (const block of blocks) {
     const prepared = await prepareBlock(block, host.checkSyntax);
-    if (prepared.action === "skip") out.notes.push(say.notPythonMessage(quiet(host), block.language, prepared.syntaxError));
+    if (prepared.action === "skip") out.notes.push(say.notPythonMessage(quiet(host), block.language, prepared.syntaxError, block.code));
     else {
       codes.push(prepared.code);
       if (prepared.note === "dropped-last-line") out.notes.push(say.unclosedFenceNote(prepared.dropped));
@@ -123,13 +148,18 @@ async function runCells(codes: string[], host: TurnHost, out: TurnOutcome, lastC
   for (const code of codes) {
     const result = await runAndNote(code, host, out);
     if (result.final_answer !== null) {
-      acceptCandidate(result.final_answer, { source: "code", code }, host, out, lastChance);
+      await acceptCandidate(result.final_answer, { source: "code", code }, host, out, lastChance);
       return true;
     }
+    const printed = PRINTED_FINAL.exec(result.stdout);
+    if (printed) out.notes.push(say.printedFinalMessage(printed[0]));
     if (host.stopped()) break;
   }
   return false;
 }
+
+/** A line a cell printed that looks like a final: printing it submits nothing. */
+const PRINTED_FINAL = /^[ \t]*FINAL(?:_VAR)?\(.*\)[ \t]*$/m;
 
 /** Runs one cell the model wrote (or meant): its output is shown and counts as evidence. */
 async function runAndNote(code: string, host: TurnHost, out: TurnOutcome): Promise<CellResult> {
@@ -138,6 +168,7 @@ async function runAndNote(code: string, host: TurnHost, out: TurnOutcome): Promi
   out.acted = true;
   if (result.error && result.error !== "KeyboardInterrupt") out.raised = true;
   host.guards.evidence.noteOutput(`${result.stdout}\n${result.stderr}`);
+  host.guards.extraction.noteCell(code, result);
   return result;
 }
 
@@ -168,7 +199,12 @@ async function takeTextFinal(reply: ReplyAnalysis, host: TurnHost, out: TurnOutc
   const marker = reply.final!;
   if (reply.kind === "both" && out.outputs.length) {
     const judged = judgeFinalWithCode(marker, out.outputs);
-    if (!judged.accept) {
+    // Refused once; the same answer in a later turn is the model's considered answer.
+    if (
+      !judged.accept &&
+      !(marker.kind === "value" && host.guards.evidence.submittedBefore(normaliseAnswer(marker.value, host.question)))
+    ) {
+      if (marker.kind === "value") host.guards.evidence.noteRefused(normaliseAnswer(marker.value, host.question));
       out.notes.push(say.finalWithCodeMessage(judged.why));
       return;
     }
@@ -176,43 +212,52 @@ async function takeTextFinal(reply: ReplyAnalysis, host: TurnHost, out: TurnOutc
   if (marker.kind === "assignment") {
     const code = assignmentAsCode(marker);
     const result = await runAndNote(code, host, out);
-    if (result.final_answer !== null) acceptCandidate(result.final_answer, { source: "code", code }, host, out, lastChance);
+    if (result.final_answer !== null) await acceptCandidate(result.final_answer, { source: "code", code }, host, out, lastChance);
     return;
   }
-  if (marker.kind === "variable") return submitVariable(marker.name, null, host, out, lastChance);
-  if (marker.bareName) return submitVariable(marker.bareName, marker.value, host, out, lastChance);
-  acceptCandidate(marker.value, { source: "text" }, host, out, lastChance);
+  if (marker.kind === "variable") return submitByName(`FINAL_VAR(${JSON.stringify(marker.name)})`, marker.name, host, out, lastChance);
+  if (marker.bareName) return submitByName(`FINAL(${marker.bareName})`, marker.bareName, host, out, lastChance);
+  await acceptCandidate(marker.value, { source: "text" }, host, out, lastChance);
 }
 
 /**
- * FINAL_VAR(name), or FINAL(name) with a bare name: the variable when it exists. When it does
- * not, FINAL(Paris) is the word, but FINAL(result) is a missing variable — never the answer
- * "result" (M03c/d). `literal`: the bare FINAL's text, null for FINAL_VAR.
+ * FINAL_VAR(name), or FINAL(name) with a bare name, run as the cell it stands for, so text and
+ * code mean the same (Python's FINAL.by_name decides): the variable when it exists; for FINAL,
+ * otherwise the word itself (FINAL(Paris), FINAL(CASE_DONE)) — which then needs evidence like
+ * any text answer — except a name that only looks like a variable (FINAL(result)): missing.
  */
-async function submitVariable(name: string, literal: string | null, host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<void> {
-  const result = await host.runCell(`FINAL_VAR(${JSON.stringify(name)})`);
-  if (result.final_answer !== null) return acceptCandidate(result.final_answer, { source: "code" }, host, out, lastChance);
-  if (literal !== null) {
-    const decision = decideBareName(name, Object.keys(result.locals), host.assigned);
-    if (decision.action === "literal") return acceptCandidate(decision.value, { source: "text" }, host, out, lastChance);
+async function submitByName(code: string, name: string, host: TurnHost, out: TurnOutcome, lastChance: boolean): Promise<void> {
+  const result = await host.runCell(code);
+  if (result.final_answer !== null) {
+    const word = result.final_answer === name && code.startsWith("FINAL(");
+    return acceptCandidate(result.final_answer, { source: word ? "text" : "code" }, host, out, lastChance);
   }
   out.outputs.push(result);
   out.notes.push(say.missingVariableMessage(quiet(host), name));
 }
 
-/** A submitted answer, tidied (M15), then refused if it is not one (M03g) or has no evidence yet (M02). */
-function acceptCandidate(
+/**
+ * A submitted answer, tidied (M15), then refused if it is not one (M03g), if what the outputs
+ * show says it was extracted wrongly (M11: asked once), or if it has no evidence yet (M02).
+ */
+async function acceptCandidate(
   value: string,
   from: { source: "text" | "code"; code?: string },
   host: TurnHost,
   out: TurnOutcome,
   lastChance: boolean,
-): void {
+): Promise<void> {
   // Checked as it will be given: "Answer: 42" is looked for in the outputs as "42".
   const answer = normaliseAnswer(value, host.question);
   const refused = refuseFinal(answer);
   if (refused) {
     out.notes.push(say.refusedFinalMessage(quiet(host), refused));
+    return;
+  }
+  const problem = host.guards.evidence.submittedBefore(answer) ? null : host.guards.extraction.check(answer, host.guards.evidence.outputs);
+  if (problem) {
+    host.guards.evidence.noteRefused(answer);
+    out.notes.push(await extractionMessage(problem, answer, from.code, host));
     return;
   }
   const verdict = host.guards.evidence.check({ answer, ...from }, { lastChance });
@@ -221,12 +266,17 @@ function acceptCandidate(
     return;
   }
   out.answer = answer;
+  out.unsupported = verdict.unsupported === true;
   out.acted = true;
 }
 
-/** Names a cell binds, for FINAL(name) decisions later in the run. */
-export function noteAssignments(code: string, into: Set<string>): void {
-  for (const name of assignedNamesIn(code)) into.add(name);
+/** The evidence for an extraction problem, in words: the whole number, or the lines the pattern missed. */
+async function extractionMessage(problem: ExtractionProblem, answer: string, code: string | undefined, host: TurnHost): Promise<string> {
+  if (problem.kind === "fragment") return say.numberFragmentMessage(quiet(host), answer, problem.whole);
+  const pattern = [code, ...host.guards.extraction.recentCode()].map((c) => (c ? patternIn(c) : null)).find((p) => p !== null) ?? null;
+  const lines = await host.lines(pattern);
+  const evidence = lines ? { ...lines, pattern: lines.matched === null ? null : (pattern?.pattern ?? null) } : null;
+  return say.emptyAggregateMessage(quiet(host), answer, problem.found, evidence);
 }
 
 /**

@@ -149,6 +149,11 @@ export interface RlmResult {
   mode?: { used: "rlm" | "direct"; reason: string };
   /** When the fallback ran: why, and how much of the document it read. */
   fallback?: FallbackSummary;
+  /**
+   * Set when the answer stands although no output of the run showed it: the evidence gate asked
+   * for support once and the model submitted the same answer again (a person should check it).
+   */
+  unverified?: string;
 }
 
 export interface FallbackSummary {

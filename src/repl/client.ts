@@ -6,6 +6,7 @@ import {
   parseCellResult,
   parseContextInfo,
   parsePassages,
+  parseProbeReply,
   isSubcallRequestMessage,
   parseSubcallRequest,
   type CellResult,
@@ -13,6 +14,8 @@ import {
   type ContextInfo,
   type ContextShape,
   type Passage,
+  type ProbeReply,
+  type ProbeRequest,
   type ReplBootInfo,
   type ReplBootOptions,
   type ReplStats,
@@ -356,6 +359,17 @@ export class ReplClient implements SessionRepl {
   async resetNamespace(): Promise<void> {
     const t = await this.ready();
     await this.call(t, t.api.resetNamespace());
+  }
+
+  /**
+   * One of the harness's own questions to Python (ProbeRequest), as a worker call of its own:
+   * never a cell, so a read of a 600,000-character document comes back whole, and nothing is
+   * recorded as read or shown to the model. Throws ReplProbeError when Python fails (Stop
+   * interrupts a long one), ReplProtocolError when the reply is not the shape asked for.
+   */
+  async probe<R extends ProbeRequest>(request: R): Promise<ProbeReply<R>> {
+    const t = await this.ready();
+    return parseProbeReply(request, await this.call(t, t.api.probe(JSON.stringify(request))));
   }
 
   async runCell(code: string, options: RunCellOptions = {}): Promise<CellResult> {

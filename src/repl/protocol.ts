@@ -255,6 +255,12 @@ export interface ReplWorkerApi {
   variableNames(): Promise<string>;
   /** JSON [{doc, start, end}] in, JSON [Passage | null] out: the text of ranges to quote. */
   sourcePassages(rangesJson: string): Promise<string>;
+  /**
+   * One of the host's own questions to Python (a ProbeRequest as JSON in; {ok, value} or {ok,
+   * error} as JSON out): a call of its own, not a cell, so it pays no evidence recorder, no
+   * locals snapshot and no output cap. The host validates the reply (parseProbeReply).
+   */
+  probe(requestJson: string): Promise<string>;
   /** Memory the Python runtime holds (for benchmarks and diagnostics). */
   stats(): Promise<ReplStats>;
 }
@@ -429,6 +435,160 @@ export function parseStringList(text: unknown, what: string): string[] {
   const v = parseJson(text, what);
   if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new ReplProtocolError(what);
   return v as string[];
+}
+
+// --- probes: the host's own questions to Python (issue 27 §1: a worker call, not cells) ------
+
+/** A range of `context`: `doc` is null for a plain-string `context`, else the document's key. */
+export interface ContextRange {
+  doc: string | null;
+  start: number;
+  end: number;
+}
+
+/** "Does this block parse as Python?" — and, if not, would it without its cut-off last line. */
+export type SyntaxVerdict =
+  | { ok: true }
+  | {
+      ok: false;
+      /** "SyntaxError: …" */
+      error: string;
+      line: number | null;
+      /** The code without its last line, when that parses (a reply cut off mid-line). */
+      trimmed: string | null;
+      dropped: string | null;
+    };
+
+/** What search() and map_query() need to know about the sub-model. */
+export interface HelperLimits {
+  /** Characters of `context` per map_query prompt. */
+  chunkChars: number;
+  /** Parts map_query may send in one call (each is a sub-call). */
+  maxChunks: number;
+}
+
+/**
+ * Every question the harness asks Python about `context` or code, never through a cell: a
+ * block's syntax, the documents' lengths, characters a..b of one, the pieces a bounded
+ * map-reduce should read, the helpers' limits, and where pieces the harness read lie (lines).
+ */
+export type ProbeRequest =
+  | { kind: "syntax"; code: string }
+  | { kind: "layout" }
+  | ({ kind: "read" } & ContextRange)
+  | { kind: "rank"; question: string; chunkChars: number; maxChunks: number }
+  | ({ kind: "configure" } & HelperLimits)
+  | { kind: "place"; ranges: ContextRange[] }
+  /** How many lines `context` has, how many a pattern (literal, or a regex) matches, and its first lines. */
+  | { kind: "lines"; pattern: string | null; regex: boolean };
+
+/** The reply to a "lines" probe. */
+export interface LineCounts {
+  total: number;
+  /** Lines the pattern matched; null without a pattern (or one Python cannot compile). */
+  matched: number | null;
+  /** The first non-empty lines (at most 5, each at most 300 characters). */
+  first: string[];
+}
+
+/** The checked reply to each kind of probe. */
+export interface ProbeReplies {
+  syntax: SyntaxVerdict;
+  /** One entry per document of `context`, in order. */
+  layout: Array<{ doc: string | null; length: number }>;
+  /** The characters asked for (fewer only where the document ends). */
+  read: string;
+  rank: ContextRange[];
+  configure: null;
+  place: SourceRange[];
+  lines: LineCounts;
+}
+
+export type ProbeReply<R extends ProbeRequest> = ProbeReplies[R["kind"]];
+
+const PROBE_WHAT: Record<ProbeRequest["kind"], string> = {
+  syntax: "check a block's syntax",
+  layout: "read the shape of `context`",
+  read: "read part of `context`",
+  rank: "choose parts of `context`",
+  configure: "configure the helpers",
+  place: "place the pieces it read",
+  lines: "count the lines of `context`",
+};
+
+/** Python answered a probe with an error (or was stopped while it worked). */
+export class ReplProbeError extends Error {
+  override name = "ReplProbeError";
+  constructor(
+    readonly kind: ProbeRequest["kind"],
+    detail: string,
+  ) {
+    const last = detail.trim().split("\n").pop() ?? detail;
+    super(`The harness could not ${PROBE_WHAT[kind]} in the Python REPL (${last.slice(0, 300)}). If this repeats, restart the session.`);
+  }
+}
+
+/** Most documents a `context` is described as having (a zip of a large repository stays far below). */
+const MAX_LAYOUT_DOCS = 1_000_000;
+
+const isDocName = (v: unknown): v is string | null => v === null || (typeof v === "string" && v.length <= MAX_DOC_NAME);
+
+function parseRange(v: unknown): ContextRange | null {
+  if (!Array.isArray(v) || v.length !== 3) return null;
+  const [doc, start, end] = v as unknown[];
+  return isDocName(doc) && isCount(start) && isCount(end) && start <= end ? { doc, start, end } : null;
+}
+
+function parseSyntaxVerdict(v: unknown): SyntaxVerdict | null {
+  if (!isRecord(v) || typeof v.ok !== "boolean") return null;
+  if (v.ok) return { ok: true };
+  const text = (x: unknown) => (x === null || typeof x === "string" ? x : undefined);
+  const [trimmed, dropped] = [text(v.trimmed), text(v.dropped)];
+  const line = v.line === null || v.line === undefined ? null : isCount(v.line) ? v.line : undefined;
+  if (typeof v.error !== "string" || trimmed === undefined || dropped === undefined || line === undefined) return null;
+  return { ok: false, error: v.error.slice(0, 500), line, trimmed, dropped };
+}
+
+/** The value of a probe's reply, checked against what was asked; anything else is a protocol error. */
+function probeValue(request: ProbeRequest, v: unknown): ProbeReplies[ProbeRequest["kind"]] | undefined {
+  switch (request.kind) {
+    case "syntax": {
+      return parseSyntaxVerdict(v) ?? undefined;
+    }
+    case "layout": {
+      if (!Array.isArray(v) || v.length > MAX_LAYOUT_DOCS) return undefined;
+      const rows = v.map((row: unknown) =>
+        Array.isArray(row) && row.length === 2 && isDocName(row[0]) && isCount(row[1]) ? { doc: row[0], length: row[1] } : null,
+      );
+      return rows.every((r) => r !== null) ? rows : undefined;
+    }
+    case "read":
+      // Python counts code points, JavaScript UTF-16 units: at most two units per character.
+      return typeof v === "string" && v.length <= 2 * Math.max(0, request.end - request.start) ? v : undefined;
+    case "rank": {
+      if (!Array.isArray(v) || v.length > Math.max(1, request.maxChunks)) return undefined;
+      const ranges = v.map(parseRange);
+      return ranges.every((r) => r !== null) ? ranges : undefined;
+    }
+    case "configure":
+      return null;
+    case "place":
+      return validSources(v, MAX_PROMPT_SOURCES);
+    case "lines": {
+      if (!isRecord(v) || !isCount(v.total) || !(v.matched === null || isCount(v.matched)) || !Array.isArray(v.first)) return undefined;
+      const first = v.first.filter((l): l is string => typeof l === "string").slice(0, 5);
+      return { total: v.total, matched: v.matched, first: first.map((l) => l.slice(0, 300)) };
+    }
+  }
+}
+
+/** The worker's reply to a probe, checked: its value, or ReplProbeError when Python failed. */
+export function parseProbeReply<R extends ProbeRequest>(request: R, text: unknown): ProbeReply<R> {
+  const reply = parseJson(text, `reply to the "${request.kind}" probe`);
+  if (isRecord(reply) && reply.ok === false && typeof reply.error === "string") throw new ReplProbeError(request.kind, reply.error);
+  const value = isRecord(reply) && reply.ok === true ? probeValue(request, reply.value) : undefined;
+  if (value === undefined) throw new ReplProtocolError(`reply to the "${request.kind}" probe`);
+  return value as ProbeReply<R>;
 }
 
 // --- the SharedArrayBuffer channel layout (both sides must agree) ---------------------------

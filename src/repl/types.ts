@@ -5,6 +5,8 @@ import type {
   ContextInfo,
   ContextShape,
   Passage,
+  ProbeReply,
+  ProbeRequest,
   ReplBootInfo,
   ReplBootOptions,
   ReplWorkerApi,
@@ -37,6 +39,12 @@ export interface Repl {
   setContextText(text: string): Promise<ContextInfo>;
   /** Messages from the worker that failed validation since the last call (then forgotten). */
   takeProtocolErrors?(): string[];
+  /**
+   * One of the harness's own questions to Python (a block's syntax, `context`'s layout, a read,
+   * a ranking, the helpers' limits, where pieces lie): a call of its own, never a cell. Not
+   * while a cell of this REPL runs.
+   */
+  probe<R extends ProbeRequest>(request: R): Promise<ProbeReply<R>>;
   /** The text of document ranges, to quote an answer's sources (REPLs without documents omit it). */
   sourcePassages?(ranges: ReadonlyArray<{ doc: string; start: number; end: number }>): Promise<Array<Passage | null>>;
 }
@@ -120,4 +128,4 @@ export type ReplStatus =
   | { state: "restarting"; reason: string }
   | { state: "failed"; message: string };
 
-export type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, SubcallRequest };
+export type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, ProbeReply, ProbeRequest, SubcallRequest };

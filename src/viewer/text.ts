@@ -3,6 +3,7 @@
 // size or encoding. JS strings count UTF-16 units, Python counts code points; the helpers here
 // convert, so a character outside the Basic Multilingual Plane (an emoji) moves nothing.
 import { bomDecoder, decodeLatin1 } from "../ingest/decode.ts";
+import { unitOf } from "./index-builder.ts";
 import { CHECKPOINT_CHARS, type DocumentIndex, type Unit } from "./types.ts";
 
 export function decodeUnits(bytes: Uint8Array, unit: Unit): string {
@@ -51,4 +52,59 @@ export async function readChars(blob: Blob, index: DocumentIndex, start: number,
   const a = unitIndexOf(text, s - firstChar);
   const b = a + unitIndexOf(text.slice(a), e - s);
   return text.slice(a, b);
+}
+
+// --- either end of a document, with no index (compare mode) ------------------------------------
+// Compare mode cuts a document to the window from both ends without building its map: the same
+// unit and BOM rule as the index (unitOf), the same decoder (decodeUnits), and the same
+// code-point counting, so what it reads is Python's context[:n] and context[-n:]
+// (tests/node/viewer-parity.test.ts). Only the bytes the characters can need are read.
+
+/** The most bytes one character takes in each unit. */
+const MAX_BYTES: Record<Unit, number> = { "utf-8": 4, "latin-1": 1, "utf-16le": 4, "utf-16be": 4, "utf-32le": 4, "utf-32be": 4 };
+/** Bytes per code unit: a slice must start on a unit boundary. */
+const UNIT_BYTES: Record<Unit, number> = { "utf-8": 1, "latin-1": 1, "utf-16le": 2, "utf-16be": 2, "utf-32le": 4, "utf-32be": 4 };
+
+/** The first `n` characters (code points, as Python counts) of a stored document. */
+export async function readHeadChars(blob: Blob, encoding: string | undefined, n: number): Promise<string> {
+  if (n <= 0) return "";
+  const { unit, bomBytes } = await unitOf(blob, encoding);
+  // n characters fit in n × MAX_BYTES bytes; a character cut at the end of the read comes after them.
+  const bytes = new Uint8Array(await blob.slice(bomBytes, bomBytes + n * MAX_BYTES[unit]).arrayBuffer());
+  const text = decodeUnits(bytes, unit);
+  return text.slice(0, unitIndexOf(text, n));
+}
+
+/** The last `n` characters (code points) of a stored document. */
+export async function readTailChars(blob: Blob, encoding: string | undefined, n: number): Promise<string> {
+  if (n <= 0) return "";
+  const { unit, bomBytes } = await unitOf(blob, encoding);
+  let from = Math.max(bomBytes, blob.size - n * MAX_BYTES[unit]);
+  from -= (from - bomBytes) % UNIT_BYTES[unit];
+  const bytes = new Uint8Array(await blob.slice(from).arrayBuffer());
+  const text = decodeUnits(from > bomBytes ? bytes.subarray(partialLead(bytes, unit)) : bytes, unit);
+  return text.slice(unitIndexOfLast(text, n));
+}
+
+/** Bytes at the start of a slice that belong to a character begun before it. */
+function partialLead(bytes: Uint8Array, unit: Unit): number {
+  if (unit === "utf-8") {
+    let i = 0;
+    while (i < 3 && i < bytes.length && (bytes[i]! & 0xc0) === 0x80) i++;
+    return i;
+  }
+  // A low surrogate first: its high half was before the slice.
+  const high = unit === "utf-16le" ? bytes[1] : unit === "utf-16be" ? bytes[0] : undefined;
+  return high !== undefined && high >= 0xdc && high <= 0xdf ? 2 : 0;
+}
+
+/** The UTF-16 index where the last `n` code points of `text` begin (0 when it has fewer). */
+function unitIndexOfLast(text: string, n: number): number {
+  let i = text.length;
+  for (let cps = 0; cps < n && i > 0; cps++) {
+    const c = text.charCodeAt(i - 1);
+    const pair = c >= 0xdc00 && c <= 0xdfff && i >= 2 && text.charCodeAt(i - 2) >= 0xd800 && text.charCodeAt(i - 2) <= 0xdbff;
+    i -= pair ? 2 : 1;
+  }
+  return i;
 }

@@ -105,6 +105,23 @@ describe("how an answer came about", () => {
     }
   });
 
+  it("says when the answer stands though no output showed it (submitted again after the gate asked, issue 25)", async () => {
+    server.scripts.root = (req: ScriptedRequest) => (req.turn === 0 ? code("print(len(context))") : "FINAL(4815162)");
+    const { context, page, errors } = await newPage(browser, { viewport: { width: 390, height: 860 } });
+    await open(page, { mode: "rlm" });
+    await upload(page, "minutes.txt", "The committee met and discussed the roads. ".repeat(2000));
+    await askAndWait(page, "What is the magic number?", "4815162");
+    const how = page.getByTestId("how-answered").last();
+    await how.waitFor();
+    expect(await how.textContent()).toMatch(/^No output of the run showed this answer/);
+    await page
+      .locator(".exchange")
+      .last()
+      .screenshot({ path: `${SHOTS}unverified-answer-390.png` });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it("says when a small document was answered directly, in one call", async () => {
     server.scripts.root = (req: ScriptedRequest) =>
       req.messages[0]?.content === VANILLA_SYSTEM_PROMPT ? "It is blue." : code("FINAL('rlm ran')");

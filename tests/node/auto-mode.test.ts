@@ -20,8 +20,8 @@ afterEach(() => {
   server.requests.length = 0;
 });
 
-function session(overrides: Parameters<typeof config>[0] = {}): RlmSession {
-  const { root, sub } = engines(server, WINDOW);
+function session(overrides: Parameters<typeof config>[0] = {}, window = WINDOW): RlmSession {
+  const { root, sub } = engines(server, window);
   const s = new RlmSession({
     createRepl: () => createNodeRepl({ syncMode: "auto" }),
     engines: () => ({ root, sub }),
@@ -91,5 +91,48 @@ describe("auto mode", () => {
     expect(result.answer).toMatch(/^Note: the document is 100,010 characters long/);
     expect(result.answer).toContain("START");
     expect(result.answer).toContain("END");
+  });
+});
+
+/** 600,000 characters, every line numbered, so a missing or repeated piece shows. */
+const BIG = Array.from({ length: 12_000 }, (_, i) => `line ${String(i).padStart(6, "0")}: the river é ran past the mill.`)
+  .join("\n")
+  .padEnd(600_000, ".")
+  .slice(0, 600_000);
+
+/** The document part of a direct prompt, and the note above it ("" when nothing was cut). */
+function directPrompt(req: ScriptedRequest): { note: string; shown: string } {
+  const m = /^(?:(Note: [^\n]*)\n\n)?Document:\n<<<\n([\s\S]*)\n>>>\n\nQuestion: /.exec(req.lastUser);
+  if (!m) throw new Error(`not a direct prompt: ${req.lastUser.slice(0, 200)}`);
+  return { note: m[1] ?? "", shown: m[2]! };
+}
+
+describe("direct mode reads the whole document (issue 25 §2)", () => {
+  it.each([
+    ["4K", 4096],
+    ["32K", 32_768],
+    ["256K", 262_144],
+  ])("a %s window: the prompt holds what fits, and says truthfully what was cut", async (_name, window) => {
+    const s = session({ runMode: "direct" }, window);
+    await s.addDocuments([{ path: "big.txt", data: text(BIG) }]);
+    server.scripts.root = (req) => (isDirect(req) ? "seen" : code("FINAL('rlm')"));
+    const result = await s.ask("What runs past the mill?");
+    expect(result).toMatchObject({ answer: "seen", mode: { used: "direct" } });
+    const { note, shown } = directPrompt(rootRequests()[0]!);
+    expect(shown).not.toContain("omitted");
+    if (window === 262_144) {
+      expect(note).toBe("");
+      expect(shown).toBe(BIG);
+      expect(result.iterations[0]!.direct).toEqual({ shown_chars: 600_000, total_chars: 600_000 });
+      return;
+    }
+    const [, first, last, cut] = /Shown: the first ([\d,]+) and the last ([\d,]+) characters; ([\d,]+) characters in the middle were cut/
+      .exec(note)!
+      .map((n) => Number(n.replace(/,/g, "")));
+    expect(first! + last! + cut!).toBe(600_000);
+    expect(shown).toBe(
+      `${BIG.slice(0, first)}\n[... ${note.match(/([\d,]+) characters in the middle/)![1]} characters cut here ...]\n${BIG.slice(-last!)}`,
+    );
+    expect(result.iterations[0]!.direct).toEqual({ shown_chars: first! + last!, total_chars: 600_000 });
   });
 });

@@ -84,6 +84,55 @@ describe("rlm --mode and --prompt", () => {
     expect(out.stderr).toMatch(/answered by the fallback \(The model could not drive the run/);
   });
 
+  it.each(["guided", "standard", "canonical"])(
+    "--prompt %s: a cell prints CASE_DONE, then FINAL(CASE_DONE) is the answer (issue 25)",
+    async (prompt) => {
+      server.requests.length = 0;
+      server.scripts.root = [code('print("CASE_DONE")'), "FINAL(CASE_DONE)"];
+      server.scripts.sub = "NOT FOUND";
+      const out = await run(["--task", "Is the case done?", ...base(), "--mode", "rlm", "--prompt", prompt], "Case file 12: closed.");
+      expect(out.code).toBe(0);
+      expect(JSON.parse(out.stdout)).toMatchObject({ answer: "CASE_DONE", status: "answered", producedBy: "model" });
+      expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
+    },
+  );
+
+  it("an answer submitted again after the gate asked for evidence stands, and stderr says no output showed it", async () => {
+    server.requests.length = 0;
+    server.scripts.root = [code("print(len(context))"), "FINAL(4815162)", "FINAL(4815162)"];
+    server.scripts.sub = "NOT FOUND";
+    const long = "The committee met and discussed the roads. ".repeat(1000);
+    const out = await run(["--task", "What is the number?", "--model", "root-model", "--base-url", server.baseUrl, "--mode", "rlm"], long);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("4815162\n");
+    expect(out.stderr).toMatch(/No output of the run showed this answer/);
+  });
+
+  it("without --verbose, stderr still says when the fallback wrote the answer", async () => {
+    server.requests.length = 0;
+    server.scripts.root = "Let me think.";
+    server.scripts.sub = (req) =>
+      req.lastUser.includes("Answers found") ? "2026-11-23" : (/dated (\S+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    const args = ["--task", "What is the date?", "--model", "root-model", "--base-url", server.baseUrl, "--mode", "rlm"];
+    const out = await run(args, "This letter is dated 2026-11-23.");
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("2026-11-23\n");
+    expect(out.stderr).toMatch(/answered by the fallback \(The model could not drive the run/);
+  });
+
+  it("--mode direct --context-window 262144: a 600,000-character document reaches the model whole (issue 25)", async () => {
+    server.requests.length = 0;
+    server.scripts.root = (req) => (isDirect(req) ? `${req.lastUser.length}` : code("FINAL('rlm')"));
+    const doc = Array.from({ length: 12_000 }, (_, i) => `line ${String(i).padStart(6, "0")}: the river é ran past the mill.`)
+      .join("\n")
+      .padEnd(600_000, ".");
+    const out = await run(["--task", "What runs past the mill?", ...base(), "--mode", "direct", "--context-window", "262144"], doc);
+    expect(out.code).toBe(0);
+    const [request] = server.requests.filter(isDirect);
+    expect(request!.lastUser).toBe(`Document:\n<<<\n${doc}\n>>>\n\nQuestion: What runs past the mill?`);
+    expect(JSON.parse(out.stdout)).toMatchObject({ status: "answered", mode: { used: "direct" } });
+  });
+
   it("rejects an unknown --mode with the choices", async () => {
     const out = await run(["--task", "q", "--model", "m", "--mode", "fast"], "doc");
     expect(out.code).toBe(2);

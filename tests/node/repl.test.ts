@@ -75,8 +75,10 @@ describe.each(["jspi", "sab"] as const)("REPL with %s sub-calls", (mode) => {
   it("restores reserved names a cell rebinds", async () => {
     const r1 = await repl.runCell("context = 'overwritten'\nllm_query = None\nanswer = 7\nprint(context)");
     expect(r1.stdout.trim()).toBe("overwritten");
+    expect(r1.stderr).toContain("`answer` is a dict here");
     const r2 = await repl.runCell("print(context)\nprint(llm_query('x'))\nprint(answer)");
-    expect(r2.stdout.trim().split("\n")).toEqual(["the context", "llm:X", "{'content': '', 'ready': False}"]);
+    // `answer` is the dict again; the value the cell gave it is kept as its content (issue 25).
+    expect(r2.stdout.trim().split("\n")).toEqual(["the context", "llm:X", "{'content': '7', 'ready': False}"]);
   });
 
   it("submits answers through FINAL, FINAL_VAR and the answer dict", async () => {

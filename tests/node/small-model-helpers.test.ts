@@ -145,6 +145,50 @@ describe('FINAL_VAR("x") = value (M03e)', () => {
   });
 });
 
+describe("FINAL(name): the variable, else the word (issue 25)", () => {
+  it("is the variable's value when the name is a variable, whatever it looks like", async () => {
+    expect((await repl.runCell("result = 'seven'\nFINAL(result)")).final_answer).toBe("seven");
+    expect((await repl.runCell("Paris = 'the city'\nFINAL(Paris)")).final_answer).toBe("the city");
+  });
+
+  it.each([["CASE_DONE"], ["Paris"], ["Yes"], ["count2"], ["myAnswer"], ["B"]])("is the word %j itself otherwise", async (word) => {
+    const r = await repl.runCell(`FINAL(${word})`);
+    expect(r.error).toBeNull();
+    expect(r.final_answer).toBe(word);
+  });
+
+  it.each([["result"], ["answer"], ["final_answer"], ["res"], ["output"], ["x"]])(
+    "never submits the word %j, which names a missing variable: it says which exist",
+    async (name) => {
+      const r = await repl.runCell(`lines = 3\nFINAL(${name})`);
+      expect(r.final_answer).toBeNull();
+      expect(r.error).toBeNull();
+      expect(r.stderr).toContain(`no variable named '${name}'`);
+      expect(r.stderr).toContain("Variables: lines");
+    },
+  );
+
+  it("a name a cell assigned (and lost) is a missing variable, not a word", async () => {
+    await repl.runCell("town = missing_thing.split()[3]");
+    const r = await repl.runCell("FINAL(town)");
+    expect(r.final_answer).toBeNull();
+    expect(r.stderr).toContain("no variable named 'town'");
+  });
+
+  it("FINAL(answer) submits the answer dict's content; names inside functions stay Python's", async () => {
+    expect((await repl.runCell("answer['content'] = 'nine'\nFINAL(answer)")).final_answer).toBe("nine");
+    expect((await repl.runCell("answer = 'eleven'\nFINAL(answer)")).final_answer).toBe("eleven");
+    // Rebound in one cell, the text is kept as the dict's content; FINAL(answer) as text later submits it.
+    await repl.runCell("answer = 'twelve'");
+    expect((await repl.runCell("FINAL(answer)")).final_answer).toBe("twelve");
+    const r = await repl.runCell("def f(v):\n    FINAL(v)\nf('ten')");
+    expect(r.final_answer).toBe("ten");
+    // Error lines still point at the model's code after the rewrite.
+    const broken = await repl.runCell("x1 = 1\nFINAL(undefined_thing.upper())");
+    expect(broken.stderr).toMatch(/at line 2: FINAL\(undefined_thing\.upper\(\)\)/);
+  });
+});
+
 describe("probes", () => {
   it("check syntax without running anything or binding names", async () => {
     const check = replSyntaxChecker(repl);
@@ -194,6 +238,28 @@ describe("probes", () => {
     expect(all).toHaveLength(6);
     const top = await rankChunks(repl, "Who keeps the ledger?", 10_000, 1);
     expect(top).toEqual([{ doc: "b.txt", start: 20_000, end: b.length }]);
+  });
+
+  it("are a worker call, not a cell: no output cap, nothing recorded as read, nothing bound (issue 25)", async () => {
+    const big = Array.from({ length: 30_000 }, (_, i) => `row ${i}: ünïcode 😀 value ${i * 7}`).join("\n");
+    await repl.loadDocuments([{ name: "big.txt", data: text(big) }]);
+    const total = (await contextLayout(repl))[0]!.length;
+    expect(total).toBeGreaterThan(200_000); // the cell output cap
+    // Python's offsets are code points: the emoji counts once, as in len(context).
+    expect(await readContext(repl, { doc: null, start: 0, end: total })).toBe(big);
+    await expect(readContext(repl, { doc: "nope.txt", start: 0, end: 1 })).rejects.toThrow(/could not read part of `context`.*KeyError/);
+    // A cell that submits an answer cites what cells read; the probe's read is not among them.
+    const r = await repl.runCell("FINAL('value 21')");
+    expect(r.sources ?? []).toEqual([]);
+    expect((await repl.runCell("print(SHOW_VARS())")).stdout).toContain("No variables yet");
+  });
+
+  it("a long probe stops when asked (the interrupt is armed while it runs)", async () => {
+    await repl.loadDocuments([{ name: "huge.txt", data: text("lorem ipsum dolor sit amet ".repeat(4_000_000)) }]);
+    const ranking = rankChunks(repl, "lorem ipsum dolor amet consectetur adipiscing elit sed eiusmod tempor", 200, 10);
+    setTimeout(() => repl.interrupt(), 300);
+    await expect(ranking).rejects.toThrow(/could not choose parts of `context`.*KeyboardInterrupt/);
+    expect((await repl.runCell("print(1 + 1)")).stdout).toBe("2\n");
   });
 });
 

@@ -100,6 +100,12 @@ describe("controls: correct replies in every accepted form", () => {
     ["FINAL_VAR in a python block", '```python\nFINAL_VAR("result")\n```'],
     ["the answer dict", code('answer["content"] = result\nanswer["ready"] = True')],
     ["code and FINAL in one reply, the output bearing it out", `${code("print(result)")}\nFINAL(${NEEDLE})`],
+    ["FINAL in a bare fence", "```\nFINAL(result)\n```"],
+    ["FINAL_VAR in a <code> tag", "<code>FINAL_VAR('result')</code>"],
+    ["a FINAL tool call", `{"name": "FINAL", "arguments": {"answer": "${NEEDLE}"}}`],
+    ["FINAL(answer) after answer = result", code("answer = result\nFINAL(answer)")],
+    ["bold FINAL with a stray </think>", `**FINAL(${NEEDLE})**\n</think>`],
+    ["the same FINAL twice", `FINAL(${NEEDLE})\nFINAL(${NEEDLE})`],
   ])("%s", async (_name, finalTurn) => {
     server.scripts.root = [competentStep, finalTurn];
     const result = await ask();
@@ -284,5 +290,178 @@ describe("what every request carries", () => {
     expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(1);
     const calls = result.iterations[0]!.code_blocks[0]!.result.rlm_calls;
     expect(calls.map((c) => c.cached ?? false)).toEqual([false, true]);
+  });
+});
+
+describe("issue 25: the loop never loses an answer the model found", () => {
+  it.each(["guided", "standard", "canonical"] as const)(
+    "%s: a cell prints CASE_DONE, then FINAL(CASE_DONE) as text is the word itself",
+    async (prompt) => {
+      server.scripts.root = [code('print("CASE_DONE")'), "FINAL(CASE_DONE)"];
+      const result = await ask({ prompt });
+      expect(result).toMatchObject({ status: "answered", answer: "CASE_DONE", producedBy: "model" });
+      expect(rootRequests()).toHaveLength(2);
+    },
+  );
+
+  it("FINAL(CASE_DONE) inside a cell is the word too, not a NameError", async () => {
+    server.scripts.root = [code('print("CASE_DONE")\nFINAL(CASE_DONE)')];
+    const result = await ask();
+    expect(result).toMatchObject({ status: "answered", answer: "CASE_DONE", producedBy: "model" });
+  });
+
+  it("FINAL(name) of a variable in a cell is its value; FINAL(result) of no variable is never the word", async () => {
+    server.scripts.root = [code("CASE_DONE = 'the value'\nFINAL(CASE_DONE)")];
+    expect((await ask()).answer).toBe("the value");
+    server.requests.length = 0;
+    server.scripts.root = [code("print(len(context))\nFINAL(result)"), correctTurn];
+    const result = await ask();
+    expect(result.answer).toBe(NEEDLE);
+    expect(rootRequests()[1]!.lastUser).toMatch(/no variable named 'result'/);
+  });
+
+  it("the evidence gate asks once; the same answer again is accepted and marked as shown by no output", async () => {
+    server.scripts.root = [code("print(len(context))"), "FINAL(4815162)", "FINAL(4815162)"];
+    const result = await ask();
+    expect(result).toMatchObject({ status: "answered", answer: "4815162", producedBy: "model" });
+    expect(result.unverified).toMatch(/no output/i);
+    expect(rootRequests()).toHaveLength(3);
+    expect(rootRequests()[2]!.lastUser).toMatch(/no output so far shows it/);
+  });
+
+  it("a final before any code, submitted twice, stands (marked); a supported one is not marked", async () => {
+    server.scripts.root = ["FINAL(4815162)", "FINAL(4815162)"];
+    const guessed = await ask();
+    expect(guessed).toMatchObject({ answer: "4815162", producedBy: "model" });
+    expect(guessed.unverified).toBeTruthy();
+    server.scripts.root = [competentStep, `FINAL(${NEEDLE})`];
+    expect((await ask()).unverified).toBeUndefined();
+  });
+
+  it("the fallback never replaces an answer submitted twice, even at the turn limit", async () => {
+    server.scripts.root = (req) => (req.turn === 0 ? code("print(len(context))") : `FINAL(${plan.guess})`);
+    server.scripts.sub = (req: ScriptedRequest) =>
+      req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    const result = await ask({ maxIterations: 2 });
+    expect(result).toMatchObject({ answer: plan.guess, producedBy: "model" });
+    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
+  });
+});
+
+describe("issue 25 §4: the clumsy-model cases", () => {
+  const subAnswers = (req: ScriptedRequest) => (req.lastUser.includes("2+2") ? "4" : "NOT FOUND");
+
+  it("a native tool call of llm_query runs llm_query; a FINAL tool call submits; neither text runs as Python", async () => {
+    server.scripts.root = [
+      '{"name": "llm_query", "arguments": {"prompt": "What is 2+2?"}}',
+      '<tool_call>\n{"name": "FINAL", "arguments": {"answer": "4"}}\n</tool_call>',
+    ];
+    server.scripts.sub = subAnswers;
+    const result = await ask();
+    expect(result).toMatchObject({ status: "answered", answer: "4", producedBy: "model" });
+    expect(result.iterations[0]!.code_blocks.map((b) => b.code)).toEqual(['print(llm_query("What is 2+2?"))']);
+    expect(rootRequests()[1]!.lastUser).toContain("4");
+    expect(rootRequests()[1]!.lastUser).toMatch(/tools are Python functions/);
+  });
+
+  it("XML-ish commands mean the same", async () => {
+    server.scripts.root = ["<llm_query>What is 2+2?</llm_query>", '<function=final_answer>{"answer": "4"}</function>'];
+    server.scripts.sub = subAnswers;
+    expect(await ask()).toMatchObject({ answer: "4", producedBy: "model" });
+  });
+
+  it("any other tool runs nothing and says tools are Python functions here", async () => {
+    server.scripts.root = ['{"name": "web_search", "arguments": {"query": "odd-stew"}}', correctTurn];
+    const result = await ask();
+    expect(result.answer).toBe(NEEDLE);
+    expect(result.iterations[0]!.code_blocks).toEqual([]);
+    expect(rootRequests()[1]!.lastUser).toMatch(/Tool calls do nothing here: tools are Python functions.*There is no `web_search`/s);
+  });
+
+  it.each([
+    ["shell", "```\nls -l\n```"],
+    ["a Windows command", "```\nmd foldername\n```"],
+    ["XML", "```\n<command>list files</command>\n```"],
+  ])("%s in a bare fence is checked with Python's parser and not run; only Python runs", async (_name, reply) => {
+    server.scripts.root = [reply, correctTurn];
+    const result = await ask();
+    expect(result.answer).toBe(NEEDLE);
+    expect(result.iterations[0]!.code_blocks).toEqual([]);
+    expect(rootRequests()[1]!.lastUser).toMatch(/only Python runs here/i);
+  });
+
+  it("no-action turns escalate: the second reminder is short with a one-line example; the third goes to the fallback", async () => {
+    server.scripts.root = (req) =>
+      req.turn % 2 === 0 ? "I will now look for the magic number in the text." : code(`x${req.turn} = ${req.turn}\nprint(len(context))`);
+    server.scripts.sub = (req: ScriptedRequest) =>
+      req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
+    const result = await ask({ maxIterations: 10 });
+    expect(result).toMatchObject({ answer: NEEDLE, producedBy: "fallback" });
+    expect(result.fallback?.reason).toMatch(/3 turns/);
+    expect(rootRequests()).toHaveLength(5);
+    const first = rootRequests()[1]!.lastUser;
+    const second = rootRequests()[3]!.lastUser;
+    expect(first).toMatch(/Nothing ran/);
+    expect(second).not.toBe(first);
+    expect(second).toMatch(/```repl\nprint\(search\("[\w-]+"\)\)\n```/);
+  });
+
+  it("an answer that is a fragment of a number the output shows is asked about once, with the number", async () => {
+    server.scripts.root = [competentStep, "FINAL(9001)", `FINAL(${NEEDLE})`];
+    const result = await ask();
+    expect(result).toMatchObject({ answer: NEEDLE, producedBy: "model" });
+    expect(rootRequests()[2]!.lastUser).toMatch(new RegExp(`9001 is only part of a number the output shows: ${NEEDLE}`));
+  });
+
+  it("a count of 0 while a search found hits is asked about once, with the evidence", async () => {
+    const log = Array.from({ length: 400 }, (_, i) =>
+      i % 40 === 7 ? `2026-01-0${1 + (i % 9)} ERROR disk full on node ${i}` : `2026-01-01 INFO ok ${i}`,
+    ).join("\n");
+    await repl.loadDocuments([{ name: "server.log", data: text(`${log}\n${filler}`) }]);
+    server.scripts.root = [
+      code('print(search("ERROR"))'),
+      code('count = len([l for l in context.split("\\n") if l.startswith("Error:")])\nFINAL(count)'),
+      code('count = len([l for l in context.split("\\n") if " ERROR " in l])\nFINAL(count)'),
+    ];
+    const result = await ask();
+    expect(result).toMatchObject({ answer: "10", producedBy: "model" });
+    const told = rootRequests()[2]!.lastUser;
+    expect(told).toMatch(/Your answer is 0, but search\("ERROR"\) found 10 matches/);
+    expect(told).toMatch(/Your pattern "Error:" matched 0 of [\d,]+ lines; the first lines are:/);
+    expect(told).toContain("2026-01-01 INFO ok 0");
+  });
+
+  it("FINAL(...) printed from inside a cell: the model is told to call it outside the code", async () => {
+    server.scripts.root = [code(`${stepCode}\nprint(f"FINAL({result})")`), `FINAL(${NEEDLE})`];
+    const result = await ask();
+    expect(result.answer).toBe(NEEDLE);
+    expect(rootRequests()[1]!.lastUser).toMatch(/printed FINAL\(7319001\): printing it submits nothing/);
+  });
+
+  it('answer = "text" keeps the text and explains the dict; answer["ready"] = True then submits it', async () => {
+    server.scripts.root = [code(`${stepCode}\nanswer = result`), code('answer["ready"] = True')];
+    const result = await ask({ prompt: "canonical" });
+    expect(result).toMatchObject({ answer: NEEDLE, producedBy: "model" });
+    expect(rootRequests()[1]!.lastUser).toMatch(/`answer` is a dict here.*kept as answer\["content"\]/s);
+  });
+
+  it.each([
+    ["a stray </think> after the code", () => `${correctTurn}\n</think>`],
+    ["a stray </tool_call> inside the fence", () => code(`${stepCode}\nFINAL(result)\n</tool_call>`)],
+    ['a "Calling tools:" prefix on the fence\'s line', () => `Calling tools: ${code(`${stepCode}\nFINAL(result)`).replace(/^[^`]*/, "")}`],
+    ["<tool_call> tags around the code", () => `<tool_call>\n${correctTurn}\n</tool_call>`],
+  ])("%s is a leftover: the code runs and answers at once", async (_name, reply) => {
+    server.scripts.root = [reply()];
+    expect(await ask()).toMatchObject({ status: "answered", answer: NEEDLE, producedBy: "model" });
+    expect(rootRequests()).toHaveLength(1);
+  });
+
+  it("two conflicting finals beside unrun code: neither is taken, the code runs, the model is told", async () => {
+    server.scripts.root = [`${competentStep}\nFINAL(1111)\nFINAL(${NEEDLE})`, `FINAL(${NEEDLE})`];
+    const result = await ask();
+    expect(result).toMatchObject({ answer: NEEDLE, producedBy: "model" });
+    expect(result.iterations[0]!.final_answer).toBeNull();
+    expect(result.iterations[0]!.code_blocks).toHaveLength(1);
+    expect(rootRequests()[1]!.lastUser).toMatch(/two different answers.*neither was taken/s);
   });
 });

@@ -3,18 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { documentSource } from "../../src/app/documents.ts";
 import { fitDocument, textSource } from "../../src/core/direct.ts";
-import type { DocumentMeta } from "../../src/store/index.ts";
-
-const meta = (path: string, chars: number, encoding = "utf-8"): DocumentMeta => ({
-  path,
-  name: path,
-  kind: "text",
-  sourceBytes: 0,
-  chars,
-  tokensEstimate: 0,
-  encoding,
-  preview: "",
-});
+import { textMeta as meta } from "../fixtures/document-meta.ts";
 
 describe("documentSource", () => {
   it("reads head and tail of one UTF-8 document without breaking characters", async () => {
@@ -34,13 +23,24 @@ describe("documentSource", () => {
       { sessionId: "s", path: "two.txt", blob: new Blob([new Uint8Array([0x63, 0x61, 0x66, 0xe9])]) }, // Latin-1 "café"
     ];
     const src = documentSource(docs, [meta("one.txt", 10), meta("two.txt", 4, "latin-1")]);
-    const whole = "=== one.txt ===\nfirst file\n\n=== two.txt ===\ncafé\n\n";
+    // Joined as the direct answer joins Python's `context` (context-source.ts), so both methods see the same text.
+    const whole = "=== one.txt ===\nfirst file\n\n=== two.txt ===\ncafé";
     expect(src.totalChars).toBe(whole.length);
     expect(await src.head(1000)).toBe(whole);
-    expect(await src.tail(6)).toBe("café\n\n");
+    expect(await src.tail(6)).toBe("=\ncafé");
     // Cutting from the blobs gives exactly what cutting the whole text in memory gives.
     for (const n of [5, 20, 40]) expect(await fitDocument(src, n)).toEqual(await fitDocument(textSource(whole), n));
     expect((await fitDocument(src, 20)).note).toContain("characters in the middle were cut");
+  });
+
+  it("decodes the tail of a UTF-16BE document as big-endian (issue 25 §3)", async () => {
+    const body = `hello ${"long middle ".repeat(20)}world`;
+    const bytes = new Uint8Array(2 + body.length * 2);
+    bytes.set([0xfe, 0xff]);
+    for (let i = 0; i < body.length; i++) bytes[3 + i * 2] = body.charCodeAt(i);
+    const src = documentSource([{ sessionId: "s", path: "u.txt", blob: new Blob([bytes]) }], [meta("u.txt", body.length, "utf-16")]);
+    expect(await src.head(5)).toBe("hello");
+    expect(await src.tail(5)).toBe("world");
   });
 
   it("decodes UTF-16 documents from either end", async () => {

@@ -1,58 +1,20 @@
 // The harness's own map-reduce (no cooperation from the root) and auto mode's direct-or-RLM
-// choice, against a stand-in REPL that answers the probe cells from a string.
+// choice, against a stand-in REPL that answers the probes from strings.
 import { describe, expect, it } from "vitest";
 import { combinePrompt, fallbackChunkBudget, mapPrompt, runFallback, type FallbackEvent } from "../../src/core/fallback.ts";
 import { chooseRunMode } from "../../src/core/run-mode.ts";
 import { EngineAbortedError } from "../../src/engines/errors.ts";
-import type { CellResult } from "../../src/repl/types.ts";
+import type { ProbeReply, ProbeRequest } from "../../src/repl/protocol.ts";
+import { answerProbe } from "../fixtures/probe-answers.ts";
 
-/** Answers `print(__import__("_rlm_probe").name(args), end="")` cells over in-memory documents. */
+/** A REPL that only answers probes, over in-memory documents. */
 class ProbeOnlyRepl {
-  cells = 0;
+  probes = 0;
   constructor(private readonly docs: Array<[string | null, string]>) {}
 
-  async runCell(code: string): Promise<CellResult> {
-    this.cells += 1;
-    const m = /_rlm_probe"\)\.(\w+)\((.*)\), end=""\)$/s.exec(code);
-    if (!m) throw new Error(`not a probe: ${code}`);
-    const args = JSON.parse(`[${m[2]!.replace(/\bNone\b/g, "null")}]`) as unknown[];
-    const out = (stdout: string): CellResult => ({
-      stdout,
-      stderr: "",
-      final_answer: null,
-      locals: {},
-      execution_time: 0,
-      error: null,
-      interrupted: false,
-    });
-    if (m[1] === "layout") return out(JSON.stringify(this.docs.map(([d, t]) => [d, t.length])));
-    if (m[1] === "read") {
-      const [doc, start, end] = args as [string | null, number, number];
-      return out(this.docs.find(([d]) => d === doc)![1].slice(start, end));
-    }
-    if (m[1] === "rank") {
-      const [question, size, max] = args as [string, number, number];
-      const pieces: Array<[string | null, number, number]> = [];
-      for (const [d, t] of this.docs)
-        for (let s = 0; s < Math.max(1, t.length); s += size) pieces.push([d, s, Math.min(t.length, s + size)]);
-      if (pieces.length <= max) return out(JSON.stringify(pieces));
-      const words = question.toLowerCase().match(/[a-z]{4,}/g) ?? [];
-      const score = (p: [string | null, number, number]) => {
-        const body = this.docs
-          .find(([d]) => d === p[0])![1]
-          .slice(p[1], p[2])
-          .toLowerCase();
-        return words.filter((w) => body.includes(w)).length;
-      };
-      const keep = pieces
-        .map((p, i) => ({ i, s: score(p) }))
-        .sort((a, b) => b.s - a.s || a.i - b.i)
-        .slice(0, max)
-        .map((x) => x.i)
-        .sort((a, b) => a - b);
-      return out(JSON.stringify(keep.map((i) => pieces[i])));
-    }
-    throw new Error(`unknown probe ${m[1]}`);
+  async probe<R extends ProbeRequest>(request: R): Promise<ProbeReply<R>> {
+    this.probes += 1;
+    return answerProbe(this.docs, request);
   }
 }
 

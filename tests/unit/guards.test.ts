@@ -68,12 +68,12 @@ describe("M09: repeated actions", () => {
 });
 
 describe("M01: turns without action", () => {
-  it("falls back after two in a row; any action resets", () => {
+  it("falls back after two in a row; any action resets the run of them", () => {
     const c = new NoActionCounter();
-    expect(c.note(false)).toEqual({ consecutive: 1, fallback: false });
-    expect(c.note(true)).toEqual({ consecutive: 0, fallback: false });
+    expect(c.note(false)).toEqual({ consecutive: 1, total: 1, fallback: false });
+    expect(c.note(true)).toEqual({ consecutive: 0, total: 1, fallback: false });
     expect(c.note(false).fallback).toBe(false);
-    expect(c.note(false)).toEqual({ consecutive: 2, fallback: true });
+    expect(c.note(false)).toEqual({ consecutive: 2, total: 3, fallback: true });
   });
 });
 
@@ -130,12 +130,39 @@ describe("M09/M10: stuck detection", () => {
 describe("M02: the evidence gate", () => {
   const big = { contextChars: 200_000, rootWindowTokens: 4096 };
 
-  it("refuses a text final before any code ran, then one no output mentioned, at most twice", () => {
+  it("refuses a text final before any code ran, then one no output mentioned: once per answer, at most twice", () => {
     const gate = new EvidenceGate(big);
     expect(gate.check({ answer: "4815162", source: "text" })).toMatchObject({ accept: false, reason: "no-code-yet", refusalsLeft: 1 });
     gate.noteOutput("One of the special magic numbers for odd-stew is: 7319001.");
-    expect(gate.check({ answer: "4815162", source: "text" })).toMatchObject({ accept: false, reason: "not-in-output", refusalsLeft: 0 });
-    expect(gate.check({ answer: "4815162", source: "text" })).toEqual({ accept: true });
+    expect(gate.check({ answer: "1111", source: "text" })).toMatchObject({ accept: false, reason: "not-in-output", refusalsLeft: 0 });
+    expect(gate.check({ answer: "2222", source: "text" })).toEqual({ accept: true, unsupported: true });
+  });
+
+  it("the same answer submitted again stands, marked as shown by no output (issue 25)", () => {
+    const gate = new EvidenceGate(big);
+    expect(gate.check({ answer: "4815162", source: "text" })).toMatchObject({ accept: false, reason: "no-code-yet" });
+    expect(gate.check({ answer: '"4815162"', source: "text" })).toEqual({ accept: true, unsupported: true });
+    // Even as the last chance, when a new guess would be refused.
+    const last = new EvidenceGate(big);
+    last.noteOutput("nothing useful");
+    expect(last.check({ answer: "Lindenholm", source: "text" })).toMatchObject({ accept: false });
+    expect(last.check({ answer: "1234", source: "text" })).toMatchObject({ accept: false });
+    expect(last.check({ answer: "5678", source: "text" }, { lastChance: true })).toMatchObject({ accept: false });
+    expect(last.check({ answer: "lindenholm", source: "text" }, { lastChance: true })).toEqual({ accept: true, unsupported: true });
+    // A FINAL refused beside its code (M04) counts as asked once.
+    const m04 = new EvidenceGate(big);
+    m04.noteOutput("4");
+    m04.noteRefused("5");
+    expect(m04.check({ answer: "5", source: "text" })).toEqual({ accept: true, unsupported: true });
+  });
+
+  it("a bare word in FINAL(...) inside code is a hard-coded guess like a quoted one", () => {
+    const gate = new EvidenceGate(big);
+    gate.noteOutput("nothing useful");
+    expect(gate.check({ answer: "Paris", source: "code", code: "FINAL(Paris)" })).toMatchObject({ accept: false, reason: "not-in-output" });
+    gate.noteOutput("The capital is Paris.");
+    expect(gate.check({ answer: "Rome", source: "code", code: "FINAL(Rome)" })).toMatchObject({ accept: false });
+    expect(gate.check({ answer: "Paris", source: "code", code: "FINAL(Paris)" })).toEqual({ accept: true });
   });
 
   it("accepts a text final that an output showed", () => {

@@ -60,6 +60,7 @@ function fakeTransport(
       resetNamespace: async () => undefined,
       variableNames: async () => "[]",
       sourcePassages: async () => "[]",
+      probe: async () => JSON.stringify({ ok: true, value: [[null, 3]] }),
       stats: async () => ({ wasmHeapBytes: 0 }),
     } satisfies ReplWorkerApi;
     return {
@@ -388,4 +389,60 @@ describe("ReplClient with a worker in another process (Chromium's sandboxed fram
     expect(seen.booted).toBe(2);
     repl.close();
   }, 5_000);
+});
+
+describe("ReplClient.probe: the harness's questions as a worker call of their own (issue 25, issue 27)", () => {
+  const probing = (reply: (json: string) => string, cells: string[]) =>
+    new ReplClient(
+      fakeTransport(
+        async (code) => {
+          cells.push(code);
+          return good("");
+        },
+        { count: 0 },
+        {},
+        () => ({ probe: async (json: string) => reply(json) }),
+      ),
+    );
+
+  it("sends the typed request, returns the checked value, and runs no cell", async () => {
+    const cells: string[] = [];
+    const asked: unknown[] = [];
+    const repl = probing((json) => {
+      asked.push(JSON.parse(json));
+      return JSON.stringify({ ok: true, value: "x".repeat(500_000) });
+    }, cells);
+    const text = await repl.probe({ kind: "read", doc: null, start: 0, end: 500_000 });
+    expect(text.length).toBe(500_000);
+    expect(asked).toEqual([{ kind: "read", doc: null, start: 0, end: 500_000 }]);
+    expect(cells).toEqual([]);
+    repl.close();
+  });
+
+  it("a Python error becomes ReplProbeError with what the harness was doing", async () => {
+    const repl = probing(() => JSON.stringify({ ok: false, error: "KeyError: 'no document b.txt in context'" }), []);
+    await expect(repl.probe({ kind: "read", doc: "b.txt", start: 0, end: 4 })).rejects.toThrow(
+      /could not read part of `context` in the Python REPL \(KeyError: 'no document b\.txt in context'\)/,
+    );
+    repl.close();
+  });
+
+  it.each([
+    ["a read longer than asked", { kind: "read", doc: null, start: 0, end: 2 }, "abcdef"],
+    ["a layout with a negative length", { kind: "layout" }, [[null, -1]]],
+    [
+      "more pieces than asked for",
+      { kind: "rank", question: "q", chunkChars: 10, maxChunks: 1 },
+      [
+        [null, 0, 5],
+        [null, 5, 9],
+      ],
+    ],
+    ["a range that ends before it starts", { kind: "rank", question: "q", chunkChars: 10, maxChunks: 5 }, [[null, 9, 5]]],
+    ["a syntax verdict without its error", { kind: "syntax", code: "x" }, { ok: false }],
+  ] as const)("refuses %s", async (_name, request, value) => {
+    const repl = probing(() => JSON.stringify({ ok: true, value }), []);
+    await expect(repl.probe(request)).rejects.toThrow(/malformed reply to the "\w+" probe/);
+    repl.close();
+  });
 });

@@ -2,7 +2,7 @@
 // catalogue (shared/reference/small-models.md): M01 no action, M05 fabricated output, M06 fences,
 // M07 foreign protocols, M08 thinking — plus controls in every accepted form.
 import { describe, expect, it } from "vitest";
-import { analyseReply, detectForeignProtocol, foreignToCode, normaliseReply, ROOT_STOP_SEQUENCES } from "../../src/core/reply.ts";
+import { analyseReply, detectForeignProtocol, foreignAction, normaliseReply, ROOT_STOP_SEQUENCES } from "../../src/core/reply.ts";
 import { extractCodeBlocks, stripThinking } from "../../src/core/parse.ts";
 
 const fence = (code: string, lang = "repl") => `\`\`\`${lang}\n${code}\n\`\`\``;
@@ -22,11 +22,13 @@ describe("controls: correct replies in every accepted form", () => {
     ["<pre><code class=language-python>", '<pre><code class="language-python">print(len(context))</code></pre>'],
     ["one-line fence", "```repl print(len(context))```"],
     ["indented in a list", "1. Look:\n   ```repl\n   print(len(context))\n   ```"],
-  ])("%s is code that runs", (_name, reply) => {
+  ])("%s is code that runs", (name, reply) => {
     const a = analyseReply(`Let me check.\n${reply}`);
     expect(a.kind).toBe("code");
     expect(a.runnable.map((b) => b.code)).toEqual(["print(len(context))"]);
-    expect(a.runnable[0]!.verdict).toBe("run");
+    // Not labelled Python: it runs once Python's parser accepts it (issue 25).
+    const unlabelled = ["bare ```", "<code> tags"].includes(name);
+    expect(a.runnable[0]!.verdict).toBe(unlabelled ? "run-if-python" : "run");
     expect(a.problems).toEqual([]);
   });
 
@@ -224,10 +226,17 @@ describe("M07: tool-call JSON and other agent protocols", () => {
     expect(detectForeignProtocol('{"counts": {"a": 1}}')).toBeNull();
   });
 
-  it("maps calls to code only when asked (opt-in)", () => {
-    expect(foreignToCode(detectForeignProtocol('{"name": "python", "arguments": {"code": "print(1)"}}')!)).toBe("print(1)");
-    expect(foreignToCode(detectForeignProtocol('{"name": "llm_query", "arguments": {"prompt": "hi"}}')!)).toBe('print(llm_query("hi"))');
-    expect(foreignToCode(detectForeignProtocol('{"name": "web_search", "arguments": {"q": "x"}}')!)).toBeNull();
+  it("maps llm_query and FINAL calls to what they mean, and nothing else (issue 25)", () => {
+    expect(foreignAction(detectForeignProtocol('{"name": "python", "arguments": {"code": "print(1)"}}')!)).toBeNull();
+    expect(foreignAction(detectForeignProtocol('{"name": "llm_query", "arguments": {"prompt": "hi"}}')!)).toEqual({
+      kind: "code",
+      code: 'print(llm_query("hi"))',
+    });
+    expect(foreignAction(detectForeignProtocol('[{"name": "FINAL", "arguments": {"answer": "42"}}]')!)).toEqual({
+      kind: "final",
+      value: "42",
+    });
+    expect(foreignAction(detectForeignProtocol('{"name": "web_search", "arguments": {"q": "x"}}')!)).toBeNull();
   });
 });
 

@@ -66,6 +66,11 @@ describe("how an answer came about", () => {
     expect(howAnswered({ mode: { used: "direct", reason }, producedBy: "model" })).toBe(`Answered directly: ${reason}.`);
     expect(howAnswered({ mode: { used: "rlm", reason: "RLM was asked for" }, producedBy: "model" })).toBeNull();
   });
+
+  it("says when no output showed the model's answer (issue 25)", () => {
+    const unverified = "No output of the run showed this answer: the model was asked for evidence and submitted it again without any.";
+    expect(howAnswered({ mode: { used: "rlm", reason: "too big" }, producedBy: "model", unverified })).toBe(unverified);
+  });
 });
 
 describe("rlm --mode and --thinking", () => {

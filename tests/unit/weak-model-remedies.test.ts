@@ -2,7 +2,7 @@
 // may end a run with a wrong answer, and each must lead to a run, a re-prompt or a refusal.
 // The same failures against the real loop and the scripted server: tests/node/small-model-loop.test.ts.
 import { describe, expect, it } from "vitest";
-import { judgeFinalWithCode, decideBareName } from "../../src/core/finals.ts";
+import { judgeFinalWithCode } from "../../src/core/finals.ts";
 import { EvidenceGate, RepeatGuard } from "../../src/core/guards/index.ts";
 import { analyseReply } from "../../src/core/reply.ts";
 import { FAILURE_MODES, failedTurn, planFor, type FailureMode } from "../fixtures/weak-model.ts";
@@ -18,7 +18,8 @@ function remedy(mode: FailureMode): string {
   const gate = new EvidenceGate({ contextChars: 28_000, rootWindowTokens: 4096 });
   if (a.kind === "neither") return a.foreign ? "reprompt:foreign" : a.refused.length ? "reprompt:language" : "reprompt";
   if (a.final && a.kind === "final") {
-    if (a.final.kind === "value" && a.final.bareName) return `bare:${decideBareName(a.final.bareName, []).action}`;
+    // Python decides what FINAL(name) means (tests/node/small-model-helpers.test.ts): the loop runs it as a cell.
+    if (a.final.kind === "value" && a.final.bareName) return "bare:run-as-cell";
     const v = gate.check({ answer: a.final.kind === "value" ? a.final.value : "", source: "text" });
     return v.accept ? "ACCEPTED" : `refused:${v.reason}`;
   }
@@ -39,12 +40,12 @@ describe("each simulated failure meets its remedy", () => {
     prose: "reprompt",
     empty: "reprompt",
     "premature-guess": "refused:no-code-yet",
-    "bare-final-name": "bare:missing",
+    "bare-final-name": "bare:run-as-cell",
     "final-var-assign": "run:run",
     "code-and-final": "run+drop-final:not-in-output",
     "fabricated-output": "run:run:cut",
     "bare-fence": "run:run",
-    "code-tag": "run:run",
+    "code-tag": "run:run-if-python", // not labelled Python: runs once the parser accepts it
     "markdown-fence": "run:run-if-python",
     "shell-fence": "reprompt:language",
     "unclosed-fence": "run:run:unclosed",

@@ -207,6 +207,81 @@ def FINAL(value):
     _state.submit(value)
 
 
+# FINAL(x) with a bare name x, at the top level of a cell (or written as text: the host runs it
+# as a cell) is rewritten to FINAL.by_name("x"): the variable's value when x is one, otherwise
+# the word itself. In the paper and the canonical harness FINAL(x) is the text x, and small
+# models answer FINAL(Yes), FINAL(Paris), FINAL(CASE_DONE) often; without this, each was a
+# NameError. A name that only looks like a variable (result, answer, …) or that a cell assigned
+# is never submitted as a word: the model meant a variable that is not there (M03c/d).
+_ANSWER_VARIABLE_WORDS = frozenset((
+    "answer", "answers", "ans", "answer_text", "result", "results", "res", "result_text", "output", "out",
+    "final", "final_answer", "finalanswer", "final_result", "value", "val", "response", "reply", "var",
+    "variable", "best_answer", "my_answer", "count", "total", "summary",
+))
+_assigned_names = set()  # every name a cell of this namespace assigned
+
+
+def _names_a_variable(name):
+    return (name in _assigned_names or name.lower() in _ANSWER_VARIABLE_WORDS
+            or (len(name) == 1 and name.islower()))
+
+
+def _final_by_name(name):
+    """FINAL(name) with a bare name: its value, the word itself, or an error that lists the
+    variables (never the word "result" for a missing variable `result`)."""
+    value = _ns.get(name, _final_by_name)  # the function itself marks "no such name"
+    if name == "answer" and isinstance(value, _Answer):
+        if value.get("content", "") not in ("", None):
+            _state.submit(value.get("content"))
+            return None
+    elif value is not _final_by_name and (name not in RESERVED or name == "answer"):
+        # A variable, or `answer` a cell rebound to its own value (answer = m.group(1); FINAL(answer)).
+        _state.submit(value)
+        return None
+    elif not _names_a_variable(name):
+        _state.submit(name)
+        return None
+    names = _user_names()
+    print("Error: FINAL({0}): there is no variable named {0!r}, so nothing was submitted. Variables: {1}. "
+          "Put the answer in a variable first, or write FINAL(\"the answer itself\").".format(
+              name, ", ".join(names) if names else "none yet"), file=sys.stderr)
+    return None
+
+
+FINAL.by_name = _final_by_name
+
+
+class _BareFinalNames(ast.NodeTransformer):
+    """FINAL(name) -> FINAL.by_name("name") where `name` is read from the namespace (the cell's
+    top level, not inside a function, class, lambda or comprehension, whose names are local)."""
+
+    def _keep(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _keep
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _keep
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func, args = node.func, node.args
+        if (isinstance(func, ast.Name) and func.id == "FINAL" and len(args) == 1 and not node.keywords
+                and isinstance(args[0], ast.Name) and not args[0].id.startswith("_")
+                and (args[0].id not in RESERVED or args[0].id == "answer")):
+            by_name = ast.Attribute(value=ast.Name(id="FINAL", ctx=ast.Load()), attr="by_name", ctx=ast.Load())
+            return ast.copy_location(ast.Call(func=by_name, args=[ast.Constant(value=args[0].id)], keywords=[]), node)
+        return node
+
+
+def _bare_finals(tree):
+    """Notes the names the cell assigns, then rewrites its bare-name FINAL calls."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            _assigned_names.add(node.id)
+    if "FINAL" not in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:
+        return tree
+    return ast.fix_missing_locations(_BareFinalNames().visit(tree))
+
+
 def FINAL_VAR(name):
     """Submit the variable called `name` as the final answer (a value is submitted as is)."""
     if not isinstance(name, str):
@@ -314,6 +389,7 @@ def _install_scaffold():
     _ns["FINAL_VAR"] = FINAL_VAR
     _ns["cite"] = cite
     _ns.update(_HELPERS)  # search, map_query (section "helpers for small models")
+    note = ""
     if not isinstance(_ns.get("answer"), _Answer):
         previous = _ns.get("answer")
         fresh = _fresh_answer()
@@ -322,13 +398,21 @@ def _install_scaffold():
             dict.update(fresh, previous)
             if previous.get("ready"):
                 _state.submit(previous.get("content", ""))
+        elif previous is not None and "answer" in _ns:
+            # `answer = "Paris"`: the model meant its answer. Keep it where the dict protocol
+            # reads it, and say how to submit it (issue 25).
+            dict.__setitem__(fresh, "content", _to_text(previous))
+            note = ('Note: `answer` is a dict here, not a variable for your answer: your value was kept as '
+                    'answer["content"]. To submit it, run answer["ready"] = True (or FINAL(answer["content"])).\n')
         _ns["answer"] = fresh
+    return note
 
 
 def reset_namespace():
     """Forget every variable; `context` stays loaded."""
     global _history_value
     _ns.clear()
+    _assigned_names.clear()
     _history_value = []
     _evidence.begin_question()
     _install_scaffold()
@@ -532,7 +616,7 @@ def _locals_snapshot():
 def _compile_cell(code):
     """Compile a cell; a bare last expression is echoed like in a notebook, because small
     models often end a cell with `len(context)` and expect to see the number."""
-    tree = _evidence.rewrite(ast.parse(code, filename=CELL_FILENAME, mode="exec"))
+    tree = _evidence.rewrite(_bare_finals(ast.parse(code, filename=CELL_FILENAME, mode="exec")))
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     last = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
@@ -590,7 +674,9 @@ async def _run_cell(code, output_cap, cell_id, saved):
         err.write(_format_error(exc, code) + error_hint(exc) + "\n")
     finally:
         sys.stdout, sys.stderr = saved
-        _install_scaffold()
+        note = _install_scaffold()
+        if not _state.final_set:  # a cell that submitted needs no advice on how to submit
+            err.write(note)
     elapsed = time.perf_counter() - started
     final = _take_final()
     try:
@@ -684,7 +770,7 @@ def variable_names():
 # map_query(), error messages that list what exists, FINAL_VAR("x") = value understood, and
 # probes the host uses without disturbing the model's namespace (a syntax check, reading
 # `context` piece by piece for the harness's own map-reduce). The host passes the sub-model's
-# limits with configure_helpers(); until then the defaults fit a 4,096-token sub-model.
+# limits with the "configure" probe; until then the defaults fit a 4,096-token sub-model.
 
 import importlib.util
 import re as _re
@@ -906,14 +992,18 @@ def error_hint(exc):
     return ""
 
 
-# --- probes: called by the host through the `_rlm_probe` module, never by model code ---------
+# --- probes: the host's own questions, a worker call of their own (never a cell) ---------------
+# ReplWorkerApi.probe(request_json) calls probe() below. It is not a cell: it pays no evidence
+# recorder, no locals snapshot and no output cap (a direct answer reads a 600,000-character
+# document in one read, whole), enters no trajectory, and leaves the model's namespace alone.
+# The host checks every reply's shape (parseProbeReply in src/repl/protocol.ts).
 
-def _probe_syntax(code):
+def _probe_syntax(request):
     """Does `code` parse as Python? If not, would it without its last line (a cut-off reply)?"""
-    code = rewrite_final_var_assignments(code)
+    code = rewrite_final_var_assignments(str(request["code"]))
     try:
         ast.parse(code)
-        return json.dumps({"ok": True})
+        return {"ok": True}
     except SyntaxError as exc:
         result = {"ok": False, "error": "SyntaxError: {}".format(exc.msg), "line": exc.lineno,
                   "trimmed": None, "dropped": None}
@@ -925,28 +1015,30 @@ def _probe_syntax(code):
             result["trimmed"], result["dropped"] = shorter, lines[-1]
         except SyntaxError:
             pass
-    return json.dumps(result)
+    return result
 
 
-def _probe_layout():
-    """[[doc, length], ...] of `context`, for the harness's map-reduce."""
-    return json.dumps([[doc, len(text)] for doc, text in _documents()])
+def _probe_layout(_request):
+    """[[doc, length], ...] of `context`, for the harness's map-reduce and direct answers."""
+    return [[doc, len(text)] for doc, text in _documents()]
 
 
-def _probe_read(doc, start, end):
+def _probe_read(request):
+    doc, start, end = request["doc"], int(request["start"]), int(request["end"])
     for name, text in _documents():
         if name == doc:
-            return text[int(start):int(end)]
+            return text[start:end]
     raise KeyError("no document {!r} in context".format(doc))
 
 
-def _probe_rank(question, chunk_chars, max_chunks):
+def _probe_rank(request):
     """The pieces the harness should read: all of them if few enough, else those sharing the
     most words with the question (kept in document order), so a bounded map-reduce reads the
     likely places of a huge document instead of its first pages."""
-    pieces = [(doc, start, end) for doc, start, end, _t in _pieces(int(chunk_chars))]
+    question, max_chunks = str(request["question"]), int(request["maxChunks"])
+    pieces = [(doc, start, end) for doc, start, end, _t in _pieces(int(request["chunkChars"]))]
     if len(pieces) <= max_chunks:
-        return json.dumps(pieces)
+        return pieces
     words = {w.lower() for w in _re.findall(r"[A-Za-z0-9][\w-]{2,}", question)}
     words -= {"the", "and", "what", "which", "who", "how", "does", "did", "was", "were", "are", "this", "that",
               "with", "from", "for", "answer", "question", "text", "document", "context", "mentioned", "provided"}
@@ -957,23 +1049,88 @@ def _probe_rank(question, chunk_chars, max_chunks):
         body = texts[doc][start:end]
         score = sum(1 for rx in patterns if rx.search(body))
         scored.append((-score, i))
-    keep = sorted(i for _s, i in sorted(scored)[:int(max_chunks)])
-    return json.dumps([pieces[i] for i in keep])
+    keep = sorted(i for _s, i in sorted(scored)[:max_chunks])
+    return [pieces[i] for i in keep]
 
 
-def _probe_place(ranges_json):
+def _probe_configure(request):
+    """search() and map_query() learn the sub-model's limits."""
+    return json.loads(configure_helpers(json.dumps({"chunk_chars": request["chunkChars"], "max_chunks": request["maxChunks"]})))
+
+
+def _probe_place(request):
     """The harness's own reads (the fallback's pieces) as sources with lines, for citations."""
-    return json.dumps(_evidence.place(json.loads(ranges_json)), ensure_ascii=False)
+    return _evidence.place(list(request["ranges"]))
 
 
-_probe_module = types.ModuleType("_rlm_probe")
-_probe_module.syntax = _probe_syntax
-_probe_module.layout = _probe_layout
-_probe_module.read = _probe_read
-_probe_module.rank = _probe_rank
-_probe_module.configure = configure_helpers
-_probe_module.place = _probe_place
-sys.modules["_rlm_probe"] = _probe_module
+def _lines_matching(text, pattern, regex):
+    """Lines of `text` with a match of `pattern` (each line counted once), without splitting it."""
+    count, pos = 0, 0
+    if regex:
+        try:
+            rx = _re.compile(pattern)
+        except _re.error:
+            return None
+        for m in rx.finditer(text):
+            if m.start() < pos:
+                continue
+            count += 1
+            end = text.find("\n", m.end())
+            pos = len(text) if end < 0 else end + 1
+        return count
+    if not pattern:
+        return None
+    while True:
+        i = text.find(pattern, pos)
+        if i < 0:
+            return count
+        count += 1
+        end = text.find("\n", i + len(pattern))
+        if end < 0:
+            return count
+        pos = end + 1
+
+
+def _probe_lines(request):
+    """How many lines `context` has, how many of them a pattern matches, and its first lines:
+    the evidence for "your pattern matched 0 of 4,102 lines" (M11)."""
+    pattern, regex = request.get("pattern"), bool(request.get("regex"))
+    total, matched, first = 0, (0 if pattern is not None else None), []
+    for _doc, text in _documents():
+        total += text.count("\n") + 1
+        if matched is not None:
+            found = _lines_matching(text, pattern, regex)
+            matched = None if found is None else matched + found
+        for line in text[:20_000].split("\n"):
+            if len(first) < 5 and line.strip():
+                first.append(line[:300])
+    return {"total": total, "matched": matched, "first": first}
+
+
+_PROBES = {
+    "syntax": _probe_syntax,
+    "layout": _probe_layout,
+    "read": _probe_read,
+    "rank": _probe_rank,
+    "configure": _probe_configure,
+    "place": _probe_place,
+    "lines": _probe_lines,
+}
+
+
+def probe(request_json):
+    """One host question: {"kind": ..., ...} -> {"ok": true, "value": ...} or {"ok": false,
+    "error": "Type: message"}. Stop reaches it (the interrupt is armed while it runs): ranking a
+    500 MB document takes a while."""
+    _interrupts(True)
+    try:
+        request = json.loads(request_json)
+        value = _PROBES[request["kind"]](request)
+        return json.dumps({"ok": True, "value": value}, ensure_ascii=False)
+    except BaseException as exc:  # noqa: BLE001 - the host turns it into an error it can show
+        return json.dumps({"ok": False, "error": "{}: {}".format(type(exc).__name__, exc)}, ensure_ascii=False)
+    finally:
+        _interrupts(False)
 
 
 def _interruptible_sleep(seconds):

@@ -1,7 +1,9 @@
 // M02: premature or unverified finals. When the document is bigger than the root's window the
 // model cannot know the answer before it has looked, so a final that arrives before any code
-// ran, or that no output ever mentioned, is refused — at most twice per run ("the second
-// attempt is almost always materially better"), then the gate steps aside.
+// ran, or that no output ever mentioned, is refused — once per answer ("the second attempt is
+// almost always materially better"), at most twice per run. The same answer submitted again is
+// the model's considered answer: it is accepted, marked as shown by no output, and never handed
+// to the fallback (issue 25: the loop never loses an answer the model found).
 import { CHARS_PER_TOKEN } from "../../engines/tokens.ts";
 import { mentions } from "../finals.ts";
 
@@ -22,12 +24,23 @@ export interface FinalToCheck {
   code?: string;
 }
 
-export type EvidenceVerdict = { accept: true } | { accept: false; reason: "no-code-yet" | "not-in-output"; refusalsLeft: number };
+export type EvidenceVerdict =
+  /** `unsupported`: accepted although no output showed it (submitted again, or the gate stepped aside). */
+  { accept: true; unsupported?: true } | { accept: false; reason: "no-code-yet" | "not-in-output"; refusalsLeft: number };
+
+/** An answer's identity across submissions: case, spacing and quotes do not make it another. */
+const answerKey = (answer: string) =>
+  answer
+    .toLowerCase()
+    .replace(/[\s"'`*]+/g, " ")
+    .trim();
 
 export class EvidenceGate {
   private ranCode = false;
   private readonly seen: string[] = [];
   private refusals = 0;
+  /** Answers refused once (by this gate, the M04 check or an extraction check): submitted again, they stand. */
+  private readonly refused = new Set<string>();
   readonly active: boolean;
   private readonly maxRefusals: number;
   private readonly maxChecked: number;
@@ -46,20 +59,39 @@ export class EvidenceGate {
     if (this.seen.length > 50) this.seen.shift();
   }
 
+  /** What the REPL has shown the model (the latest 50 outputs), for the extraction checks. */
+  get outputs(): readonly string[] {
+    return this.seen;
+  }
+
+  /** An answer refused elsewhere (a FINAL written before its code's output): asked once already. */
+  noteRefused(answer: string): void {
+    this.refused.add(answerKey(answer));
+  }
+
+  /** Whether this answer was refused before: submitted again, it is the model's considered answer. */
+  submittedBefore(answer: string): boolean {
+    return this.refused.has(answerKey(answer));
+  }
+
   /**
-   * `lastChance`: the model cannot try again (its turns are over), so a refusal does not cost
-   * it a retry and the allowance of refusals does not apply: an unsupported guess is refused
-   * and the harness reads the document itself instead.
+   * `lastChance`: the model cannot try again (its turns are over), so the allowance of refusals
+   * does not apply: a new unsupported guess is refused and the harness reads the document itself
+   * instead. An answer it already submitted once still stands.
    */
   check(final: FinalToCheck, options: { lastChance?: boolean } = {}): EvidenceVerdict {
-    if (!this.active || (this.refusals >= this.maxRefusals && !options.lastChance)) return { accept: true };
-    const refuse = (reason: "no-code-yet" | "not-in-output"): EvidenceVerdict => {
-      this.refusals += 1;
-      return { accept: false, reason, refusalsLeft: Math.max(0, this.maxRefusals - this.refusals) };
-    };
+    if (!this.active) return { accept: true };
     const answer = final.answer.trim();
     const checkable = answer.length > 0 && answer.length <= this.maxChecked;
     const inOutput = checkable && this.seen.some((t) => mentions(t, answer));
+    const accept = (): EvidenceVerdict => (checkable && !inOutput ? { accept: true, unsupported: true } : { accept: true });
+    if (this.submittedBefore(answer)) return accept();
+    const refuse = (reason: "no-code-yet" | "not-in-output"): EvidenceVerdict => {
+      if (this.refusals >= this.maxRefusals && !options.lastChance) return accept();
+      this.refusals += 1;
+      this.noteRefused(answer);
+      return { accept: false, reason, refusalsLeft: Math.max(0, this.maxRefusals - this.refusals) };
+    };
     if (final.source === "text") {
       if (!this.ranCode) return refuse("no-code-yet");
       if (checkable && !inOutput) return refuse("not-in-output");
@@ -72,8 +104,9 @@ export class EvidenceGate {
   }
 }
 
-/** The answer appears in the code as a string or number literal (FINAL("4815162")). */
+/** The answer appears in the code as a literal: FINAL("4815162"), FINAL(4815162), FINAL(Paris). */
 function hardCoded(code: string, answer: string): boolean {
   const literals = [...code.matchAll(/(["'])((?:\\.|(?!\1).)*)\1|\b\d[\d_.]*\b/g)].map((m) => (m[2] ?? m[0]).trim());
-  return literals.some((l) => l !== "" && l.toLowerCase() === answer.toLowerCase());
+  const words = [...code.matchAll(/\bFINAL\(\s*([A-Za-z_]\w*)\s*\)/g)].map((m) => m[1]!);
+  return [...literals, ...words].some((l) => l !== "" && l.toLowerCase() === answer.toLowerCase());
 }

@@ -13,3 +13,4 @@ export {
 } from "./stuck.ts";
 export { EvidenceGate, type EvidenceGateOptions, type EvidenceVerdict, type FinalToCheck } from "./evidence.ts";
 export { endsInRunawayRepetition, type RunawayOptions } from "./runaway.ts";
+export { ExtractionGuard, isEmptyAggregate, numberFragment, patternIn, type ExtractionProblem, type FoundHits } from "./extraction.ts";
