@@ -159,4 +159,24 @@ export default tseslint.config(
     languageOptions: { parserOptions: { parser: tseslint.parser } },
   },
   ...wallConfigs,
+  {
+    // A habit kept by a wall: a browser test waits on what the page shows (waitUntil, or
+    // Playwright's own waits), or says it proves that nothing happens (expectNothingFor); a fixed
+    // sleep is too short on a busy machine and too long on an idle one. Both live in waits.ts.
+    name: "browser tests: no fixed sleeps",
+    files: ["tests/e2e/**/*.ts"],
+    ignores: ["tests/e2e/waits.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...[
+          "CallExpression[callee.property.name='waitForTimeout']",
+          "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout']",
+        ].map((selector) => ({
+          selector,
+          message: "A fixed sleep in a browser test: wait on what the page shows (waitUntil) or use expectNothingFor (tests/e2e/waits.ts).",
+        })),
+      ],
+    },
+  },
 );

@@ -78,3 +78,20 @@ describe("the layer walls (eslint.config.js)", () => {
     expect(await wallsHit(file, code)).toEqual([]);
   });
 });
+
+describe("the browser tests' habit (eslint.config.js)", () => {
+  it.each([
+    ["tests/e2e/app.test.ts", `export const f = (page: { waitForTimeout(ms: number): Promise<void> }) => page.waitForTimeout(500);`],
+    ["tests/e2e/sandbox/drive.ts", `export const f = () => new Promise((r) => setTimeout(r, 500));`],
+  ])("stops a fixed sleep in %s", async (file, code) => {
+    const [result] = await new ESLint().lintText(code, { filePath: file });
+    expect(result!.messages.map((m) => m.message)).toEqual([expect.stringContaining("A fixed sleep in a browser test")]);
+  });
+
+  it("lets waits.ts, which names them, keep its timer", async () => {
+    const [result] = await new ESLint().lintText(`export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));`, {
+      filePath: "tests/e2e/waits.ts",
+    });
+    expect(result!.messages).toEqual([]);
+  });
+});
