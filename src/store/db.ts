@@ -1,6 +1,7 @@
 // Sessions, their documents and every exchange, in IndexedDB: a reload, a crash or a closed
 // tab loses nothing. idb gives typed promises over IndexedDB's event API.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPObjectStore } from "idb";
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- stored records are the page's view model until issue 27 §2
 import type { Exchange } from "../app/run-view.ts";
 import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
 

@@ -1,5 +1,6 @@
 // Sessions kept in memory only: used when the browser refuses IndexedDB (private windows) —
 // the page still works, it just forgets on close — and by tests of the page's controller.
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- stored records are the page's view model until issue 27 §2
 import type { Exchange } from "../app/run-view.ts";
 import type { SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
 

@@ -1,5 +1,6 @@
 // What the page keeps between visits, as one interface: IndexedDB in the browser
 // (SessionStore), memory where IndexedDB is unavailable and in tests (MemoryStore).
+// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- stored records are the page's view model until issue 27 §2
 import type { Exchange } from "../app/run-view.ts";
 
 export interface DocumentMeta {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocx, buildPdf, zipOf } from "../fixtures/docs/index.ts";
 import { between, repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
-import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -56,6 +56,36 @@ async function ask(page: Page, question: string) {
 }
 
 const lastAnswer = (page: Page) => page.getByRole("region", { name: "Answer", exact: true }).last();
+
+/**
+ * Waits until the page has saved `question` as running in IndexedDB (it saves a growing run a
+ * little behind), which is what a reload must then find cut off. Reads the app's own database
+ * (src/store/db.ts); never creates it.
+ */
+async function runningQuestionSaved(page: Page, question: string): Promise<void> {
+  await page.waitForFunction(
+    (q) =>
+      new Promise<boolean>((resolve) => {
+        const open = indexedDB.open("browser-rlm");
+        open.onupgradeneeded = () => open.transaction?.abort();
+        open.onerror = () => resolve(false);
+        open.onsuccess = () => {
+          const db = open.result;
+          const all = db.transaction("exchanges").objectStore("exchanges").getAll();
+          all.onsuccess = () => {
+            db.close();
+            resolve(all.result.some((e: { question?: string; status?: string }) => e.question === q && e.status === "running"));
+          };
+          all.onerror = () => {
+            db.close();
+            resolve(false);
+          };
+        };
+      }),
+    question,
+    { timeout: 30_000, polling: 100 },
+  );
+}
 
 describe("the web app", () => {
   it("drop a 10 MB file, ask, watch the trajectory and get the right answer", async () => {
@@ -126,7 +156,7 @@ describe("the web app", () => {
   });
 
   it("Stop ends a runaway run within a second, and a follow-up question still works with the same variables", async () => {
-    route("Loop forever please", (req) => (req.turn === 0 ? code("kept_value = 41\nwhile True:\n    pass") : "FINAL(no)"));
+    route("Loop forever please", (req) => (req.turn === 0 ? code(`kept_value = 41\n${REACHED_LINE}while True:\n    pass`) : "FINAL(no)"));
     route("What did you keep?", () => code("FINAL(kept_value + 1)"));
     const { context, page, errors } = await newPage(browser);
     // Measured inside the page: from the click on Stop to the run showing "Stopped".
@@ -142,8 +172,8 @@ describe("the web app", () => {
     await open(page);
     await upload(page, "small.txt", "some text");
     await ask(page, "Loop forever please");
-    await page.getByText("running…").first().waitFor({ timeout: 30_000 });
-    await page.waitForTimeout(500);
+    // Python is in the loop: the sub-call just before it is answered.
+    await subcallAnswered(page);
     await page.getByRole("button", { name: "Stop", exact: true }).click();
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
     const stop = await page.evaluate(() => (window as unknown as { __stop: { clicked: number; shown: number } }).__stop);
@@ -169,7 +199,7 @@ describe("the web app", () => {
     await lastAnswer(page).getByText("first answer").waitFor();
     await ask(page, "Hang here");
     await page.getByText("Working…").waitFor();
-    await page.waitForTimeout(1000); // let the running state reach IndexedDB
+    await runningQuestionSaved(page, "Hang here");
     await page.reload();
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
     await page.getByText("first answer").waitFor();

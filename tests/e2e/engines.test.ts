@@ -23,7 +23,7 @@ import {
   type EnginePage,
   type Target,
 } from "./engines/index.ts";
-import { openaiUrl, startApp } from "./harness.ts";
+import { REACHED_LINE, openaiUrl, startApp } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -131,7 +131,7 @@ route("Describe the files", () =>
 );
 route("Remember a number", () => code("kept_value = 41\nFINAL('remembered')"));
 route("What did you keep?", () => code("FINAL(kept_value + 1)"));
-route("Loop forever please", (req) => (req.turn === 0 ? code("while True:\n    pass") : "FINAL(no)"));
+route("Loop forever please", (req) => (req.turn === 0 ? code(`${REACHED_LINE}while True:\n    pass`) : "FINAL(no)"));
 route("Shout it", () => code("FINAL(context.strip().upper())"));
 route("Reverse the document", () => code("FINAL(context['race.txt'][::-1] if isinstance(context, dict) else context[::-1])"));
 
@@ -208,8 +208,17 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
 
   test("Stop ends a runaway run within 2 s (measured in the page)", async () => {
     await ask(page, "Loop forever please");
-    await waitForText(page, { css: "body" }, "running…", 60_000);
-    await new Promise((r) => setTimeout(r, 500));
+    // Python is in the loop: the sub-call just before it shows as answered.
+    await waitForFunction(
+      page,
+      () => {
+        const last = Array.from(document.querySelectorAll("article.exchange")).at(-1);
+        const subcalls = Array.from(last?.querySelectorAll(".subcall summary") ?? []);
+        return subcalls.some((s) => s.textContent?.includes("llm_query") && !s.textContent.includes("running…"));
+      },
+      undefined,
+      { timeout: 60_000, what: "the sub-call before the loop to be answered" },
+    );
     // From the click on Stop to the run showing "Stopped", timed by the page's own clock.
     const started = await page.evaluate(() => {
       const w = window as unknown as { __stop: { clicked?: number; shown?: number } };

@@ -11,6 +11,7 @@ import { hostileDocx } from "../fixtures/docs/hostile-docx.ts";
 import { repl } from "../fixtures/scripted-server.ts";
 import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
+import { expectNothingFor, waitUntil } from "./waits.ts";
 
 let stack: Stack;
 const scripts = new QuestionScripts();
@@ -55,9 +56,9 @@ describe("every file read ends", () => {
       await problem.waitFor({ timeout: 60_000 });
       expect(await problem.innerText()).toMatch(c.problem);
       expect(await problem.innerText()).not.toMatch(/xmldom|entity not found/i);
-      // Late progress reports must not bring the bar back.
-      await page.waitForTimeout(1500);
-      expect(await progressBars(page).count(), `${c.name}: the progress bar stayed`).toBe(0);
+      // The bar goes, and late progress reports must not bring it back.
+      await waitUntil(async () => (await progressBars(page).count()) === 0, { timeout: 30_000, what: `${c.name}: the progress bar to go` });
+      await expectNothingFor(1500, async () => expect(await progressBars(page).count(), `${c.name}: the progress bar came back`).toBe(0));
     }
     expect(errors).toEqual([]);
     await context.close();

@@ -140,3 +140,20 @@ export async function startRoutedStack(routes: Map<string, QuestionRoute>): Prom
 export async function openSteps(button: import("playwright-core").Locator): Promise<void> {
   if ((await button.getAttribute("aria-expanded")) !== "true") await button.click();
 }
+
+/**
+ * A line for a scripted cell that the page shows once Python has reached it: a sub-call, listed
+ * under its cell as answered when the reply is back. A cell's "running…" says only that the cell
+ * was sent, not that Python is executing it (see `subcallAnswered`).
+ */
+export const REACHED_LINE = 'llm_query("reached this line")\n';
+
+/** Waits until the newest exchange shows a sub-call answered: its cell's code got that far. */
+export async function subcallAnswered(page: Page, timeout = 60_000): Promise<void> {
+  await page
+    .locator("article.exchange")
+    .last()
+    .locator(".subcall summary", { hasText: "llm_query", hasNotText: "running…" })
+    .first()
+    .waitFor({ timeout });
+}

@@ -72,7 +72,9 @@ describe("phone, keyboard, screen reader and scale", () => {
     const check = async (state: string) => {
       for (const width of [1280, 390, 360]) {
         await page.setViewportSize({ width, height: 800 });
-        await page.waitForTimeout(100);
+        // Laid out and painted at the new width.
+        await page.waitForFunction((w) => window.innerWidth === w, width, { timeout: 30_000 });
+        await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
         const over = await sideways(page);
         if (over > 0) problems.push(`${state} @${width}px: ${over}px of sideways scroll`);
         for (const p of await axeProblems(page)) problems.push(`${state} @${width}px: ${p}`);

@@ -13,6 +13,7 @@ import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scri
 import { launch, startApp } from "./harness.ts";
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
 import { QuestionScripts, ask, openApp } from "./sandbox/drive.ts";
+import { expectNothingFor } from "./waits.ts";
 
 let canary: CanaryServer;
 let model: ScriptedServer;
@@ -77,8 +78,17 @@ describe("what the page renders from the model and from Python loads nothing by 
       // Open the steps too, so the model's prose is on screen.
       const steps = page.getByRole("button", { name: /Show steps/ });
       if (await steps.count()) await steps.last().click();
-      await page.waitForTimeout(2000);
-      expect(canary.hits(), `the page loaded from the canary:\n${canary.describe()}`).toBe(0);
+      // Everything is on the page (each markdown view formatted, or shown plain for good), and
+      // nothing it could start loading reaches the canary.
+      await page.waitForFunction(
+        () => {
+          const views = Array.from(document.querySelectorAll<HTMLElement>(".markdown"));
+          return views.length > 0 && views.every((v) => v.dataset.render === "done" || v.dataset.render === "fallback");
+        },
+        undefined,
+        { timeout: 60_000, polling: 100 },
+      );
+      await expectNothingFor(2000, () => expect(canary.hits(), `the page loaded from the canary:\n${canary.describe()}`).toBe(0));
       expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);
     } finally {
       await opened.close();

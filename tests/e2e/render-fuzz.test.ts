@@ -82,17 +82,53 @@ const REOPEN_SANITY_MS = 10_000;
  */
 const RECURRING_TASK_SANITY_MS = 250;
 
+// The observer is kept so that a reading can take the entries not yet delivered to it.
 const LONGTASK_OBSERVER = `
   window.__longTasks = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) window.__longTasks.push({ start: Math.round(e.startTime), ms: Math.round(e.duration) });
-  }).observe({ type: "longtask", buffered: true });
+  const record = (entries) => {
+    for (const e of entries) window.__longTasks.push({ start: Math.round(e.startTime), ms: Math.round(e.duration) });
+  };
+  window.__longTaskObserver = new PerformanceObserver((list) => record(list.getEntries()));
+  window.__longTaskObserver.observe({ type: "longtask", buffered: true });
+  window.__takeLongTasks = () => record(window.__longTaskObserver.takeRecords());
 `;
 
 type LongTask = { start: number; ms: number };
 const longTasksSince = (page: Page, since: number) =>
-  page.evaluate((t) => ((window as unknown as { __longTasks: LongTask[] }).__longTasks ?? []).filter((e) => e.start >= t), since);
+  page.evaluate((t) => {
+    const w = window as unknown as { __longTasks?: LongTask[]; __takeLongTasks?: () => void };
+    w.__takeLongTasks?.();
+    return (w.__longTasks ?? []).filter((e) => e.start >= t);
+  }, since);
 const now = (page: Page) => page.evaluate(() => performance.now());
+
+/**
+ * Waits until the page has done what it had to: two frames painted, then an idle moment of its
+ * main thread. Capped (requestIdleCallback's timeout), since a page kept busy never idles; the
+ * long tasks it had are what the test reads next.
+ */
+const settled = (page: Page) =>
+  page.evaluate(
+    () =>
+      new Promise<void>((resolve) =>
+        requestAnimationFrame(() => requestAnimationFrame(() => requestIdleCallback(() => resolve(), { timeout: 30_000 }))),
+      ),
+  );
+
+/**
+ * Whether the part of a long text on the screen shows formatted: no resting chunk (text only,
+ * src/ui/render/window.ts) is in the viewport. Not "the slot scrolled to": slots above can change
+ * height as they are formatted and let go, so a jump may land beside its target.
+ */
+const screenFormatted = (markdown: import("playwright-core").Locator) =>
+  markdown.evaluate((el) => {
+    const onScreen = (r: DOMRect) => r.bottom > 0 && r.top < innerHeight;
+    for (const slot of el.querySelectorAll(":scope > .md-slot")) {
+      if (!onScreen(slot.getBoundingClientRect())) continue;
+      for (const chunk of slot.querySelectorAll(":scope > .md-chunk.resting")) if (onScreen(chunk.getBoundingClientRect())) return false;
+    }
+    return true;
+  });
 /**
  * The question box, looked up inside its own dock: a role lookup over the whole page walks every
  * element, and a page of many huge answers makes that slow.
@@ -136,7 +172,8 @@ describe("rendering is total and bounded", () => {
     await askDock(page).getByRole("textbox", { name: "Question" }).fill("[warm-up] hello");
     await askDock(page).getByRole("button", { name: "Ask", exact: true }).click();
     await page.locator("article.exchange .status .chip", { hasText: /^\s*Answered\s*$/ }).waitFor({ timeout: 60_000 });
-    await page.waitForTimeout(1000);
+    await allRendered(page, 60_000);
+    await settled(page);
 
     const report: string[] = [];
     const failures: string[] = [];
@@ -159,7 +196,7 @@ describe("rendering is total and bounded", () => {
         const started = await now(page);
         const answer = article.getByRole("region", { name: "Answer", exact: true });
         await answer.locator(".markdown[data-render=done], .markdown[data-render=fallback]").waitFor({ timeout: 60_000 });
-        await page.waitForTimeout(300);
+        await settled(page);
         exchangeOf.set(c.i, before);
         return { answer, tasks: await longTasksSince(page, started) };
       };
@@ -174,26 +211,37 @@ describe("rendering is total and bounded", () => {
       // from its start to its end makes the page format what comes near the screen and let go of
       // what leaves it, which is what scrolling through it does.
       const slots = await answer.locator(".markdown > .md-slot").count();
+      const markdown = answer.locator(".markdown");
+      /** Waits, as a reader does, until what the screen shows after a jump is formatted. */
+      const shows = (where: string) =>
+        expect
+          .poll(() => screenFormatted(markdown), { message: `${c.name}: the screen is formatted at ${where}`, timeout: 120_000 })
+          .toBe(true);
       const readThrough = async (): Promise<LongTask[]> => {
-        await answer.locator(".markdown").evaluate((el) => el.scrollIntoView({ block: "start" }));
-        await page.waitForTimeout(300);
+        await markdown.evaluate((el) => el.scrollIntoView({ block: "start" }));
+        await shows("the start");
+        await settled(page);
         const readStart = await now(page);
         for (let k = 0; k <= 10 && slots > 1; k++) {
+          const n = Math.floor((k / 10) * (slots - 1));
           await answer
             .locator(".markdown > .md-slot")
-            .nth(Math.floor((k / 10) * (slots - 1)))
+            .nth(n)
             .evaluate((el) => el.scrollIntoView({ block: "start" }));
-          await page.waitForTimeout(250);
+          await shows(`slot ${n} of ${slots}`);
         }
-        // The end, where the reading stopped, gets formatted.
+        // The end, where the reading stopped, gets formatted. Brought to the screen at each look,
+        // as a reader scrolls on until the end is there (a jump may land beside it, see above).
         const lastResting = () =>
-          answer
-            .locator(".markdown")
-            .evaluate(
-              (el) => el.querySelector(":scope > .md-slot:last-child > .md-chunk:last-child")?.classList.contains("resting") ?? false,
-            );
-        await expect.poll(lastResting, { message: `${c.name}: the end is formatted once scrolled to`, timeout: 20_000 }).toBe(false);
-        await page.waitForTimeout(300);
+          markdown.evaluate((el) => {
+            const end = el.querySelector(":scope > .md-slot:last-child > .md-chunk:last-child");
+            end?.scrollIntoView({ block: "end" });
+            return end?.classList.contains("resting") ?? false;
+          });
+        await expect
+          .poll(lastResting, { message: `${c.name}: the end is formatted once scrolled to`, timeout: 120_000, interval: 250 })
+          .toBe(false);
+        await settled(page);
         return longTasksSince(page, readStart);
       };
       // A long task while reading through counts when one over the sanity bound happens again on
@@ -250,7 +298,7 @@ describe("rendering is total and bounded", () => {
       .nth(Math.max(...exchangeOf.values()))
       .waitFor({ timeout: 60_000 });
     await allRendered(page, 240_000);
-    await page.waitForTimeout(500);
+    await settled(page);
     const afterReload = await longTasksSince(page, reopened);
     report.push(`after reload: tasks over 50 ms ${JSON.stringify(afterReload.map((t) => t.ms))}`);
     // Reopening holds 14 MB of answers: reading the session back and laying the page out are

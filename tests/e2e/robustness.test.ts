@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf, zipBomb, zipOf } from "../fixtures/docs/index.ts";
 import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
 
 let stack: Stack;
 let server: ScriptedServer;
@@ -30,8 +30,9 @@ const answer = (page: Page) => page.getByRole("region", { name: "Answer", exact:
 
 describe("runaway and crashing code", () => {
   it("native code that ignores Stop is killed, the REPL rebuilt, the model told, and the run goes on", async () => {
+    server.scripts.sub = "reached";
     server.scripts.root = (req) => {
-      if (req.turn === 0) return code("kept = 1\nsum(range(10**12))");
+      if (req.turn === 0) return code(`kept = 1\n${REACHED_LINE}sum(range(10**12))`);
       // The model reads that its variables are gone, and carries on.
       expect(req.lastUser).toContain("All variables were lost");
       return code("FINAL('survived; kept exists: ' + str('kept' in dir()))");
@@ -42,8 +43,8 @@ describe("runaway and crashing code", () => {
     await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Spin");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
-    // The page answers input while Python spins.
-    await page.waitForTimeout(1000);
+    // The page answers input while Python spins (it is in the C loop once the sub-call before it is answered).
+    await subcallAnswered(page);
     const started = Date.now();
     await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r(null))));
     expect(Date.now() - started).toBeLessThan(500);

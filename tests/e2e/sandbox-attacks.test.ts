@@ -28,8 +28,8 @@ import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, typ
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
 import { FORGERY_KINDS, installForgery, victimCell } from "./sandbox/forgeries.ts";
 import { startVariantServer, type VariantOptions } from "./sandbox/variant-server.ts";
+import { expectNothingFor } from "./waits.ts";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DIST_ASSETS = new URL("../../dist/assets/", import.meta.url).pathname;
 
 let canary: CanaryServer;
@@ -135,10 +135,9 @@ function expectAllBlocked(verdicts: Verdict[], skip: (a: Attack) => boolean = ()
   }
 }
 
-/** Python's timers fire 1.5 s after their cell and every 2 s: give them time, then count. */
+/** Python's timers fire 1.5 s after their cell and every 2 s: the canary must stay silent past them. */
 async function expectNoLeak(): Promise<void> {
-  await sleep(3000);
-  expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0);
+  await expectNothingFor(3000, () => expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0));
 }
 
 async function expectNothingPlanted(page: Page): Promise<void> {
@@ -204,8 +203,7 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
       expect(turnOutputs(model, again)[0]).toMatch(/ALIVE \d+ True/);
       expect(await lastStatus(page)).toBe("Answered");
 
-      await sleep(1000);
-      expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0);
+      await expectNothingFor(1000, () => expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0));
       expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);
     } finally {
       await opened.close();

@@ -7,10 +7,11 @@ import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { launch, startApp, openSteps } from "./harness.ts";
+import { REACHED_LINE, launch, startApp, openSteps, subcallAnswered } from "./harness.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
 import { startVariantServer } from "./sandbox/variant-server.ts";
+import { expectNothingFor, waitUntil } from "./waits.ts";
 
 let model: ScriptedServer;
 let app: { url: string; close: () => Promise<void> };
@@ -239,9 +240,11 @@ describe("Stop and the next question always work", () => {
       const timer =
         "import js\nfrom pyodide.ffi import create_proxy\ndef spin():\n    while True:\n        pass\nkeep = create_proxy(spin)\njs.setTimeout(keep, 2000)\nprint('scheduled')";
       await run(page, [timer], "timer set");
-      await page.waitForTimeout(2500);
+      // Past the time the timer was set for, Python stays as it was: ready, not restarted.
+      await expectNothingFor(2500, async () => expect(await page.locator(".chip", { hasText: "Python ready" }).count()).toBe(1));
       const [after] = await run(page, ["print('STILL-FINE')"], "timer cancelled");
       expect(after).toContain("STILL-FINE");
+      expect(after).not.toContain("WorkerRestarted");
       // A message handler that spins: the heartbeat finds the worker silent and it is rebuilt.
       const wedge =
         "import js\nfrom pyodide.ffi import create_proxy\ndef spin(e):\n    while True:\n        pass\nch = js.MessageChannel.new()\nh = create_proxy(spin)\nch.port1.onmessage = h\nch.port2.postMessage(1)\nprint('wedged')";
@@ -267,11 +270,11 @@ describe("Stop and the next question always work", () => {
       await uploadText(page, "s.txt", "stop");
       const tag = `[s11-${++tagSeq}]`;
       // C code that never checks for interrupts: only killing the worker stops it.
-      scripts.set(tag, [repl("sum(range(10**13))"), repl('FINAL("never")')]);
+      scripts.set(tag, [repl(`${REACHED_LINE}sum(range(10**13))`), repl('FINAL("never")')]);
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Spin in C`);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
-      await page.getByText("running…").first().waitFor({ timeout: 60_000 });
-      await page.waitForTimeout(500);
+      // Python is in the C loop: the sub-call just before it is answered.
+      await subcallAnswered(page);
       const clicked = Date.now();
       await page.getByRole("button", { name: "Stop", exact: true }).click();
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
@@ -338,8 +341,10 @@ describe("messages name the cause", () => {
       // seconds on a loaded machine. What is tested is the outcome, not the click's speed.
       await page.getByRole("button", { name: "Stop", exact: true }).click({ timeout: 20_000 });
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
-      await page.waitForTimeout(1500);
-      expect(await page.locator(".notices").innerText()).not.toMatch(/Traceback|KeyboardInterrupt|serializing/);
+      // No late traceback from the load that Stop cut short.
+      await expectNothingFor(1500, async () =>
+        expect(await page.locator(".notices").innerText()).not.toMatch(/Traceback|KeyboardInterrupt|serializing/),
+      );
       expect(await page.locator(".docs .progress").count()).toBe(0);
       // The documents still arrive, and the next question uses them.
       const [out] = await run(page, ["print('LINES', context.count(chr(10)))"], "loaded after all");
@@ -385,12 +390,14 @@ describe("a runaway allocation", () => {
       ]);
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Allocate`);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
-      const deadline = Date.now() + 150_000;
       let answer = "";
-      while (Date.now() < deadline && !answer.includes("survived the runaway")) {
-        await new Promise((r) => setTimeout(r, 500));
-        answer = await inPage<string>(`[...document.querySelectorAll("section.answer")].at(-1)?.innerText ?? ""`);
-      }
+      await waitUntil(
+        async () => {
+          answer = await inPage<string>(`[...document.querySelectorAll("section.answer")].at(-1)?.innerText ?? ""`);
+          return answer.includes("survived the runaway");
+        },
+        { timeout: 150_000, interval: 500, what: "the answer after the runaway" },
+      ).catch(() => undefined); // the expect below says what the page showed instead
       const outputs = turnOutputs(model, tag);
       expect(answer, `turn outputs: ${JSON.stringify(outputs).slice(0, 1500)}`).toContain("survived the runaway");
       // The model is told what happened in words it can act on, and its next cell runs with the
@@ -441,10 +448,10 @@ describe("a runaway allocation", () => {
       const tag = `[s11-${++tagSeq}]`;
       // JS arrays on the worker's V8 heap until it is exhausted: Chromium ends the renderer.
       scripts.set(tag, [repl(allocate), repl('FINAL("never")')]);
-      const crashed = new Promise<void>((resolve) => page.once("crash", () => resolve()));
+      const crashed = page.waitForEvent("crash", { timeout: 120_000 });
       await page.getByRole("textbox", { name: "Question" }).fill(`${tag} Allocate`);
       await page.getByRole("button", { name: "Ask", exact: true }).click();
-      await Promise.race([crashed, page.waitForTimeout(120_000)]);
+      await crashed;
       // A new tab on the same profile: the session, its document and the question are there.
       const again = await page.context().newPage();
       await again.goto(page.url());

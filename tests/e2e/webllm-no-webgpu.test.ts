@@ -3,6 +3,7 @@
 // and the main thread's bundle does not contain web-llm.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPage, startPageServer, type BrowserSession, type PageServer } from "./pages/webllm/harness.ts";
+import { expectNothingFor } from "./waits.ts";
 
 let server: PageServer;
 let session: BrowserSession;
@@ -52,8 +53,10 @@ describe("WebLLM without WebGPU (production build)", () => {
     }
     expect(session.blocked).toEqual([]); // the GPU check comes before WebLLM fetches anything
 
-    await new Promise((r) => setTimeout(r, 300));
-    expect(await session.page.evaluate(() => window.webllmTest.problems())).toEqual({ page: [], worker: [] });
-    expect(session.pageErrors).toEqual([]);
+    // A late rejection would surface after the failure: none may, in the page or the worker.
+    await expectNothingFor(300, async () => {
+      expect(await session.page.evaluate(() => window.webllmTest.problems())).toEqual({ page: [], worker: [] });
+      expect(session.pageErrors).toEqual([]);
+    });
   }, 60_000);
 });

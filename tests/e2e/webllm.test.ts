@@ -4,6 +4,7 @@
 // unhandled rejection anywhere.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPage, startPageServer, type BrowserSession, type PageServer } from "./pages/webllm/harness.ts";
+import { expectNothingFor } from "./waits.ts";
 
 let server: PageServer;
 let session: BrowserSession;
@@ -55,10 +56,11 @@ describe("WebLLM worker with a software WebGPU adapter", () => {
     const cached = await session.page.evaluate(() => window.webllmTest.cached());
     expect(cached.models).toEqual([]);
 
-    await new Promise((r) => setTimeout(r, 500)); // let any late rejection surface
-    const problems = await session.page.evaluate(() => window.webllmTest.problems());
-    expect(problems).toEqual({ page: [], worker: [] });
-    expect(session.pageErrors).toEqual([]);
+    // A late rejection would surface after the failure: none may, in the page or the worker.
+    await expectNothingFor(500, async () => {
+      expect(await session.page.evaluate(() => window.webllmTest.problems())).toEqual({ page: [], worker: [] });
+      expect(session.pageErrors).toEqual([]);
+    });
     expect(session.console.filter((l) => /Uncaught/.test(l))).toEqual([]);
   }, 60_000);
 

@@ -1,8 +1,7 @@
 // Waiting for the page, the same way in every engine: poll a page function.
+import { waitUntil } from "../waits.ts";
 import { receivesClicks } from "./page-side.ts";
 import type { EnginePage, Target } from "./types.ts";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls `fn(arg)` in the page until it returns a truthy value, which it returns. */
 export async function waitForFunction<R, A = undefined>(
@@ -11,23 +10,8 @@ export async function waitForFunction<R, A = undefined>(
   arg?: A,
   { timeout = 30_000, what = "a condition" }: { timeout?: number; what?: string } = {},
 ): Promise<R> {
-  const until = Date.now() + timeout;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await page.evaluate(fn, arg as A);
-      if (value) return value;
-    } catch (err) {
-      // A navigation in progress destroys the context the call ran in; try again.
-      lastError = err;
-    }
-    if (Date.now() > until) {
-      throw new Error(
-        `${page.engine}: timed out after ${timeout} ms waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ""}`,
-      );
-    }
-    await sleep(150);
-  }
+  // A navigation in progress destroys the context the call ran in: waitUntil tries again.
+  return waitUntil(() => page.evaluate(fn, arg as A), { timeout, interval: 150, what: `${what} (${page.engine})` });
 }
 
 /**

@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fillElement, findTarget, installErrorCollector, pageExpression, takeCollectedErrors } from "./page-side.ts";
+import { waitUntil } from "../waits.ts";
 import { waitUntilClickable } from "./wait.ts";
 import type { EngineBrowser, EnginePage, FileSpec, PageOptions, Target } from "./types.ts";
 import { WebDriverSession, isElementRef, type ElementRef } from "./webdriver.ts";
@@ -37,15 +38,12 @@ class WebKitPage implements EnginePage {
 
   private async afterLoad() {
     // Best effort: on a busy machine WebKit's driver can time out a script while the page is
-    // still starting; the next try (or the next load) installs the collector.
-    for (let i = 0; i < 3; i++) {
-      try {
-        await this.session.executeSync(`${pageExpression(installErrorCollector, null)};`);
-        return;
-      } catch {
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    }
+    // still starting; a later try (or the next load) installs the collector.
+    await waitUntil(() => this.session.executeSync(`${pageExpression(installErrorCollector, null)}; return true;`), {
+      timeout: 3_000,
+      interval: 1_000,
+      what: "the page to take the error collector",
+    }).catch(() => undefined);
   }
 
   private async collect() {
@@ -114,17 +112,15 @@ async function freePort(): Promise<number> {
 }
 
 async function waitForDriver(url: string, driver: ChildProcess): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    if (driver.exitCode !== null) throw new Error(`WebKitWebDriver exited with code ${driver.exitCode}`);
-    const ready = await fetch(`${url}/status`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ready) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("WebKitWebDriver did not start within 30 s");
+  let exited = false;
+  await waitUntil(
+    async () => {
+      exited = driver.exitCode !== null;
+      return exited || (await fetch(`${url}/status`).then((r) => r.ok));
+    },
+    { timeout: 30_000, interval: 200, what: "WebKitWebDriver to start" },
+  );
+  if (exited) throw new Error(`WebKitWebDriver exited with code ${driver.exitCode}`);
 }
 
 /** One WebKitWebDriver under its own Xvfb: the driver allows a single session at a time. */

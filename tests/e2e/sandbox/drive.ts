@@ -3,6 +3,7 @@
 import type { Browser, Page } from "playwright-core";
 import type { ScriptedRequest, ScriptedServer, ScriptStep } from "../../fixtures/scripted-server.ts";
 import { newPage, openaiUrl } from "../harness.ts";
+import { waitUntil } from "../waits.ts";
 
 /** Root-model scripts keyed by a tag that appears in the question. */
 export class QuestionScripts {
@@ -74,14 +75,16 @@ export async function ask(page: Page, question: string, answer: string, timeoutM
   await page.getByRole("button", { name: "Ask", exact: true }).click();
   const region = page.getByRole("region", { name: "Answer", exact: true }).nth(before);
   await region.waitFor({ timeout: 30_000 });
-  const deadline = Date.now() + timeoutMs;
   let shown = "";
-  while (Date.now() < deadline) {
-    shown = await region.innerText();
-    if ((await region.getAttribute("aria-busy")) === "false" && shown.includes(answer)) return;
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`The answer "${answer}" did not appear within ${timeoutMs / 1000} s; the Answer region shows: ${shown.slice(0, 500)}`);
+  await waitUntil(
+    async () => {
+      shown = await region.innerText();
+      return (await region.getAttribute("aria-busy")) === "false" && shown.includes(answer);
+    },
+    { timeout: timeoutMs, interval: 250, what: `the answer "${answer}"` },
+  ).catch(() => {
+    throw new Error(`The answer "${answer}" did not appear within ${timeoutMs / 1000} s; the Answer region shows: ${shown.slice(0, 500)}`);
+  });
 }
 
 /** The status chip text of the newest exchange ("Answered", "Failed", ...). */

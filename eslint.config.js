@@ -1,0 +1,182 @@
+// The layers of docs/architecture.md, as rules a change cannot quietly break, plus a handful of
+// correctness rules. Style is prettier's job: nothing here is about layout.
+//
+// The walls are `no-restricted-imports` patterns (typescript-eslint's version, for
+// `allowTypeImports`) rather than a resolver-based import plugin: this project imports across
+// folders only by relative path (no aliases), so a folder is always reached as `../…/name/`,
+// and one regular expression per wall says it. Dynamic `import()` and `new Worker(…)` are not
+// import declarations, so the same expressions also feed `no-restricted-syntax`, and the
+// globals a layer may not touch go to `no-restricted-globals`.
+import { builtinModules } from "node:module";
+import svelte from "eslint-plugin-svelte";
+import tseslint from "typescript-eslint";
+
+/** A specifier that climbs out of the importing folder and enters `path` (under src/ or the root). */
+const into = (path) => `^(\\.\\./)+(src/)?(${path})`;
+
+/**
+ * One wall: the files it holds, what they may not import (regexes on the specifier), the globals
+ * they may not touch, and why (the message a violation prints).
+ */
+const walls = [
+  {
+    name: "src/core runs in the browser and in Node: no DOM, no page, no storage, no workers, nothing Node-only",
+    files: ["src/core/**/*.ts"],
+    imports: [
+      into("app|ui|store|cli|node|bench|ingest|viewer|security") + "/",
+      into("workers") + "/",
+      // The REPL's pure half (its protocol and types) is shared; its transports start workers,
+      // frames and processes.
+      into("repl") + "/(?!(protocol|types)\\.ts$)",
+      // WebLLM's client side starts the model worker and probes WebGPU.
+      into("engines/webllm") + "/",
+      "^(node:|(" + builtinModules.join("|").replaceAll("/", "\\/") + ")(/|$))",
+      "^(pyodide|@mlc-ai/web-llm|comlink)(/|$)",
+      // Vite's ?worker / ?url / ?raw suffixes mean nothing to Node, where the core also runs.
+      "\\?",
+    ],
+    globals: [
+      ...["window", "document", "navigator", "location", "localStorage", "sessionStorage", "indexedDB", "caches"],
+      ...["Worker", "SharedWorker", "importScripts", "postMessage", "self", "HTMLElement", "Element", "requestAnimationFrame"],
+      ...["MutationObserver", "IntersectionObserver", "ResizeObserver", "getComputedStyle", "alert", "confirm"],
+      ...["process", "Buffer", "require", "module", "__dirname", "__filename", "global", "setImmediate"],
+    ],
+  },
+  {
+    name: "src/store keeps what the core produces: it does not import the page (src/app) or its views (src/ui)",
+    files: ["src/store/**/*.ts"],
+    imports: [into("app|ui") + "/"],
+  },
+  {
+    // The page's half of an engine (its Settings view, start step and host, when an engine is a
+    // folder of its own) is the page's by definition, so it may import src/app and src/ui.
+    name: "src/engines speaks to models; the page uses it, not the other way round (no src/app, no src/ui)",
+    files: ["src/engines/**/*.ts"],
+    ignores: ["src/engines/*/page.ts", "src/engines/*/host.svelte.ts"],
+    imports: [into("app|ui") + "/"],
+  },
+  {
+    // Model-written code runs in these modules' process: nothing of the page may be reachable
+    // from it. Every other worker keeps to the same wall, except that the render worker
+    // formats markdown with the page's own renderer (src/ui/render).
+    name: "the workers (above all the REPL's: repl*, lockdown*, snapshot-*, the Python glue) never import src/app, src/ui or src/store",
+    files: ["workers/**/*.{ts,mts,mjs}"],
+    ignores: ["workers/render.worker.ts"],
+    imports: [into("app|ui|store") + "/"],
+  },
+  {
+    name: "the render worker may use the page's renderer (src/ui/render), nothing else of the page",
+    files: ["workers/render.worker.ts"],
+    imports: [into("app|store") + "/", into("ui") + "/(?!render/)"],
+  },
+  {
+    // Components read the controller's state and call its methods. Types of stored records are
+    // fine (`import type`); values from src/store would be IndexedDB itself.
+    name: "src/ui talks to Pyodide, WebLLM, workers and IndexedDB only through the controller (src/app)",
+    files: ["src/ui/**/*.{ts,svelte}"],
+    imports: [into("repl|workers") + "/", into("engines/webllm") + "/(?!index\\.ts$)", "^(pyodide|@mlc-ai/web-llm|comlink|idb)(/|$)"],
+    typeOnly: [into("store") + "/"],
+    globals: ["Worker", "SharedWorker", "indexedDB"],
+  },
+  {
+    // The one worker a component owns: the markdown renderer (src/ui/render/render-client.ts).
+    name: "src/ui/render/render-client.ts starts the render worker",
+    files: ["src/ui/render/render-client.ts"],
+    imports: [into("repl|workers") + "/", "^(pyodide|@mlc-ai/web-llm|idb)(/|$)"],
+    typeOnly: [into("store") + "/"],
+    globals: ["SharedWorker", "indexedDB"],
+  },
+];
+
+const wallConfigs = walls.map((wall) => {
+  const message = `Layer wall: ${wall.name} (docs/architecture.md).`;
+  const patterns = [
+    ...wall.imports.map((regex) => ({ regex, message })),
+    ...(wall.typeOnly ?? []).map((regex) => ({ regex, message, allowTypeImports: true })),
+  ];
+  // esquery's /regex/ ends at the first slash, escaped or not: spell slashes as \x2F there.
+  const dynamic = [...wall.imports, ...(wall.typeOnly ?? [])].map((regex) => ({
+    selector: `ImportExpression[source.value=/${regex.replaceAll("\\/", "/").replaceAll("/", "\\x2F")}/]`,
+    message,
+  }));
+  return {
+    name: `layers: ${wall.files.join(", ")}`,
+    files: wall.files,
+    ...(wall.ignores ? { ignores: wall.ignores } : {}),
+    rules: {
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns }],
+      "no-restricted-syntax": ["error", ...dynamic],
+      ...(wall.globals ? { "no-restricted-globals": ["error", ...wall.globals.map((name) => ({ name, message }))] } : {}),
+    },
+  };
+});
+
+export default tseslint.config(
+  {
+    ignores: [
+      "node_modules/",
+      "dist/",
+      "dist-alt/",
+      "public/pyodide/",
+      "bench/out/",
+      "test-results/",
+      // Generated from web-llm's catalog by scripts/extract-webllm-catalog.mjs.
+      "src/engines/webllm/catalog.generated.ts",
+    ],
+  },
+  {
+    // Parsers only: the plugins' recommended sets restyle code, which is prettier's business.
+    files: ["**/*.{ts,mts,js,mjs,svelte}"],
+    languageOptions: { parser: tseslint.parser, ecmaVersion: "latest", sourceType: "module" },
+    plugins: { "@typescript-eslint": tseslint.plugin },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      // Correctness: each of these is a bug when it fires, and the tree passes them.
+      "no-debugger": "error",
+      "no-cond-assign": "error",
+      "no-self-assign": "error",
+      "no-self-compare": "error",
+      "no-unsafe-finally": "error",
+      "no-unreachable-loop": "error",
+      "no-constant-binary-expression": "error",
+      "no-async-promise-executor": "error",
+      "no-dupe-else-if": "error",
+      "no-duplicate-case": "error",
+      "no-sparse-arrays": "error",
+      "no-unsafe-optional-chaining": "error",
+      "no-loss-of-precision": "error",
+      "no-empty-character-class": "error",
+      "no-invalid-regexp": "error",
+      "no-misleading-character-class": "error",
+      "no-template-curly-in-string": "error",
+      "no-var": "error",
+      "@typescript-eslint/ban-ts-comment": ["error", { "ts-expect-error": "allow-with-description" }],
+    },
+  },
+  ...svelte.configs.base,
+  {
+    files: ["**/*.svelte", "**/*.svelte.ts"],
+    languageOptions: { parserOptions: { parser: tseslint.parser } },
+  },
+  ...wallConfigs,
+  {
+    // A habit kept by a wall: a browser test waits on what the page shows (waitUntil, or
+    // Playwright's own waits), or says it proves that nothing happens (expectNothingFor); a fixed
+    // sleep is too short on a busy machine and too long on an idle one. Both live in waits.ts.
+    name: "browser tests: no fixed sleeps",
+    files: ["tests/e2e/**/*.ts"],
+    ignores: ["tests/e2e/waits.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        ...[
+          "CallExpression[callee.property.name='waitForTimeout']",
+          "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout']",
+        ].map((selector) => ({
+          selector,
+          message: "A fixed sleep in a browser test: wait on what the page shows (waitUntil) or use expectNothingFor (tests/e2e/waits.ts).",
+        })),
+      ],
+    },
+  },
+);

@@ -1,0 +1,97 @@
+import { ESLint } from "eslint";
+import { beforeAll, describe, expect, it } from "vitest";
+
+// The layer walls in eslint.config.js are regular expressions on import specifiers: one that
+// matches nothing would pass `npm run check` for ever. Each wall is shown a crossing it must stop
+// and a neighbour it must let through, as code placed at a path in that layer.
+const crossings: [file: string, code: string][] = [
+  ["src/core/loop.ts", `import { applyEvent } from "../app/run-view.ts";`],
+  ["src/core/guards/stuck.ts", `import type { Props } from "../../ui/App.svelte";`],
+  ["src/core/session.ts", `import type { SessionRecord } from "../store/index.ts";`],
+  ["src/core/session.ts", `const store = await import("../store/index.ts");`],
+  ["src/core/session.ts", `import { createBrowserRepl } from "../repl/browser.ts";`],
+  ["src/core/session.ts", `import { lockDown } from "../../workers/lockdown.ts";`],
+  ["src/core/session.ts", `import { WebLLMClient } from "../engines/webllm/client.ts";`],
+  ["src/core/session.ts", `import { readFile } from "node:fs/promises";`],
+  ["src/core/session.ts", `import { join } from "path";`],
+  ["src/core/session.ts", `import { serve } from "../node/http-fetch.ts";`],
+  ["src/core/session.ts", `import source from "../../workers/python/rlm_runtime.py?raw";`],
+  ["src/core/session.ts", `const worker = new Worker(new URL("./x.ts", import.meta.url));`],
+  ["src/core/session.ts", `export const title = () => document.title;`],
+  ["src/core/session.ts", `export const home = () => process.env.HOME;`],
+  ["src/store/db.ts", `import type { Exchange } from "../app/run-view.ts";`],
+  ["src/store/db.ts", `import { formatBytes } from "../ui/markdown.ts";`],
+  ["src/engines/openai.ts", `import type { Settings } from "../app/settings.ts";`],
+  ["src/engines/webllm/engine.ts", `import { formatBytes } from "../../ui/markdown.ts";`],
+  ["workers/repl-runtime.ts", `import { SessionStore } from "../src/store/index.ts";`],
+  ["workers/lockdown.node.ts", `import type { Settings } from "../src/app/settings.ts";`],
+  ["workers/snapshot-store.ts", `import { copyText } from "../src/ui/copy-text.ts";`],
+  ["workers/repl.node-worker.mjs", `await import("../src/app/settings.ts");`],
+  ["workers/render.worker.ts", `import { formatBytes } from "../src/ui/markdown.ts";`],
+  ["src/ui/App.svelte", `<script lang="ts">\n  import { ReplClient } from "../repl/index.ts";\n</script>\n<p>{ReplClient.name}</p>`],
+  ["src/ui/render/view.ts", `import { WebLLMClient } from "../../engines/webllm/client.ts";`],
+  [
+    "src/ui/Documents.svelte",
+    `<script lang="ts">\n  import { SessionStore } from "../store/index.ts";\n</script>\n<p>{SessionStore.name}</p>`,
+  ],
+  ["src/ui/copy-text.ts", `export const w = new Worker(new URL("../../workers/repl.worker.ts", import.meta.url));`],
+  ["src/ui/copy-text.ts", `import { loadPyodide } from "pyodide";`],
+];
+
+const allowed: [file: string, code: string][] = [
+  ["src/core/session.ts", `import type { ReplApi } from "../repl/types.ts";\nimport { parseCellResult } from "../repl/protocol.ts";`],
+  ["src/core/session.ts", `import type { ChatEngine } from "../engines/types.ts";`],
+  ["src/core/session.ts", `export function f(document: string) {\n  return document;\n}`],
+  ["src/store/db.ts", `import type { RlmResult } from "../core/types.ts";`],
+  ["src/engines/wllama/page.ts", `import type { EnginePage } from "../../app/engine-host.ts";`],
+  ["workers/render.worker.ts", `import { renderMarkdown } from "../src/ui/render/markdown-html.ts";`],
+  ["workers/repl-runtime.ts", `import { parseCellResult } from "../src/repl/protocol.ts";`],
+  [
+    "src/ui/Documents.svelte",
+    `<script lang="ts">\n  import type { DocumentMeta } from "../store/index.ts";\n  let d: DocumentMeta | null = $state(null);\n</script>\n<p>{d}</p>`,
+  ],
+  [
+    "src/ui/StartSteps.svelte",
+    `<script lang="ts">\n  import { formatMB } from "../engines/webllm/index.ts";\n</script>\n<p>{formatMB(1)}</p>`,
+  ],
+  ["src/ui/render/render-client.ts", `export const w = new Worker(new URL("../../../workers/render.worker.ts", import.meta.url));`],
+];
+
+describe("the layer walls (eslint.config.js)", () => {
+  let eslint: ESLint;
+  beforeAll(() => {
+    eslint = new ESLint();
+  });
+
+  const wallsHit = async (file: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath: file });
+    const fatal = result!.messages.filter((m) => m.fatal);
+    expect(fatal, `${file} did not parse`).toEqual([]);
+    return result!.messages.filter((m) => m.message.includes("Layer wall")).map((m) => m.ruleId);
+  };
+
+  it.each(crossings)("stops %s: %s", async (file, code) => {
+    expect(await wallsHit(file, code)).not.toEqual([]);
+  });
+
+  it.each(allowed)("lets through %s: %s", async (file, code) => {
+    expect(await wallsHit(file, code)).toEqual([]);
+  });
+});
+
+describe("the browser tests' habit (eslint.config.js)", () => {
+  it.each([
+    ["tests/e2e/app.test.ts", `export const f = (page: { waitForTimeout(ms: number): Promise<void> }) => page.waitForTimeout(500);`],
+    ["tests/e2e/sandbox/drive.ts", `export const f = () => new Promise((r) => setTimeout(r, 500));`],
+  ])("stops a fixed sleep in %s", async (file, code) => {
+    const [result] = await new ESLint().lintText(code, { filePath: file });
+    expect(result!.messages.map((m) => m.message)).toEqual([expect.stringContaining("A fixed sleep in a browser test")]);
+  });
+
+  it("lets waits.ts, which names them, keep its timer", async () => {
+    const [result] = await new ESLint().lintText(`export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));`, {
+      filePath: "tests/e2e/waits.ts",
+    });
+    expect(result!.messages).toEqual([]);
+  });
+});
