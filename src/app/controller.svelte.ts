@@ -344,7 +344,12 @@ export class AppController {
     const session = await this.openLiveSession();
     if (!session) return;
     // Where the question goes is recorded with it, so every answer shows which endpoint saw it.
-    this.view.exchanges.push({ ...newExchange(newId(), q), endpoint: describeEndpoint(this.settings), limits: this.runLimits() });
+    this.view.exchanges.push({
+      ...newExchange(newId(), q),
+      endpoint: describeEndpoint(this.settings),
+      limits: this.runLimits(),
+      docChars: this.view.totalChars,
+    });
     const exchange = this.view.exchanges[this.view.exchanges.length - 1]!;
     const library = this.library;
     await this.drive(session, exchange, undefined, async () => {
