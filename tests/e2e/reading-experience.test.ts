@@ -12,7 +12,7 @@ import { mkdirSync } from "node:fs";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
+import { askQuestion, newPage, openaiUrl, startRoutedStack, uploadText, type QuestionRoute, type Stack } from "./harness.ts";
 
 const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -36,16 +36,6 @@ const SMALL_PHONE = { width: 360, height: 740 };
 async function open(page: Page, extra: Record<string, string> = {}) {
   await page.goto(openaiUrl(app.url, server.baseUrl, extra));
   await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
-
-async function upload(page: Page, name: string, content: string) {
-  await page.getByLabel("Document").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
-  await page.locator(".docs .name", { hasText: name }).first().waitFor({ timeout: 60_000 });
-}
-
-async function ask(page: Page, question: string) {
-  await page.getByRole("textbox", { name: "Question" }).fill(question);
-  await page.getByRole("button", { name: "Ask", exact: true }).click();
 }
 
 const last = (page: Page) => page.locator("article.exchange").last();
@@ -107,8 +97,8 @@ describe("the finished answer is in front of you", () => {
       routes.set("Three turns", tallRun(3, "The ledger runs from **1871** to 1931."));
       const { context, page, errors } = await newPage(browser, { viewport });
       await open(page);
-      await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
-      await ask(page, "Three turns, then the answer");
+      await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
+      await askQuestion(page, "Three turns, then the answer");
       await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
       // Followed to the bottom while it ran: the steps (below the answer) were in view.
       await expect.poll(async () => (await placement(answerOf(last(page)))).top, { timeout: 10_000 }).toBe(true);
@@ -123,8 +113,8 @@ describe("the finished answer is in front of you", () => {
     routes.set("Slow walk", tallRun(5, "Found it: 42.", 700));
     const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
     await open(page);
-    await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
-    await ask(page, "Slow walk through the ledger");
+    await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
+    await askQuestion(page, "Slow walk through the ledger");
     await page
       .getByTestId("run-progress")
       .getByText(/turn 3\//)
@@ -156,11 +146,11 @@ describe("after Stop or a failure in a new session", () => {
       routes.set("Break", () => ({ text: "", status: 500, error: "the model server broke" }));
       const { context, page, errors } = await newPage(browser, { viewport });
       await open(page);
-      await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
+      await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
       const steps = page.getByRole("region", { name: "Get an answer in three steps" });
       expect(await steps.count()).toBe(1);
 
-      await ask(page, "Hold on while I look");
+      await askQuestion(page, "Hold on while I look");
       await page
         .getByTestId("run-progress")
         .getByText(/turn 2\//)
@@ -177,8 +167,8 @@ describe("after Stop or a failure in a new session", () => {
       if (viewport.width <= 860) await page.getByRole("button", { name: "Sessions" }).click(); // the menu, on phones
       await page.getByRole("button", { name: "+ New" }).click();
       await page.locator("article.exchange").first().waitFor({ state: "detached" });
-      await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
-      await ask(page, "Break, please");
+      await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
+      await askQuestion(page, "Break, please");
       const failed = last(page);
       await failed.locator(".chip", { hasText: "Failed" }).waitFor({ timeout: 60_000 });
       await expect.poll(async () => (await focusPlacement(page)).seen, { timeout: 10_000 }).toBe(true);
@@ -203,7 +193,7 @@ describe("effort presets", () => {
     const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
     await open(page);
     // 2 MB: the old page announced "Thorough ≈ 15 min · ≈ 4.5M tokens" for files like this.
-    await upload(page, "big.txt", "A line of a long report.\n".repeat(80_000));
+    await uploadText(page, "big.txt", "A line of a long report.\n".repeat(80_000));
     const efforts = page.getByRole("radiogroup", { name: "Effort" });
     const preset = (name: string) => efforts.locator("label", { hasText: name });
     const text = async (name: string) => (await preset(name).innerText()).replace(/\s+/g, " ").trim();
@@ -212,7 +202,7 @@ describe("effort presets", () => {
     expect(await text("Exhaustive")).toBe("Exhaustive up to 1 h · 1,000 sub-calls");
     expect(await page.locator(".ask").innerText()).not.toMatch(/≈|[Ee]stimate/);
 
-    await ask(page, "Where is the answer?");
+    await askQuestion(page, "Where is the answer?");
     const answered = last(page);
     await answered.locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
     // What the run took, measured: the same tokens as its card says.
@@ -232,7 +222,7 @@ describe("effort presets", () => {
   it("on a document that fits the window, say once that it is one direct call rather than three times the same", async () => {
     const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
     await open(page, { mode: "auto" });
-    await upload(page, "short.txt", "A short note.\n".repeat(20));
+    await uploadText(page, "short.txt", "A short note.\n".repeat(20));
     await page
       .getByTestId("direct-note")
       .getByText(/one direct call, whatever the effort/)
@@ -251,8 +241,8 @@ describe("a phone's fixed chrome leaves the answer the screen", () => {
       routes.set("Phone", tallRun(2, "Answered on a phone.\n\n" + "A long line of the answer. ".repeat(60)));
       const { context, page, errors } = await newPage(browser, { viewport });
       await open(page);
-      await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
-      await ask(page, "Phone question");
+      await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
+      await askQuestion(page, "Phone question");
       await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
       // The header's own row (a message, when there is one, takes a row under it for a while).
       const chrome = await page.evaluate(() => ({
@@ -288,8 +278,8 @@ describe("the smaller things", () => {
     routes.set("Six turns", tallRun(6, "Done after six turns."));
     const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
     await open(page);
-    await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
-    await ask(page, "Six turns of steps");
+    await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
+    await askQuestion(page, "Six turns of steps");
     await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
     const timeline = page.getByRole("toolbar", { name: /Turns/ });
     const turnHead = (i: number) => page.locator(`.turn[data-turn="${i}"] .turn-head`);
@@ -315,8 +305,8 @@ describe("the smaller things", () => {
     routes.set("Code", () => code(`FINAL(${JSON.stringify(`Use this:\n\n\`\`\`python\n${snippet}\n\`\`\`\n`)})`));
     const { context, page, errors } = await newPage(browser, { viewport: LAPTOP, permissions: ["clipboard-read", "clipboard-write"] });
     await open(page);
-    await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
-    await ask(page, "Code for a total");
+    await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
+    await askQuestion(page, "Code for a total");
     const answer = answerOf(last(page));
     await answer.locator("pre code").waitFor({ timeout: 60_000 });
     await answer.getByRole("button", { name: "Copy code" }).click();
@@ -331,8 +321,8 @@ describe("the smaller things", () => {
       routes.set("Answer", () => code("FINAL('The answer.')"));
       const { context, page, errors } = await newPage(browser, { viewport });
       await open(page);
-      await upload(page, "ledger.txt", "The ledger.\n".repeat(40));
-      await ask(page, "Wait for me");
+      await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
+      await askQuestion(page, "Wait for me");
       await page
         .getByTestId("run-progress")
         .getByText(/turn 2\//)
@@ -347,7 +337,7 @@ describe("the smaller things", () => {
       await notice.waitFor({ timeout: 10_000 });
       await page.getByRole("button", { name: "Stop", exact: true }).click();
       await last(page).locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 15_000 });
-      await ask(page, "Answer me");
+      await askQuestion(page, "Answer me");
       await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
       expect(await notice.isVisible()).toBe(true);
       const buttons = [
