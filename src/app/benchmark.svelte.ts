@@ -3,10 +3,14 @@
 // a summary and charts. Results are kept in this browser, so a run resumes after a reload.
 import {
   DEFAULT_SIZES,
+  METHOD_LABELS,
   benchCharts,
+  describeRemaining,
+  estimateRemainingMs,
   latestResults,
   parseResultsJsonl,
   planTasks,
+  resultKey,
   resultLine,
   runBench,
   sourceTreeFromZip,
@@ -14,6 +18,7 @@ import {
   type BenchMethod,
   type BenchResult,
   type NamedChart,
+  type PendingRun,
   type ResultStore,
   type SourceTree,
   type SuiteName,
@@ -70,6 +75,8 @@ export class BenchmarkState {
   results = $state<BenchResult[]>([]);
   error = $state<string | null>(null);
   repo = $state<{ name: string; files: number } | null>(null);
+  /** Every task × method of the run going now, for the time left. */
+  private plan = $state<Array<PendingRun & { key: string }>>([]);
   readonly sizes = DEFAULT_SIZES;
 
   private tree: SourceTree | null = null;
@@ -86,6 +93,20 @@ export class BenchmarkState {
 
   get summary(): SummaryRow[] {
     return summarize(this.results);
+  }
+
+  /**
+   * "about 4 min left", from what the finished runs took (src/bench/remaining.ts), or null
+   * before one has finished or when nothing is running.
+   */
+  get timeLeft(): string | null {
+    if (!this.running || !this.plan.length) return null;
+    const done = new Set(this.results.map((r) => resultKey(r.taskId, r.method)));
+    const ms = estimateRemainingMs(
+      this.plan.filter((p) => !done.has(p.key)),
+      this.results.filter((r) => r.status !== "error"),
+    );
+    return ms === null ? null : describeRemaining(ms);
   }
 
   get charts(): NamedChart[] {
@@ -122,6 +143,7 @@ export class BenchmarkState {
         seed: c.seed,
         ...(this.tree && this.repo ? { code: { repo: this.repo.name, tree: this.tree } } : {}),
       });
+      this.plan = tasks.flatMap((t) => c.methods.map((method) => ({ key: resultKey(t.id, method), method, size: t.size })));
       this.repl ??= createBrowserRepl();
       const outcome = await runBench({
         tasks,
@@ -134,7 +156,8 @@ export class BenchmarkState {
         signal: this.abort.signal,
         onProgress: (p) => {
           if (p.type === "planned") this.progress = { done: p.alreadyDone, total: p.total, current: "" };
-          if (p.type === "task-started") this.progress = { done: p.done, total: p.total, current: `${p.taskId} · ${p.method}` };
+          if (p.type === "task-started")
+            this.progress = { done: p.done, total: p.total, current: `${p.taskId} · ${METHOD_LABELS[p.method]}` };
           if (p.type === "task-finished") {
             this.progress = { done: p.done, total: p.total, current: "" };
             this.results = latestResults([...this.results, p.result]);
@@ -148,6 +171,7 @@ export class BenchmarkState {
     } finally {
       this.running = false;
       this.abort = null;
+      this.plan = [];
     }
   }
 

@@ -17,6 +17,7 @@ import {
   type StoredDocument,
 } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
+import { titleFor } from "./lead-document.ts";
 import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
 import { Exporter } from "./exporter.svelte.ts";
@@ -240,7 +241,8 @@ export class AppController {
     const next: SessionRecord = {
       ...saved,
       documents: [...saved.documents, ...result.documents.map((d) => d.meta)],
-      title: saved.title === UNTITLED ? result.documents[0]!.meta.name : saved.title,
+      // A repository is named by its README's title or its zip, not by whichever file came first.
+      title: saved.title === UNTITLED ? titleFor(result.documents.map((d) => d.meta)) : saved.title,
     };
     // The bar stays up while a large file is written (the list shows it only then).
     const count = result.documents.length;
@@ -342,7 +344,12 @@ export class AppController {
     const session = await this.openLiveSession();
     if (!session) return;
     // Where the question goes is recorded with it, so every answer shows which endpoint saw it.
-    this.view.exchanges.push({ ...newExchange(newId(), q), endpoint: describeEndpoint(this.settings), limits: this.runLimits() });
+    this.view.exchanges.push({
+      ...newExchange(newId(), q),
+      endpoint: describeEndpoint(this.settings),
+      limits: this.runLimits(),
+      docChars: this.view.totalChars,
+    });
     const exchange = this.view.exchanges[this.view.exchanges.length - 1]!;
     const library = this.library;
     await this.drive(session, exchange, undefined, async () => {

@@ -39,8 +39,14 @@ type Parsed = { apply: (s: Settings) => void } | { why: string };
 interface LinkField {
   key: string;
   label: string;
-  /** The value as a link carries it and the dialog shows it; null when unset. */
+  /** The value as a link carries it; null when unset. */
   read(s: Settings): string | null;
+  /**
+   * The value as a person reads it in the dialog ("This browser (WebGPU)", not "webllm"), and
+   * what an unset value means ("asked from the server", "same as the model"): never "(not set)"
+   * for a value the app fills in itself. Default: the value as the link carries it.
+   */
+  show?(value: string | null, s: Settings): string;
   /** Whether a share link includes it (default: whenever it is set). */
   shared?: (s: Settings) => boolean;
   parse(raw: string, s: Settings): Parsed;
@@ -82,6 +88,7 @@ const FIELDS: LinkField[] = [
     key: "backend",
     label: "Model source",
     read: (s) => s.backend,
+    show: (v) => (v === "webllm" ? "A model in this browser (WebGPU)" : "An OpenAI-compatible endpoint"),
     parse: (raw) => (raw === "openai" || raw === "webllm" ? { apply: (s) => (s.backend = raw) } : { why: 'must be "openai" or "webllm"' }),
   },
   {
@@ -101,6 +108,7 @@ const FIELDS: LinkField[] = [
     key: "model",
     label: "Model",
     read: (s) => (s.backend === "openai" ? s.openai.model : s.webllm.modelId) || null,
+    show: (v, s) => v ?? (s.backend === "openai" ? "none yet" : "the one recommended for this GPU"),
     parse: (raw, s) => {
       const m = modelName(raw, s);
       if ("why" in m) return m;
@@ -111,6 +119,7 @@ const FIELDS: LinkField[] = [
     key: "subModel",
     label: "Sub-call model",
     read: (s) => (s.backend === "openai" ? s.openai.subModel : s.webllm.subModelId) || null,
+    show: (v) => v ?? "the same model",
     parse: (raw, s) => {
       const m = modelName(raw, s);
       if ("why" in m) return m;
@@ -122,49 +131,64 @@ const FIELDS: LinkField[] = [
     label: "Context window (tokens)",
     read: (s) =>
       s.backend === "openai" ? (s.openai.contextWindow ? String(s.openai.contextWindow) : null) : String(s.webllm.contextWindow),
+    // Unset for an endpoint: the page asks the server (its /models list says the window).
+    show: (v) => (v === null ? "asked from the server" : count(v)),
     parse: wholeNumber(0, 10_000_000, (s, n) => (s.backend === "openai" ? (s.openai.contextWindow = n) : (s.webllm.contextWindow = n))),
   },
   {
     key: "maxIterations",
     label: "Max iterations",
     read: (s) => String(s.run.maxIterations),
+    show: (v) => count(v),
     parse: wholeNumber(1, 200, (s, n) => (s.run.maxIterations = n)),
   },
-  { key: "maxDepth", label: "Max depth", read: (s) => String(s.run.maxDepth), parse: wholeNumber(1, 3, (s, n) => (s.run.maxDepth = n)) },
+  {
+    key: "maxDepth",
+    label: "Max depth",
+    read: (s) => String(s.run.maxDepth),
+    show: (v) => (v === "1" ? "1 (no child RLMs)" : String(v)),
+    parse: wholeNumber(1, 3, (s, n) => (s.run.maxDepth = n)),
+  },
   {
     key: "maxTokens",
     label: "Max tokens per turn",
     read: (s) => (s.run.maxTokensPerTurn ? String(s.run.maxTokensPerTurn) : null),
+    show: (v) => (v === null ? "from the window" : count(v)),
     parse: wholeNumber(0, 1_000_000, (s, n) => (s.run.maxTokensPerTurn = n)),
   },
   {
     key: "temperature",
     label: "Temperature",
     read: (s) => (s.run.temperature === null ? null : String(s.run.temperature)),
+    show: (v) => v ?? "the model's default",
     parse: decimal(0, 2, (s, n) => (s.run.temperature = n)),
   },
   {
     key: "topP",
     label: "Top-p",
     read: (s) => (s.run.topP === null ? null : String(s.run.topP)),
+    show: (v) => v ?? "the model's default",
     parse: decimal(0, 1, (s, n) => (s.run.topP = n)),
   },
   {
     key: "seed",
     label: "Seed",
     read: (s) => (s.run.seed === null ? null : String(s.run.seed)),
+    show: (v) => v ?? "random",
     parse: wholeNumber(-(2 ** 31), 2 ** 31 - 1, (s, n) => (s.run.seed = n)),
   },
   {
     key: "cellTimeout",
-    label: "Cell time limit (s)",
+    label: "Cell time limit",
     read: (s) => String(s.run.cellTimeoutS),
+    show: (v) => `${count(v)} s`,
     parse: wholeNumber(1, 3600, (s, n) => (s.run.cellTimeoutS = n)),
   },
   {
     key: "compare",
     label: "Also answer directly",
     read: (s) => (s.compare ? "1" : null),
+    show: (v) => (v ? "yes" : "no"),
     parse: (raw) => {
       if (raw === "1" || raw === "true") return { apply: (s) => (s.compare = true) };
       if (raw === "0" || raw === "false") return { apply: (s) => (s.compare = false) };
@@ -175,6 +199,11 @@ const FIELDS: LinkField[] = [
     key: "prompt",
     label: "Prompt profile",
     read: (s) => s.run.prompt,
+    // As the Settings dialog names them.
+    show: (v) =>
+      ({ auto: "Auto (from the model)", guided: "Guided (≤ 4B models)", standard: "Standard", canonical: "Canonical (RLM-trained)" })[
+        v ?? "auto"
+      ] ?? String(v),
     shared: (s) => s.run.prompt !== "auto",
     parse: oneOf(PROMPT_CHOICES, (s, v) => (s.run.prompt = v)),
   },
@@ -182,6 +211,7 @@ const FIELDS: LinkField[] = [
     key: "mode",
     label: "Method",
     read: (s) => s.run.mode,
+    show: (v) => ({ auto: "Auto (direct if it fits)", rlm: "Always RLM", direct: "Always direct" })[v ?? "auto"] ?? String(v),
     shared: (s) => s.run.mode !== "auto",
     parse: oneOf(RUN_MODE_CHOICES, (s, v) => (s.run.mode = v)),
   },
@@ -198,9 +228,14 @@ const SECRET_PARAMS = ["apiKey", "api_key", "key", "token"];
 /** Every parameter this module reads: what is taken out of the address bar. */
 export const LINK_PARAMS: readonly string[] = [...FIELDS.map((f) => f.key), ...SECRET_PARAMS];
 
+function count(v: string | null): string {
+  return v === null ? "none" : Number(v).toLocaleString("en-US");
+}
+
 /** How a setting reads in the dialog. */
 function shown(field: LinkField, s: Settings): string {
-  return field.read(s) ?? "(not set)";
+  const value = field.read(s);
+  return field.show ? field.show(value, s) : (value ?? "none");
 }
 
 /**
@@ -223,7 +258,8 @@ export function proposeFromLink(current: Settings, search: string): LinkProposal
     if ("why" in parsed) refused.push({ key: field.key, value: raw.slice(0, MAX_TEXT), why: parsed.why });
     else parsed.apply(next);
   }
-  const changes = FIELDS.filter((f) => shown(f, current) !== shown(f, next)).map((f) => ({
+  // What changed is what the link carries, compared as carried; it is shown in words.
+  const changes = FIELDS.filter((f) => f.read(current) !== f.read(next) || shown(f, current) !== shown(f, next)).map((f) => ({
     key: f.key,
     label: f.label,
     from: shown(f, current),

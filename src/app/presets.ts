@@ -1,10 +1,15 @@
 // Effort presets: Quick / Thorough / Exhaustive, the main choice next to Ask, each mapping onto
-// the run limits in Settings (which stay editable under "Advanced"). One table, so the page, the
-// estimates and any other caller agree on what a preset means.
-import { deriveBudgets } from "../core/budgets.ts";
-import { chooseRunMode, type RunModeRequest } from "../core/run-mode.ts";
+// the run limits in Settings (which stay editable under "Advanced"). One table, so the page and
+// any other caller agree on what a preset means.
+//
+// What the page says about a preset is what is known: its limits, as limits ("up to 15 min ·
+// 200 sub-calls"), and what runs of this session on these documents actually took. It used to
+// show an "estimate" computed from assumed throughput, which for most documents was the limit
+// itself (a 12-second run was announced as "≈ 15 min · ≈ 4.5M tokens"); someone paying per token
+// reads that as a price. Nothing here guesses.
+import { chooseRunMode } from "../core/run-mode.ts";
 import { DEFAULT_OPENAI_CONTEXT_WINDOW } from "../engines/openai.ts";
-import { CHARS_PER_TOKEN } from "../engines/tokens.ts";
+import type { Exchange, RunLimits } from "./run-view.ts";
 import type { Settings } from "./settings.ts";
 
 export type Effort = "quick" | "thorough" | "exhaustive";
@@ -16,10 +21,6 @@ export interface Preset extends PresetLimits {
   label: string;
   /** What the preset trades, in a few words. */
   blurb: string;
-  /** Share of the document's chunks a run at this effort typically sends to sub-calls. */
-  coverage: number;
-  /** Root turns a run at this effort typically takes (before its limit). */
-  typicalTurns: number;
 }
 
 /** Thorough is the app's defaults (DEFAULT_CONFIG), so existing settings read as Thorough. */
@@ -31,8 +32,6 @@ export const PRESETS: Record<Effort, Preset> = {
     maxSubcalls: 20,
     maxTimeS: 180,
     maxDepth: 1,
-    coverage: 0.25,
-    typicalTurns: 3,
   },
   thorough: {
     label: "Thorough",
@@ -41,8 +40,6 @@ export const PRESETS: Record<Effort, Preset> = {
     maxSubcalls: 200,
     maxTimeS: 900,
     maxDepth: 1,
-    coverage: 1,
-    typicalTurns: 6,
   },
   exhaustive: {
     label: "Exhaustive",
@@ -51,8 +48,6 @@ export const PRESETS: Record<Effort, Preset> = {
     maxSubcalls: 1000,
     maxTimeS: 3600,
     maxDepth: 2,
-    coverage: 2,
-    typicalTurns: 12,
   },
 };
 
@@ -70,79 +65,133 @@ export function withEffort(settings: Settings, effort: Effort): Settings {
   return { ...settings, run: { ...settings.run, maxIterations, maxSubcalls, maxTimeS, maxDepth } };
 }
 
-/**
- * Throughput assumptions (tokens per second), stated rather than measured per machine: a
- * 7B-class model on a vLLM/Ollama server with a consumer GPU, and a 1.5–3B model in WebLLM on an
- * integrated GPU. Estimates are labelled as such on the page.
- */
-export const THROUGHPUT = {
-  openai: { prefill: 1500, decode: 40 },
-  webllm: { prefill: 250, decode: 15 },
-} as const;
-
-export interface Estimate {
-  /** "direct": the document fits the window and auto mode answers in one call. */
-  mode: "direct" | "rlm";
-  tokens: number;
-  seconds: number;
-  subcalls: number;
-  turns: number;
+function formatLimitTime(seconds: number): string {
+  if (seconds >= 3600 && seconds % 3600 === 0) return `${seconds / 3600} h`;
+  return seconds >= 60 ? `${Math.round(seconds / 60)} min` : `${seconds} s`;
 }
 
-export interface EstimateInput {
+/** "up to 15 min · 200 sub-calls": what a run at these limits may use, said as a limit. */
+export function limitsText(p: PresetLimits): string {
+  return `up to ${formatLimitTime(p.maxTimeS)} · ${p.maxSubcalls.toLocaleString("en-US")} sub-calls`;
+}
+
+/** The same limits in full, for a tooltip. */
+export function limitsDetail(p: PresetLimits): string {
+  const depth = p.maxDepth > 1 ? `, child RLMs up to depth ${p.maxDepth}` : "";
+  return (
+    `At most ${p.maxIterations} turns, ${p.maxSubcalls.toLocaleString("en-US")} sub-calls and ${formatLimitTime(p.maxTimeS)}${depth}. ` +
+    "These are limits: a run stops as soon as it has its answer."
+  );
+}
+
+/** The preset a run was given, from the limits recorded with it; "custom" for any other. */
+export function effortOfLimits(limits: RunLimits): Effort | "custom" {
+  return (
+    EFFORTS.find(
+      (e) =>
+        PRESETS[e].maxIterations === limits.turns &&
+        PRESETS[e].maxSubcalls === limits.subcalls &&
+        PRESETS[e].maxTimeS * 1000 === limits.timeMs,
+    ) ?? "custom"
+  );
+}
+
+/** A run of this session that went to its own end, as the page measured it. */
+export interface MeasuredRun {
+  effort: Effort | "custom";
+  direct: boolean;
   docChars: number;
-  rootWindow: number;
-  backend: Settings["backend"];
-  mode: RunModeRequest;
+  seconds: number;
+  tokens: number;
 }
 
-/** Time and tokens a question at this effort will probably take; an estimate, not a promise. */
-export function estimateEffort(effort: Effort, input: EstimateInput): Estimate {
-  const p = PRESETS[effort];
-  const speed = THROUGHPUT[input.backend];
-  const b = deriveBudgets({ rootWindow: input.rootWindow, subWindow: input.rootWindow });
-  const seconds = (prompt: number, out: number) => prompt / speed.prefill + out / speed.decode;
-  if (chooseRunMode(input.docChars, 80, input.rootWindow, input.mode).mode === "direct") {
-    const prompt = Math.ceil(input.docChars / CHARS_PER_TOKEN) + 200;
-    const out = Math.round(b.maxTokensPerTurn / 2);
-    return { mode: "direct", tokens: prompt + out, seconds: Math.min(p.maxTimeS, seconds(prompt, out)), subcalls: 0, turns: 1 };
+/** Statuses of a run that ended by itself: stopped, failed and cut-off runs measure nothing. */
+const FINISHED = new Set<Exchange["status"]>(["answered", "out-of-iterations", "out-of-time", "too-many-errors"]);
+
+/** What each finished run of these exchanges took: wall time and every token, sub-calls included. */
+export function measuredRuns(exchanges: readonly Exchange[]): MeasuredRun[] {
+  const runs: MeasuredRun[] = [];
+  for (const x of exchanges) {
+    if (!FINISHED.has(x.status) || x.endedAt === undefined || !x.limits || x.docChars === undefined) continue;
+    const tokens = Object.values(x.usage?.models ?? {}).reduce((n, m) => n + m.promptTokens + m.completionTokens, 0);
+    runs.push({
+      effort: effortOfLimits(x.limits),
+      direct: x.mode?.used === "direct",
+      docChars: x.docChars,
+      seconds: Math.max(0, (x.endedAt - x.startedAt) / 1000),
+      tokens,
+    });
   }
-  const chunks = Math.max(1, Math.ceil(input.docChars / b.chunkChars));
-  const subcalls = Math.min(p.maxSubcalls, Math.ceil(chunks * p.coverage));
-  const turns = Math.min(p.maxIterations, p.typicalTurns);
-  // Root turns: the conversation grows to about half the history budget on average.
-  const rootPrompt = turns * Math.round(b.historyTokens / 2);
-  const rootOut = turns * Math.round(b.maxTokensPerTurn / 2);
-  const subPrompt = subcalls * Math.ceil(b.subPromptChars / CHARS_PER_TOKEN);
-  const subOut = subcalls * Math.round(b.subMaxTokens / 2);
-  return {
-    mode: "rlm",
-    tokens: rootPrompt + rootOut + subPrompt + subOut,
-    seconds: Math.min(p.maxTimeS, seconds(rootPrompt + subPrompt, rootOut + subOut)),
-    subcalls,
-    turns,
-  };
+  return runs;
 }
 
-/** Each preset's estimate in words for these settings and documents, or null with no document. */
-export function estimatesFor(settings: Settings, docChars: number, endpointWindow: number | undefined): Record<Effort, string> | null {
-  if (!docChars) return null;
+function formatSeconds(s: number): string {
+  return s < 60 ? `${Math.max(1, Math.round(s))} s` : `${Math.round(s / 60)} min`;
+}
+
+function formatTokens(n: number): string {
+  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${(n / 1000).toFixed(n >= 10_000 ? 0 : 1)}K` : String(n);
+}
+
+function range(values: number[], format: (n: number) => string): string {
+  const lo = format(Math.min(...values));
+  const hi = format(Math.max(...values));
+  if (lo === hi) return lo;
+  // "12–40 s" rather than "12 s–40 s".
+  const unit = (t: string) => t.slice(t.lastIndexOf(" "));
+  return lo.includes(" ") && unit(lo) === unit(hi) ? `${lo.slice(0, lo.lastIndexOf(" "))}–${hi}` : `${lo}–${hi}`;
+}
+
+/** "took 12 s · 1.8K tokens here" for one run; "took 12–40 s · 1.8K–6K tokens here (3 runs)" for several. */
+export function describeMeasured(runs: readonly MeasuredRun[]): string | null {
+  if (!runs.length) return null;
+  const time = range(
+    runs.map((r) => r.seconds),
+    formatSeconds,
+  );
+  const tokens = range(
+    runs.map((r) => r.tokens),
+    formatTokens,
+  );
+  return `took ${time} · ${tokens} tokens here${runs.length > 1 ? ` (${runs.length} runs)` : ""}`;
+}
+
+export interface EffortChoice {
+  /** The preset's limits, as limits. */
+  limits: string;
+  /** What runs at this effort took on these documents in this session, or null: no guess. */
+  measured: string | null;
+}
+
+export interface EffortView {
+  choices: Record<Effort, EffortChoice>;
+  /**
+   * The documents fit the model's window, so auto mode answers in one direct call whatever the
+   * effort (then the three presets would say the same thing three times); with what such calls
+   * took here, when there were any.
+   */
+  direct: { measured: string | null } | null;
+}
+
+/** What the effort picker says for these settings and documents, from this session's runs. */
+export function effortView(
+  settings: Settings,
+  docChars: number,
+  endpointWindow: number | undefined,
+  exchanges: readonly Exchange[],
+): EffortView {
   const rootWindow =
     settings.backend === "openai"
       ? settings.openai.contextWindow || endpointWindow || DEFAULT_OPENAI_CONTEXT_WINDOW
       : settings.webllm.contextWindow;
-  const input: EstimateInput = { docChars, rootWindow, backend: settings.backend, mode: settings.compare ? "rlm" : settings.run.mode };
-  return Object.fromEntries(EFFORTS.map((e) => [e, describeEstimate(estimateEffort(e, input))])) as Record<Effort, string>;
-}
-
-/** "≈ 2 min · ≈ 48K tokens", for the effort picker. */
-export function describeEstimate(e: Estimate): string {
-  const time = e.seconds < 60 ? `${Math.max(5, Math.round(e.seconds / 5) * 5)} s` : `${Math.round(e.seconds / 60)} min`;
-  const tokens =
-    e.tokens >= 1_000_000
-      ? `${(e.tokens / 1_000_000).toFixed(1)}M`
-      : e.tokens >= 1000
-        ? `${Math.round(e.tokens / 1000)}K`
-        : String(e.tokens);
-  return `≈ ${time} · ≈ ${tokens} tokens${e.mode === "direct" ? " · one direct call" : ` · ${e.subcalls} sub-calls`}`;
+  const mode = settings.compare ? "rlm" : settings.run.mode;
+  const direct = docChars > 0 && chooseRunMode(docChars, 80, rootWindow, mode).mode === "direct";
+  const here = measuredRuns(exchanges).filter((r) => docChars > 0 && r.docChars === docChars);
+  const choices = Object.fromEntries(
+    EFFORTS.map((e) => [
+      e,
+      { limits: limitsText(PRESETS[e]), measured: describeMeasured(here.filter((r) => r.effort === e && r.direct === direct)) },
+    ]),
+  ) as Record<Effort, EffortChoice>;
+  return { choices, direct: direct ? { measured: describeMeasured(here.filter((r) => r.direct)) } : null };
 }

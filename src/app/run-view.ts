@@ -76,6 +76,8 @@ export interface Exchange {
   unverified?: string;
   /** The limits the run was given, shown beside what it has used while it runs. */
   limits?: RunLimits;
+  /** Characters of the session's documents when it was asked: what it took is measured against them. */
+  docChars?: number;
 }
 
 export interface RunLimits {

@@ -2,6 +2,7 @@
 // file list already holds (kind, extension, size, the first lines): no model call, so they are
 // there the moment a document is, even before any model is chosen.
 import type { DocumentMeta } from "../store/index.ts";
+import { collectionOf, commonFolderOf, entryPointOf, leadDocument, readmeOf, titleFor } from "./lead-document.ts";
 import { visibleName } from "./visible-text.ts";
 
 /** At most this many suggestions: a row of buttons, not a menu. */
@@ -43,22 +44,31 @@ function kindQuestions(doc: DocumentMeta): string[] {
 
 /** Questions worth a first click for these documents, most useful first. */
 export function suggestQuestions(documents: readonly DocumentMeta[]): string[] {
-  const first = documents[0];
-  if (!first) return [];
+  // A repository is read from its README or entry point, not from whichever file came first.
+  const lead = leadDocument(documents);
+  if (!lead) return [];
   const out: string[] = [];
-  if (documents.length > 1) {
+  const collection = collectionOf(documents);
+  const entry = entryPointOf(documents);
+  const repository = !!collection && (!!readmeOf(documents) || !!entry || documents.some((d) => CODE_EXT.test(d.name)));
+  if (repository) {
+    out.push(`What does ${visibleName(titleFor(documents))} do, and how is it organised?`);
+    if (entry) out.push(`What happens when ${visibleName(entry.path.slice(commonFolderOf(documents).length))} runs?`);
+  } else if (documents.length > 1) {
     out.push(`What do these ${documents.length} documents have in common, and where do they differ?`);
   } else {
     // Shown on a button: a name's bidi overrides and invisible characters are made visible.
-    out.push(`Summarise ${visibleName(first.name)} in five bullet points.`);
+    out.push(`Summarise ${visibleName(lead.name)} in five bullet points.`);
   }
-  out.push(...kindQuestions(first));
+  out.push(...kindQuestions(lead));
   // The first heading is usually the title; a later one names a part worth asking about.
-  const headings = headingsOf(first.preview);
+  const headings = headingsOf(lead.preview);
   const section = headings[1] ?? headings[0];
   if (section && documents.length === 1) out.push(`What does the section "${section}" say?`);
+  else if (section && headings.length > 1) out.push(`What does ${visibleName(lead.name)} say under "${section}"?`);
   const total = documents.reduce((n, d) => n + d.chars, 0);
-  if (total >= LONG_CHARS) out.push("List every date mentioned, with what happened on it.");
+  if (total >= LONG_CHARS && !collection) out.push("List every date mentioned, with what happened on it.");
+  if (repository) out.push("Which parts of the code look most error-prone, and why?");
   out.push("Which names (people, places, organisations) come up most, and in what context?");
   return [...new Set(out)].slice(0, MAX_SUGGESTIONS);
 }

@@ -1,6 +1,7 @@
 // The benchmark library's public face (browser-safe). Node-only helpers live in ./node.ts.
 export type * from "./types.ts";
-export { SUITE_NAMES, BENCH_METHODS } from "./types.ts";
+export { SUITE_NAMES, BENCH_METHODS, METHOD_LABELS } from "./types.ts";
+export { estimateRemainingMs, describeRemaining, type PendingRun } from "./remaining.ts";
 export { planTasks, DEFAULT_SIZES, DEFAULT_DEPTHS, MissingCodeRepoError, type BenchPlan, type CodeRepoSource } from "./plan.ts";
 export {
   runBench,
@@ -26,6 +27,7 @@ export {
 export {
   MemoryResultStore,
   latestResults,
+  resultKey,
   parseResultsJsonl,
   resultLine,
   summarize,

@@ -3,7 +3,7 @@
 import { formatCount, formatMs, formatSize } from "./format.ts";
 import { latestResults } from "./results.ts";
 import { barChart, lineChart, type LineSeries } from "./svg.ts";
-import { BENCH_METHODS, SUITE_NAMES, type BenchResult, type SuiteName } from "./types.ts";
+import { BENCH_METHODS, METHOD_LABELS, SUITE_NAMES, type BenchResult, type SuiteName } from "./types.ts";
 
 const METHOD_COLORS: Record<string, string> = { vanilla: "#d62728", rlm: "#1f77b4" };
 
@@ -19,7 +19,7 @@ export function accuracyChart(results: readonly BenchResult[], suite?: SuiteName
       const bySize = new Map<number, number[]>();
       for (const r of mine) bySize.set(r.size, [...(bySize.get(r.size) ?? []), r.score]);
       series.push({
-        name: suites.length > 1 ? `${s} · ${method}` : method,
+        name: suites.length > 1 ? `${s} · ${METHOD_LABELS[method]}` : METHOD_LABELS[method],
         points: [...bySize.entries()].map(([size, scores]) => ({ x: size, y: scores.reduce((a, b) => a + b, 0) / scores.length })),
         ...(suites.length === 1 && METHOD_COLORS[method] ? { color: METHOD_COLORS[method] } : {}),
       });
@@ -49,7 +49,7 @@ export function perTaskChart(results: readonly BenchResult[], metric: "tokens" |
     yLabel: metric === "tokens" ? "tokens" : "time",
     categories: ids,
     series: methods.map((m) => ({
-      name: m,
+      name: METHOD_LABELS[m],
       ...(METHOD_COLORS[m] ? { color: METHOD_COLORS[m] } : {}),
       values: ids.map((id) => {
         const r = rs.find((x) => x.taskId === id && x.method === m);

@@ -1,7 +1,7 @@
 // Result lines: where they are kept, how they are read back (tolerating a line cut short by an
 // interrupted write), and the per suite × size × method summary.
 import { formatCount, formatMs, formatSize } from "./format.ts";
-import { BENCH_METHODS, SUITE_NAMES, type BenchMethod, type BenchResult, type SuiteName } from "./types.ts";
+import { BENCH_METHODS, METHOD_LABELS, SUITE_NAMES, type BenchMethod, type BenchResult, type SuiteName } from "./types.ts";
 
 /** Where the runner keeps results. Node: a JSONL file (src/bench/node.ts); browser: memory or IndexedDB. */
 export interface ResultStore {
@@ -117,7 +117,7 @@ export function formatSummaryTable(rows: readonly SummaryRow[]): string {
   const body = rows.map((r) => [
     r.suite,
     formatSize(r.size),
-    r.method,
+    METHOD_LABELS[r.method],
     String(r.tasks),
     r.meanScore.toFixed(3),
     formatMs(r.meanTimeMs),

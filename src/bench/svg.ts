@@ -1,5 +1,6 @@
 // A tiny hand-written SVG chart generator (no chart library is installed, and none is needed for
-// a line chart and a grouped bar chart). Output is a standalone SVG string.
+// a line chart and a grouped bar chart). Output is a standalone SVG string, dark on white; its
+// parts carry classes (bg, ink, ink-soft, grid, axis) so a page can recolour them for its theme.
 
 export const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
 
@@ -78,8 +79,8 @@ function frame(width: number, height: number, legendWidth: number, bottom = 56, 
 function open(f: Frame, title: string): string[] {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}" font-family="system-ui, sans-serif" font-size="12">`,
-    `<rect width="${f.width}" height="${f.height}" fill="#ffffff"/>`,
-    `<text x="${f.width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600">${escapeXml(title)}</text>`,
+    `<rect class="bg" width="${f.width}" height="${f.height}" fill="#ffffff"/>`,
+    `<text x="${f.width / 2}" y="24" text-anchor="middle" font-size="15" font-weight="600" class="ink">${escapeXml(title)}</text>`,
   ];
 }
 
@@ -87,13 +88,15 @@ function yAxis(f: Frame, ticks: number[], y: (v: number) => number, label: strin
   const out: string[] = [];
   for (const t of ticks) {
     const py = r(y(t));
-    out.push(`<line x1="${f.left}" x2="${f.right}" y1="${py}" y2="${py}" stroke="#e5e5e5"/>`);
-    out.push(`<text x="${f.left - 6}" y="${py + 4}" text-anchor="end" fill="#444">${escapeXml(fmt(t))}</text>`);
+    out.push(`<line x1="${f.left}" x2="${f.right}" y1="${py}" y2="${py}" stroke="#e5e5e5" class="grid"/>`);
+    out.push(`<text x="${f.left - 6}" y="${py + 4}" text-anchor="end" fill="#444" class="ink-soft">${escapeXml(fmt(t))}</text>`);
   }
   const mid = (f.top + f.bottom) / 2;
-  out.push(`<text x="16" y="${mid}" text-anchor="middle" transform="rotate(-90 16 ${mid})" fill="#222">${escapeXml(label)}</text>`);
-  out.push(`<line x1="${f.left}" x2="${f.left}" y1="${f.top}" y2="${f.bottom}" stroke="#333"/>`);
-  out.push(`<line x1="${f.left}" x2="${f.right}" y1="${f.bottom}" y2="${f.bottom}" stroke="#333"/>`);
+  out.push(
+    `<text x="16" y="${mid}" text-anchor="middle" transform="rotate(-90 16 ${mid})" fill="#222" class="ink">${escapeXml(label)}</text>`,
+  );
+  out.push(`<line x1="${f.left}" x2="${f.left}" y1="${f.top}" y2="${f.bottom}" stroke="#333" class="axis"/>`);
+  out.push(`<line x1="${f.left}" x2="${f.right}" y1="${f.bottom}" y2="${f.bottom}" stroke="#333" class="axis"/>`);
   return out;
 }
 
@@ -102,7 +105,7 @@ function legend(f: Frame, items: Array<{ name: string; color: string }>): string
     const y = f.top + 8 + i * 20;
     return [
       `<rect x="${f.right + 16}" y="${y - 9}" width="14" height="10" fill="${item.color}"/>`,
-      `<text x="${f.right + 36}" y="${y}" fill="#222">${escapeXml(item.name)}</text>`,
+      `<text x="${f.right + 36}" y="${y}" fill="#222" class="ink">${escapeXml(item.name)}</text>`,
     ];
   });
 }
@@ -116,7 +119,7 @@ export function lineChart(options: LineChartOptions): string {
   const all = options.series.flatMap((s) => s.points).filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
   const out = open(f, options.title);
   if (!all.length) {
-    out.push(`<text x="${f.width / 2}" y="${f.height / 2}" text-anchor="middle" fill="#888">no data</text>`, "</svg>");
+    out.push(`<text x="${f.width / 2}" y="${f.height / 2}" text-anchor="middle" fill="#888" class="ink-soft">no data</text>`, "</svg>");
     return out.join("\n");
   }
   const tx = (x: number) => (options.xLog ? Math.log10(Math.max(x, 1e-12)) : x);
@@ -137,10 +140,12 @@ export function lineChart(options: LineChartOptions): string {
   const xs = [...new Set(all.map((p) => p.x))].sort((a, b) => a - b);
   for (const v of xs) {
     const px = r(x(v));
-    out.push(`<line x1="${px}" x2="${px}" y1="${f.bottom}" y2="${f.bottom + 5}" stroke="#333"/>`);
-    out.push(`<text x="${px}" y="${f.bottom + 18}" text-anchor="middle" fill="#444">${escapeXml(fmtX(v))}</text>`);
+    out.push(`<line x1="${px}" x2="${px}" y1="${f.bottom}" y2="${f.bottom + 5}" stroke="#333" class="axis"/>`);
+    out.push(`<text x="${px}" y="${f.bottom + 18}" text-anchor="middle" fill="#444" class="ink-soft">${escapeXml(fmtX(v))}</text>`);
   }
-  out.push(`<text x="${(f.left + f.right) / 2}" y="${f.height - 12}" text-anchor="middle" fill="#222">${escapeXml(options.xLabel)}</text>`);
+  out.push(
+    `<text x="${(f.left + f.right) / 2}" y="${f.height - 12}" text-anchor="middle" fill="#222" class="ink">${escapeXml(options.xLabel)}</text>`,
+  );
   const items = options.series.map((s, i) => ({ name: s.name, color: s.color ?? PALETTE[i % PALETTE.length]! }));
   options.series.forEach((s, i) => {
     const color = items[i]!.color;
@@ -171,7 +176,7 @@ export function barChart(options: BarChartOptions): string {
   const out = open(f, options.title);
   const values = options.series.flatMap((s) => s.values).filter((v): v is number => v !== null && Number.isFinite(v));
   if (!n || !values.length) {
-    out.push(`<text x="${f.width / 2}" y="${f.height / 2}" text-anchor="middle" fill="#888">no data</text>`, "</svg>");
+    out.push(`<text x="${f.width / 2}" y="${f.height / 2}" text-anchor="middle" fill="#888" class="ink-soft">no data</text>`, "</svg>");
     return out.join("\n");
   }
   const yHi = Math.max(...values, 0) * 1.1 || 1;
@@ -192,7 +197,7 @@ export function barChart(options: BarChartOptions): string {
     });
     const cx = r(f.left + ci * slot + slot / 2);
     out.push(
-      `<text x="${cx}" y="${f.bottom + 12}" text-anchor="end" transform="rotate(-45 ${cx} ${f.bottom + 12})" fill="#444" font-size="10">${escapeXml(cat)}</text>`,
+      `<text x="${cx}" y="${f.bottom + 12}" text-anchor="end" transform="rotate(-45 ${cx} ${f.bottom + 12})" fill="#444" font-size="10" class="ink-soft">${escapeXml(cat)}</text>`,
     );
   });
   out.push(...legend(f, items), "</svg>");

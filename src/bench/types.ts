@@ -57,6 +57,12 @@ export type BenchMethod = "vanilla" | "rlm";
 export const BENCH_METHODS: readonly BenchMethod[] = ["vanilla", "rlm"];
 
 /**
+ * What a method is called wherever a person reads it (charts, tables, the page): one word for
+ * each. "vanilla" stays the key in results files and the CLI's --methods, for compatibility.
+ */
+export const METHOD_LABELS: Record<BenchMethod, string> = { vanilla: "Direct", rlm: "RLM" };
+
+/**
  * How one method did on one task. "error" means the harness could not get an answer (model
  * server down, REPL crashed); the RLM's own end states are passed through.
  */

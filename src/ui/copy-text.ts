@@ -29,7 +29,7 @@ export async function copyText(text: string): Promise<boolean> {
 /**
  * Gives each code block of a rendered answer its own Copy button. The blocks arrive from the
  * render worker a slice at a time, so a MutationObserver adds buttons as they appear; the
- * button copies the block's text as shown, never the markup.
+ * button copies the block's code as written, never the markup nor the language label.
  */
 export function codeCopyButtons(host: HTMLElement, announce: (message: string) => void): () => void {
   const add = () => {
@@ -40,7 +40,7 @@ export function codeCopyButtons(host: HTMLElement, announce: (message: string) =
       button.className = "btn small copy-code";
       button.textContent = "Copy code";
       button.addEventListener("click", () => {
-        void copyText(pre.innerText).then((ok) =>
+        void copyText(codeOf(pre)).then((ok) =>
           announce(ok ? "Code copied." : "The browser refused to copy; select the code and copy it by hand."),
         );
       });
@@ -51,4 +51,13 @@ export function codeCopyButtons(host: HTMLElement, announce: (message: string) =
   const observer = new MutationObserver(add);
   observer.observe(host, { childList: true, subtree: true });
   return () => observer.disconnect();
+}
+
+/**
+ * The code of a rendered block: its <code> element's text. The <pre> also holds the language
+ * label ("python"), which its innerText included; the fence's closing newline is not code.
+ */
+export function codeOf(pre: HTMLElement): string {
+  const code = pre.querySelector("code");
+  return code ? (code.textContent ?? "").replace(/\n$/, "") : pre.innerText;
 }

@@ -117,3 +117,31 @@ describe("names are shown as they are", () => {
     await context.close();
   });
 });
+
+describe("a repository's zip", () => {
+  it("names the session and suggests questions from its README and entry point, not from its first file (issue 28)", async () => {
+    // In archive order: a CI workflow and the licence come first, as in many real zips.
+    const repo = zipOf({
+      "tinyproj-main/.github/workflows/ci.yml": "name: CI\non: push\njobs: {}\n",
+      "tinyproj-main/LICENSE": "MIT License\n\nCopyright (c) the authors\n",
+      "tinyproj-main/src/tinyproj/__main__.py": "from .cli import run\n\nrun()\n",
+      "tinyproj-main/src/tinyproj/cli.py": "def run():\n    print('tiny')\n",
+      "tinyproj-main/README.md":
+        "# Tinyproj [![CI](https://ci.example/badge.svg)](https://ci.example)\n\nA tiny project.\n\n## Installation\n\npip install tinyproj\n\n## Usage\n\npython -m tinyproj\n",
+    });
+    const { context, page, errors } = await newPage(stack.browser);
+    await open(page);
+    await page.getByLabel("Document").setInputFiles({ name: "tinyproj-main.zip", mimeType: "application/zip", buffer: Buffer.from(repo) });
+    await page.locator(".docs .name", { hasText: "README.md" }).waitFor({ timeout: 60_000 });
+    await page.locator(".sessions .title", { hasText: /^Tinyproj$/ }).waitFor({ timeout: 10_000 });
+    const suggestions = page.getByRole("group", { name: "Suggested questions" }).getByRole("button");
+    await suggestions.first().waitFor();
+    const offered = await suggestions.allInnerTexts();
+    expect(offered[0]).toBe("What does Tinyproj do, and how is it organised?");
+    expect(offered).toContain("What happens when src/tinyproj/__main__.py runs?");
+    expect(offered.join(" ")).not.toMatch(/ci\.yml|LICENSE|these \d+ documents/);
+    await page.screenshot({ path: new URL("../../test-results/screenshots/repo-zip-named-1280.png", import.meta.url).pathname });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

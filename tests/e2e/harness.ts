@@ -157,3 +157,15 @@ export async function subcallAnswered(page: Page, timeout = 60_000): Promise<voi
     .first()
     .waitFor({ timeout });
 }
+
+/** Adds a text document through the page's picker and waits until it is listed. */
+export async function uploadText(page: import("playwright-core").Page, name: string, content: string): Promise<void> {
+  await page.getByLabel("Document").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
+  await page.locator(".docs .name", { hasText: name }).first().waitFor({ timeout: 60_000 });
+}
+
+/** Types a question into the question box and presses Ask. */
+export async function askQuestion(page: import("playwright-core").Page, question: string): Promise<void> {
+  await page.getByRole("textbox", { name: "Question" }).fill(question);
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
+}

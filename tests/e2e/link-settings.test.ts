@@ -140,4 +140,25 @@ describe("settings from a link are a proposal, and keys stay with their origin",
     expect(keyLeaks().length, "the canary would have seen a leaked key").toBeGreaterThan(0);
     await context.close();
   });
+
+  it("names what would change in people's words, and never calls a value it will ask the server for unset (issue 28)", async () => {
+    const { context, page, errors } = await newPage(stack.browser, {}, { linkSettings: "manual" });
+    // A first visit (a model in this browser) opening a link to an endpoint whose window the page will ask for.
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
+    const dialog = proposal(page);
+    await dialog.waitFor();
+    const row = async (setting: string) =>
+      (await dialog.getByRole("row", { name: new RegExp(`^${setting}`) }).innerText()).replace(/\s+/g, " ").trim();
+    expect(await row("Model source")).toBe("Model source A model in this browser (WebGPU) An OpenAI-compatible endpoint");
+    expect(await row("Context window")).toMatch(/ asked from the server$/);
+    expect(await row("Method")).toBe("Method Auto (direct if it fits) Always RLM");
+    const table = await dialog.locator("table").innerText();
+    expect(table).not.toMatch(/\(not set\)|\bwebllm\b|\bopenai\b/);
+    await dialog.screenshot({ path: `${SHOTS}link-proposal-names-1280.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${SHOTS}link-proposal-names-390.png` });
+    await dialog.getByRole("button", { name: "Keep my settings" }).click();
+    expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);
+    await context.close();
+  });
 });

@@ -1,5 +1,6 @@
-// Effort presets next to Ask (issue 15): each shows an estimate for the loaded document, changes
-// what a run is allowed (turns, sub-calls…), and the individual limits sit under "Advanced".
+// Effort presets next to Ask (issue 15): each says its limits as limits (issue 28: never a
+// made-up estimate), changes what a run is allowed (turns, sub-calls…), and the individual
+// limits sit under "Advanced".
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code } from "../fixtures/scripted-server.ts";
@@ -21,7 +22,7 @@ const settled = (page: import("playwright-core").Page) =>
 const rootRequests = (question: string) => stack.server.requests.filter((r) => r.isRoot && r.firstUser.includes(question)).length;
 
 describe("effort presets", () => {
-  it("show estimates, change the limits a run is given, and leave the details to Advanced", async () => {
+  it("show their limits, change the limits a run is given, and leave the details to Advanced", async () => {
     const { context, page, errors } = await newPage(stack.browser);
     await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
@@ -31,14 +32,14 @@ describe("effort presets", () => {
       .getByLabel("Document")
       .setInputFiles({ name: "long.txt", mimeType: "text/plain", buffer: Buffer.from("A line of a long report.\n".repeat(20_000)) });
     await page.locator(".docs .name", { hasText: "long.txt" }).waitFor({ timeout: 60_000 });
-    // Each preset carries an estimate for this document and model, labelled as one.
-    for (const name of ["Quick", "Thorough", "Exhaustive"]) {
-      await efforts
-        .locator("label", { hasText: name })
-        .getByText(/≈ \d+ (s|min) · ≈ [\d.]+[KM]? tokens · \d+ sub-calls/)
-        .waitFor();
+    // Each preset says what it allows, as a limit.
+    for (const [name, limits] of [
+      ["Quick", "up to 3 min · 20 sub-calls"],
+      ["Thorough", "up to 15 min · 200 sub-calls"],
+      ["Exhaustive", "up to 1 h · 1,000 sub-calls"],
+    ]) {
+      await efforts.locator("label", { hasText: name }).getByText(limits!, { exact: true }).waitFor();
     }
-    await efforts.getByText("Estimates for the loaded documents.").waitFor();
     await page.locator(".ask").screenshot({ path: `${SHOTS}effort-presets-1280.png` });
 
     await efforts.getByRole("radio", { name: /Quick/ }).check();
@@ -64,7 +65,7 @@ describe("effort presets", () => {
     await dialog.getByText("Custom limits below").waitFor();
     await dialog.screenshot({ path: `${SHOTS}settings-effort-advanced.png` });
     await dialog.getByRole("button", { name: "Save" }).click();
-    await efforts.getByText("Custom limits (Settings › Advanced)").waitFor();
+    await efforts.getByText("Custom limits: 3 turns, up to 1 h · 1,000 sub-calls (Settings › Advanced)").waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Custom question");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
     await settled(page);

@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
+import { askQuestion, newPage, openaiUrl, startRoutedStack, uploadText, type QuestionRoute, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -29,16 +29,6 @@ async function open(page: Page) {
   await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
 }
 
-async function upload(page: Page, name: string, content: string) {
-  await page.getByLabel("Document").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
-  await page.locator(".docs .name", { hasText: name }).first().waitFor({ timeout: 60_000 });
-}
-
-async function ask(page: Page, question: string) {
-  await page.getByRole("textbox", { name: "Question" }).fill(question);
-  await page.getByRole("button", { name: "Ask", exact: true }).click();
-}
-
 const atBottom = (page: Page) => page.evaluate(() => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 60);
 const turnsShown = (page: Page) => page.locator(".exchange").last().locator(".turn").count();
 
@@ -50,8 +40,8 @@ describe("a run you can follow", () => {
     );
     const { context, page, errors } = await newPage(browser, { viewport: { width: 1280, height: 700 } });
     await open(page);
-    await upload(page, "notes.txt", "some notes");
-    await ask(page, "Walk slowly");
+    await uploadText(page, "notes.txt", "some notes");
+    await askQuestion(page, "Walk slowly");
     const progress = page.getByTestId("run-progress");
     await progress.getByText(/turn 2\/12/).waitFor({ timeout: 30_000 });
     await expect.poll(() => progress.textContent()).toMatch(/sub-calls 0\/\d+/);
@@ -97,8 +87,8 @@ describe("a run you can follow", () => {
     routes.set("Keep a fruit", () => code("FINAL('no fruit')"));
     const { context, page, errors } = await newPage(browser, { permissions: ["clipboard-read", "clipboard-write"] });
     await open(page);
-    await upload(page, "notes.txt", "some notes");
-    await ask(page, "Keep a secret");
+    await uploadText(page, "notes.txt", "some notes");
+    await askQuestion(page, "Keep a secret");
     await page
       .getByTestId("run-progress")
       .getByText(/turn 2\//)
@@ -143,8 +133,8 @@ describe("a run you can follow", () => {
     routes.set("Fail once", () => (fail ? { text: "", status: 500, error: "the model server broke" } : code("FINAL('fixed')")));
     const { context, page, errors } = await newPage(browser);
     await open(page);
-    await upload(page, "notes.txt", "some notes");
-    await ask(page, "Fail once");
+    await uploadText(page, "notes.txt", "some notes");
+    await askQuestion(page, "Fail once");
     const exchange = page.locator(".exchange").first();
     await exchange.locator(".chip", { hasText: "Failed" }).waitFor({ timeout: 60_000 });
     await exchange.getByRole("button", { name: "Open Settings" }).click();

@@ -226,7 +226,10 @@ describe("results files, summary and charts", () => {
     expect(svg.match(/<circle /g)).toHaveLength(4);
     expect(svg).toContain(">28K<");
     expect(svg).toContain(">8M<");
-    expect(svg).toContain("rlm: 28K → 0.8"); // (1 + 0.5) / 2, in a tooltip
+    expect(svg).toContain("RLM: 28K → 0.8"); // (1 + 0.5) / 2, in a tooltip
+    // The direct method is "Direct" wherever a person reads it (issue 28), never "vanilla".
+    expect(svg).toContain(">Direct<");
+    expect(svg).not.toMatch(/vanilla/i);
     // Open and close tags balance (a cheap well-formedness check without a DOM).
     const opened = (svg.match(/<(?!\/)[a-z]+[^>]*[^/]>/g) ?? []).length;
     const closed = (svg.match(/<\/[a-z]+>/g) ?? []).length;

@@ -110,6 +110,18 @@ describe("a link's settings", () => {
     expect(p.refused.map((r) => r.key)).toEqual(["model"]);
   });
 
+  it("says what changes in people's words, and never calls a value the app asks the server for unset", () => {
+    const local = structuredClone(DEFAULT_SETTINGS);
+    const p = proposeFromLink(local, "?backend=openai&baseUrl=http://gpu-box:8000/v1&model=qwen&mode=rlm&prompt=guided&compare=1")!;
+    const rows = Object.fromEntries(p.changes.map((c) => [c.key, `${c.from} → ${c.to}`]));
+    expect(rows.backend).toBe("A model in this browser (WebGPU) → An OpenAI-compatible endpoint");
+    expect(rows.mode).toBe("Auto (direct if it fits) → Always RLM");
+    expect(rows.prompt).toBe("Auto (from the model) → Guided (≤ 4B models)");
+    expect(rows.compare).toBe("no → yes");
+    expect(rows.contextWindow).toMatch(/→ asked from the server$/);
+    for (const c of p.changes) expect(`${c.from} ${c.to}`).not.toMatch(/not set|webllm|openai/);
+  });
+
   it("switching to the local backend still shows a changed base URL", () => {
     const p = proposeFromLink(saved(), "?backend=webllm&baseUrl=http://attacker.example/v1")!;
     expect(p.changes.map((c) => c.key)).toEqual(expect.arrayContaining(["backend", "baseUrl"]));
