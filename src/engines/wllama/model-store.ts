@@ -1,0 +1,131 @@
+// GGUF models kept in the browser's origin private file system (OPFS), so a reload or an offline
+// visit still has them. Runs in the llama.cpp worker: sync access handles (the one OPFS writer
+// every engine has in a worker) write the bytes, and a stored file comes back as a disk-backed
+// File that llama.cpp reads in slices, never a copy in memory.
+//
+// Layout: gguf-models/<id>/<part file names> and model.json, written last: a folder without
+// model.json is a copy that was cut off, and is removed the next time models are listed.
+import type { GgufModelInfo, NamedBlob } from "./model-file.ts";
+
+const ROOT = "gguf-models";
+const MANIFEST = "model.json";
+const WRITE_CHUNK = 8 << 20;
+
+export interface StoredModel {
+  id: string;
+  info: GgufModelInfo;
+  /** Part file names in order. */
+  files: string[];
+  totalBytes: number;
+  /** "file": chosen or dropped by the person; "catalog": downloaded from the catalog. */
+  source: "file" | "catalog";
+  addedAt: number;
+}
+
+export class ModelStoreError extends Error {
+  override name = "ModelStoreError";
+}
+
+async function root(): Promise<FileSystemDirectoryHandle> {
+  if (!navigator.storage?.getDirectory) throw new ModelStoreError("This browser cannot keep files for the page (no origin private file system).");
+  const top = await navigator.storage.getDirectory();
+  return top.getDirectoryHandle(ROOT, { create: true });
+}
+
+/** A folder name from a model's name and size: stable, and safe on every file system. */
+export function modelIdFor(name: string, totalBytes: number): string {
+  const base = name.replace(/\.gguf$/i, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80) || "model";
+  return `${base}-${totalBytes}`;
+}
+
+async function readManifest(dir: FileSystemDirectoryHandle): Promise<StoredModel | null> {
+  try {
+    const file = await (await dir.getFileHandle(MANIFEST)).getFile();
+    return JSON.parse(await file.text()) as StoredModel;
+  } catch {
+    return null;
+  }
+}
+
+export async function listStoredModels(): Promise<StoredModel[]> {
+  const dir = await root();
+  const out: StoredModel[] = [];
+  const unfinished: string[] = [];
+  for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
+    if (handle.kind !== "directory") continue;
+    const manifest = await readManifest(handle as FileSystemDirectoryHandle);
+    if (manifest) out.push(manifest);
+    else unfinished.push(name);
+  }
+  // Copies cut off by a closed tab or a full disk: nothing refers to them.
+  for (const name of unfinished) await dir.removeEntry(name, { recursive: true }).catch(() => undefined);
+  return out.sort((a, b) => b.addedAt - a.addedAt);
+}
+
+async function writeFile(dir: FileSystemDirectoryHandle, name: string, blob: Blob, onBytes: (n: number) => void): Promise<void> {
+  const handle = await dir.getFileHandle(name, { create: true });
+  const access = await (handle as unknown as { createSyncAccessHandle(): Promise<FileSystemSyncAccessHandle> }).createSyncAccessHandle();
+  try {
+    access.truncate(0);
+    for (let at = 0; at < blob.size; at += WRITE_CHUNK) {
+      const bytes = new Uint8Array(await blob.slice(at, Math.min(blob.size, at + WRITE_CHUNK)).arrayBuffer());
+      const written = access.write(bytes, { at });
+      if (written !== bytes.length) throw new ModelStoreError("the disk accepted fewer bytes than were written (is it full?)");
+      onBytes(at + bytes.length);
+    }
+    access.flush();
+  } finally {
+    access.close();
+  }
+}
+
+/**
+ * Copies a model's parts into OPFS. On any failure the partial copy is removed, so what was
+ * stored before is all that remains.
+ */
+export async function storeModel(
+  model: Omit<StoredModel, "files" | "totalBytes" | "addedAt">,
+  parts: NamedBlob[],
+  onProgress?: (bytes: number, total: number) => void,
+): Promise<StoredModel> {
+  const totalBytes = parts.reduce((s, p) => s + p.blob.size, 0);
+  const estimate = await navigator.storage.estimate?.().catch(() => undefined);
+  if (estimate?.quota !== undefined && estimate.usage !== undefined && estimate.quota - estimate.usage < totalBytes) {
+    const free = Math.max(0, estimate.quota - estimate.usage);
+    throw new ModelStoreError(
+      `The browser allows this page ${Math.round(free / 1024 ** 2).toLocaleString("en-US")} MiB more, and the model needs ${Math.round(totalBytes / 1024 ** 2).toLocaleString("en-US")} MiB. Delete a stored model in Settings, or free disk space.`,
+    );
+  }
+  const dir = await root();
+  await dir.removeEntry(model.id, { recursive: true }).catch(() => undefined);
+  const folder = await dir.getDirectoryHandle(model.id, { create: true });
+  let done = 0;
+  try {
+    for (const part of parts) {
+      const before = done;
+      await writeFile(folder, part.name, part.blob, (n) => onProgress?.(before + n, totalBytes));
+      done += part.blob.size;
+    }
+    const stored: StoredModel = { ...model, files: parts.map((p) => p.name), totalBytes, addedAt: Date.now() };
+    await writeFile(folder, MANIFEST, new Blob([JSON.stringify(stored)]), () => undefined);
+    return stored;
+  } catch (err) {
+    await dir.removeEntry(model.id, { recursive: true }).catch(() => undefined);
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new ModelStoreError(`The model could not be kept in this browser (${reason}). Nothing else was changed.`);
+  }
+}
+
+/** The stored parts as disk-backed Files, in order. */
+export async function openStoredModel(id: string): Promise<{ model: StoredModel; parts: NamedBlob[] }> {
+  const folder = await (await root()).getDirectoryHandle(id).catch(() => null);
+  const model = folder ? await readManifest(folder) : null;
+  if (!folder || !model) throw new ModelStoreError("The chosen model is no longer stored in this browser. Choose the model file again in Settings.");
+  const parts: NamedBlob[] = [];
+  for (const name of model.files) parts.push({ name, blob: await (await folder.getFileHandle(name)).getFile() });
+  return { model, parts };
+}
+
+export async function deleteStoredModel(id: string): Promise<void> {
+  await (await root()).removeEntry(id, { recursive: true }).catch(() => undefined);
+}
