@@ -27,7 +27,10 @@ function post(diagnostic: WllamaWorkerDiagnostic): void {
 }
 
 function remember(level: string, args: unknown[]): void {
-  const line = args.map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : "")).join(" ").trim();
+  const line = args
+    .map((a) => (typeof a === "string" ? a : a instanceof Error ? a.message : ""))
+    .join(" ")
+    .trim();
   if (!line) return;
   recentLog.push(`${level}: ${line}`);
   if (recentLog.length > 60) recentLog.shift();
@@ -73,13 +76,22 @@ function describeLoadFailure(err: unknown): Error {
   if (/out of memory|Cannot allocate|Aborted\(OOM\)|failed to allocate|RangeError/i.test(`${message}\n${log}`)) {
     return namedError("WllamaOutOfMemoryError", message);
   }
-  const detail = recentLog.filter((l) => /^error:|failed|error/i.test(l)).slice(-3).join(" | ");
+  const detail = recentLog
+    .filter((l) => /^error:|failed|error/i.test(l))
+    .slice(-3)
+    .join(" | ");
   return namedError("WllamaLoadError", detail ? `${message} (llama.cpp: ${detail})` : message);
 }
 
 function toTimings(t: ChatCompletionChunk["timings"]): WllamaTimings | null {
   if (!t) return null;
-  return { cachedTokens: t.cache_n, promptTokens: t.prompt_n, promptMs: t.prompt_ms, predictedTokens: t.predicted_n, predictedMs: t.predicted_ms };
+  return {
+    cachedTokens: t.cache_n,
+    promptTokens: t.prompt_n,
+    promptMs: t.prompt_ms,
+    predictedTokens: t.predicted_n,
+    predictedMs: t.predicted_ms,
+  };
 }
 
 function callQuietly<A extends unknown[]>(fn: ((...args: A) => unknown) | undefined, ...args: A): void {

@@ -46,7 +46,8 @@ export interface AppDeps {
   /** A new, not yet started REPL for one session; `onStatus` reports its worker's state. */
   createRepl(onStatus: (status: ReplStatus) => void): SessionRepl;
   ingest: IngestFiles;
-  engines(settings: () => Settings): EngineManager;
+  /** `choose` lets the manager switch the backend (llama.cpp when there is no WebGPU). */
+  engines(settings: () => Settings, choose: (backend: Settings["backend"]) => void): EngineManager;
   /** Where settings persist (localStorage in the browser). */
   settingsStorage: Pick<Storage, "getItem" | "setItem"> | null;
   download(name: string, content: string, type: string): void;
@@ -91,7 +92,10 @@ export class AppController {
     // Settings in the page link are only a proposal, shown by App.svelte (LinkSettingsDialog);
     // applying them here sent the saved API key to whatever host a link named.
     this.settings = $state(loadSettings(deps.settingsStorage));
-    this.engines = deps.engines(() => this.settings);
+    this.engines = deps.engines(
+      () => this.settings,
+      (backend) => this.updateSettings({ ...this.settings, backend }),
+    );
     this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
   }
 
@@ -219,6 +223,12 @@ export class AppController {
 
   /** Reads dropped or picked files off the main thread and adds them to the open session. */
   async addFiles(inputs: IngestInput[], dropProblems: IngestProblemView[] = []): Promise<void> {
+    // A .gguf dropped on the page is a model, not a document: it becomes the llama.cpp model.
+    const models = inputs.filter((i) => /\.gguf$/i.test(i.path ?? (i.file as File).name ?? ""));
+    if (models.length) {
+      await this.addModelFiles(models.map((i) => i.file as File));
+      inputs = inputs.filter((i) => !models.includes(i));
+    }
     const record = this.view.record;
     if (!record || !this.library || !inputs.length) return;
     if (this.view.running) {
@@ -460,6 +470,29 @@ export class AppController {
   // --- the model ---------------------------------------------------------------------------
 
   /** Loads the model again after a failure (a retried download resumes from cached parts). */
+  /**
+   * Keeps a GGUF model file (or a split model's parts) in this browser and makes it the model,
+   * with llama.cpp on the CPU. A file that cannot be used changes nothing and says why.
+   */
+  async addModelFiles(files: File[]): Promise<boolean> {
+    if (this.view.running) {
+      this.notices.notify("warning", "Wait for the current question to finish (or press Stop) before changing the model.");
+      return false;
+    }
+    try {
+      const stored = await this.engines.wllama.addFiles(files, this.settings.wllama);
+      this.updateSettings({ ...this.settings, backend: "wllama", wllama: { ...this.settings.wllama, modelId: stored.id } });
+      this.notices.notify(
+        "info",
+        `${stored.info.name} is now the model (llama.cpp in this browser, on the CPU). It is kept for later visits.`,
+      );
+      return true;
+    } catch (err) {
+      this.reportError(err);
+      return false;
+    }
+  }
+
   async retryModel(): Promise<void> {
     this.engines.settingsChanged();
     await this.engines.forRun().catch(() => undefined); // the banner shows the error

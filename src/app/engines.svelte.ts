@@ -25,6 +25,7 @@ import {
   type StorageInfo,
   type WebLLMEngines,
 } from "../engines/webllm/index.ts";
+import { WllamaHost } from "../engines/wllama/host.svelte.ts";
 import { apiKeyFor, type Settings } from "./settings.ts";
 
 export type EngineStatus =
@@ -79,7 +80,10 @@ export function resolveLocalModels(
 }
 
 export class EngineManager {
-  status = $state<EngineStatus>({ state: "idle", label: "No model yet" });
+  /** The WebLLM / endpoint state; llama.cpp's comes from its host (see `status`). */
+  private baseStatus = $state<EngineStatus>({ state: "idle", label: "No model yet" });
+  /** llama.cpp in the page (CPU): its stored GGUF models and the loaded one. */
+  readonly wllama = new WllamaHost();
   gpu = $state<GpuProbe | null>(null);
   recommendation = $state<Recommendation | null>(null);
   cached = $state<CachedModel[]>([]);
@@ -95,12 +99,37 @@ export class EngineManager {
   private loading: Promise<WebLLMEngines> | null = null;
   private cacheWorker: ModelWorkerClient | null = null;
 
-  constructor(private readonly settings: () => Settings) {
-    this.status = { state: "idle", label: this.label() };
+  /**
+   * `choose` switches the saved backend (to llama.cpp when the browser has no WebGPU and the
+   * settings still name WebLLM, which cannot run there).
+   */
+  constructor(
+    private readonly settings: () => Settings,
+    private readonly choose: (backend: Settings["backend"]) => void = () => undefined,
+  ) {
+    this.baseStatus = { state: "idle", label: this.label() };
+  }
+
+  /** What the header chip and banner show. */
+  get status(): EngineStatus {
+    if (this.settings().backend !== "wllama") return this.baseStatus;
+    const label = this.label();
+    const h = this.wllama.status;
+    switch (h.state) {
+      case "idle":
+        return { state: "idle", label };
+      case "loading":
+        return { state: "loading", label, progress: h.progress, detail: h.detail };
+      case "ready":
+        return { state: "ready", label, detail: h.detail };
+      case "error":
+        return { state: "error", label, message: h.message, canReload: false };
+    }
   }
 
   private label(): string {
     const s = this.settings();
+    if (s.backend === "wllama") return this.wllama.label(s.wllama);
     if (s.backend === "openai")
       return s.openai.model ? `${s.openai.model} @ ${hostOf(s.openai.baseUrl)}` : "OpenAI-compatible: no model set";
     const id = s.webllm.modelId || this.recommendation?.entry.id;
@@ -110,6 +139,7 @@ export class EngineManager {
 
   private key(): string {
     const s = this.settings();
+    if (s.backend === "wllama") return JSON.stringify(["wllama", s.wllama]);
     return JSON.stringify(s.backend === "openai" ? ["openai", s.openai] : ["webllm", s.webllm, this.recommendation?.entry.id ?? null]);
   }
 
@@ -121,7 +151,11 @@ export class EngineManager {
       void this.local.engines.dispose();
       this.local = null;
     }
-    if (this.status.state !== "loading") this.status = { state: "idle", label: this.label() };
+    // llama.cpp's memory (the whole model) is freed when another backend is chosen; a change of
+    // its own model or window reloads on the next question.
+    if (this.settings().backend !== "wllama") void this.wllama.unload();
+    else void this.wllama.refresh().catch(() => undefined);
+    if (this.baseStatus.state !== "loading") this.baseStatus = { state: "idle", label: this.label() };
     void this.probeEndpoint();
   }
 
@@ -139,7 +173,7 @@ export class EngineManager {
     const probe = ++this.endpointProbes;
     const key = this.key();
     const label = this.label();
-    if (this.status.state === "idle") this.status = { state: "connecting", label };
+    if (this.baseStatus.state === "idle") this.baseStatus = { state: "connecting", label };
     const stale = () => probe !== this.endpointProbes || key !== this.key();
     try {
       const models = await listServerModels(s.openai.baseUrl, apiKeyFor(s.openai) || undefined);
@@ -150,7 +184,7 @@ export class EngineManager {
           .slice(0, 5)
           .map((m) => m.id)
           .join(", ");
-        this.status = {
+        this.baseStatus = {
           state: "error",
           label,
           message: `The server at ${hostOf(s.openai.baseUrl)} does not offer the model ${model} (it lists ${offered}). Open Settings and pick one of its models.`,
@@ -160,8 +194,8 @@ export class EngineManager {
       }
       const window = s.openai.contextWindow || listed?.contextWindow;
       this.endpointWindow = window;
-      if (this.status.state !== "ready")
-        this.status = {
+      if (this.baseStatus.state !== "ready")
+        this.baseStatus = {
           state: "ready",
           label,
           detail: window ? `reachable · ${window.toLocaleString("en-US")}-token window` : "reachable",
@@ -169,7 +203,7 @@ export class EngineManager {
     } catch (err) {
       if (stale()) return;
       this.openai = null; // the next question connects afresh instead of reusing a dead engine
-      this.status = { state: "error", label, message: err instanceof Error ? err.message : String(err), canReload: false };
+      this.baseStatus = { state: "error", label, message: err instanceof Error ? err.message : String(err), canReload: false };
     }
   }
 
@@ -182,7 +216,10 @@ export class EngineManager {
     } catch {
       this.gpu = { available: false, reason: "error", detail: "The WebGPU check failed.", deviceMemoryGB: undefined };
     }
-    if (this.status.state === "idle") this.status = { state: "idle", label: this.label() };
+    // WebLLM cannot run without WebGPU; llama.cpp on the CPU can, so it becomes the default there.
+    if (!this.gpu.available && this.settings().backend === "webllm") this.choose("wllama");
+    if (this.settings().backend === "wllama") void this.wllama.refresh().catch(() => undefined);
+    if (this.baseStatus.state === "idle") this.baseStatus = { state: "idle", label: this.label() };
     // The chip says whether the local model is downloaded: that needs the cache listing.
     if (this.gpu.available && this.settings().backend === "webllm") void this.refreshCache();
     await this.probeEndpoint();
@@ -211,7 +248,7 @@ export class EngineManager {
     if (this.local && [this.local.engines.root.model, this.local.engines.sub.model].includes(model.spec.id)) {
       await this.local.engines.dispose();
       this.local = null;
-      this.status = { state: "idle", label: this.label() };
+      this.baseStatus = { state: "idle", label: this.label() };
     }
     await this.cacheWorker.deleteModel(model.spec.record);
     await this.refreshCache();
@@ -249,6 +286,10 @@ export class EngineManager {
   async forRun(): Promise<{ root: ChatEngine; sub: ChatEngine }> {
     const s = this.settings();
     if (s.backend === "openai") return this.openaiEngines(s);
+    if (s.backend === "wllama") {
+      this.wllama.newQuestion();
+      return this.wllama.forRun(s.wllama);
+    }
     const engines = await this.localEngines();
     return { root: engines.root, sub: engines.sub };
   }
@@ -259,7 +300,7 @@ export class EngineManager {
     if (!s.openai.model.trim()) {
       throw new EngineNotConfiguredError("No model is set for the OpenAI-compatible endpoint. Open Settings and enter the model name.");
     }
-    this.status = { state: "connecting", label: this.label() };
+    this.baseStatus = { state: "connecting", label: this.label() };
     try {
       const root = await OpenAIEngine.connect({
         baseUrl: s.openai.baseUrl,
@@ -272,10 +313,15 @@ export class EngineManager {
       const sub = s.openai.subModel.trim() ? root.withModel(s.openai.subModel.trim()) : root;
       this.openai = { key, root, sub };
       this.endpointWindow = root.contextWindow;
-      this.status = { state: "ready", label: this.label(), detail: `${root.contextWindow.toLocaleString("en-US")}-token window` };
+      this.baseStatus = { state: "ready", label: this.label(), detail: `${root.contextWindow.toLocaleString("en-US")}-token window` };
       return this.openai;
     } catch (err) {
-      this.status = { state: "error", label: this.label(), message: err instanceof Error ? err.message : String(err), canReload: false };
+      this.baseStatus = {
+        state: "error",
+        label: this.label(),
+        message: err instanceof Error ? err.message : String(err),
+        canReload: false,
+      };
       throw err;
     }
   }
@@ -290,27 +336,27 @@ export class EngineManager {
     const resolved = resolveLocalModels(s, this.gpu, this.recommendation);
     this.notes = resolved.notes;
     const label = this.label();
-    this.status = { state: "loading", label, progress: 0, detail: "Preparing the model…" };
+    this.baseStatus = { state: "loading", label, progress: 0, detail: "Preparing the model…" };
     this.loading = loadWebLLMEngines({
       root: { model: resolved.root.spec, contextWindow: resolved.root.window },
       ...(resolved.sub ? { sub: { model: resolved.sub.spec, contextWindow: resolved.sub.window } } : {}),
       thinking: s.thinking,
       onProgress: (role, p: LoadStatus) => {
         const prefix = resolved.sub ? (role === "root" ? "Root model: " : "Sub-call model: ") : "";
-        this.status = { state: "loading", label, progress: p.percent / 100, detail: prefix + p.message };
+        this.baseStatus = { state: "loading", label, progress: p.percent / 100, detail: prefix + p.message };
       },
     });
     try {
       const engines = await this.loading;
       this.local = { key, engines };
       const vram = engines.vramMB ? ` · about ${(engines.vramMB / 1024).toFixed(1)} GB of GPU memory` : "";
-      this.status = { state: "ready", label, detail: `${engines.root.contextWindow.toLocaleString("en-US")}-token window${vram}` };
+      this.baseStatus = { state: "ready", label, detail: `${engines.root.contextWindow.toLocaleString("en-US")}-token window${vram}` };
       void this.refreshCache();
       return engines;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const name = err instanceof Error ? err.name : "";
-      this.status = { state: "error", label, message, canReload: name === "GpuDeviceLostError" };
+      this.baseStatus = { state: "error", label, message, canReload: name === "GpuDeviceLostError" };
       throw err;
     } finally {
       this.loading = null;
@@ -331,6 +377,10 @@ export class EngineManager {
     if (this.openai && this.settings().backend === "openai") return { root: this.openai.root, sub: this.openai.sub };
     if (this.local && this.settings().backend === "webllm") return { root: this.local.engines.root, sub: this.local.engines.sub };
     const s = this.settings();
+    if (s.backend === "wllama") {
+      const label: EngineLabel = { model: this.wllama.label(s.wllama), backend: "wllama", contextWindow: s.wllama.contextWindow };
+      return { root: label, sub: label };
+    }
     const root: EngineLabel =
       s.backend === "openai"
         ? { model: s.openai.model, backend: "openai", contextWindow: s.openai.contextWindow || 0 }

@@ -71,6 +71,7 @@ function modelName(raw: string, s: Settings): { name: string } | { why: string }
   // Control and format characters would let a name look like something else in the dialog.
   if (!name || name.length > MAX_TEXT || /[\p{Cc}\p{Cf}]/u.test(name))
     return { why: `must be a model name of 1 to ${MAX_TEXT} visible characters` };
+  if (s.backend === "wllama") return { why: "cannot name a model file: a link carries no files (choose the .gguf in Settings)" };
   if (s.backend === "webllm" && !findCatalogEntry(name) && !s.webllm.customModels.some((m) => m.id === name)) {
     return { why: "is not a model in this app's catalog" };
   }
@@ -82,7 +83,10 @@ const FIELDS: LinkField[] = [
     key: "backend",
     label: "Model source",
     read: (s) => s.backend,
-    parse: (raw) => (raw === "openai" || raw === "webllm" ? { apply: (s) => (s.backend = raw) } : { why: 'must be "openai" or "webllm"' }),
+    parse: (raw) =>
+      raw === "openai" || raw === "webllm" || raw === "wllama"
+        ? { apply: (s) => (s.backend = raw) }
+        : { why: 'must be "openai", "webllm" or "wllama"' },
   },
   {
     key: "baseUrl",

@@ -78,6 +78,8 @@ export function withEffort(settings: Settings, effort: Effort): Settings {
 export const THROUGHPUT = {
   openai: { prefill: 1500, decode: 40 },
   webllm: { prefill: 250, decode: 15 },
+  // llama.cpp on a laptop CPU with a 0.5B–1.5B model (bench/RESULTS.md, wllama runs).
+  wllama: { prefill: 60, decode: 10 },
 } as const;
 
 export interface Estimate {
@@ -130,7 +132,9 @@ export function estimatesFor(settings: Settings, docChars: number, endpointWindo
   const rootWindow =
     settings.backend === "openai"
       ? settings.openai.contextWindow || endpointWindow || DEFAULT_OPENAI_CONTEXT_WINDOW
-      : settings.webllm.contextWindow;
+      : settings.backend === "wllama"
+        ? settings.wllama.contextWindow || 8192
+        : settings.webllm.contextWindow;
   const input: EstimateInput = { docChars, rootWindow, backend: settings.backend, mode: settings.compare ? "rlm" : settings.run.mode };
   return Object.fromEntries(EFFORTS.map((e) => [e, describeEstimate(estimateEffort(e, input))])) as Record<Effort, string>;
 }

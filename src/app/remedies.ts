@@ -11,10 +11,11 @@ export interface Remedy {
 /** What to offer under a failed exchange, from its message; null when nothing in Settings helps. */
 export function remedyFor(message: string | undefined, current: Backend, gpuAvailable: boolean | null): Remedy | null {
   if (!message) return null;
+  if (/model file|\.gguf|GGUF|llama\.cpp/i.test(message)) return { label: "Open Settings (model file)", tab: "wllama" };
   if (/No local model|WebGPU|GPU memory/i.test(message)) {
     // Without WebGPU no local model can help: the endpoint tab is the only fix.
     return gpuAvailable === false
-      ? { label: "Set up an endpoint", tab: "openai" }
+      ? { label: "Choose a model file (CPU)", tab: "wllama" }
       : { label: "Open Settings (local model)", tab: "webllm" };
   }
   if (/OpenAI-compatible endpoint|model server|API key|base URL/i.test(message))
@@ -34,7 +35,7 @@ export interface MissingModel extends Remedy {
  * `gpuAvailable` null: not known yet (the check is still running), so nothing is held for it.
  */
 export function missingModel(
-  settings: { backend: Backend; openai: { baseUrl: string; model: string }; webllm: { modelId: string } },
+  settings: { backend: Backend; openai: { baseUrl: string; model: string }; webllm: { modelId: string }; wllama: { modelId: string } },
   gpuAvailable: boolean | null,
   recommendedId: string | null,
 ): MissingModel | null {
@@ -48,11 +49,22 @@ export function missingModel(
     }
     return null;
   }
+  if (settings.backend === "wllama") {
+    if (!settings.wllama.modelId) {
+      return {
+        message: "Choose a model first: pick a .gguf model file in Settings, or drop one on the page.",
+        label: "Open Settings (model file)",
+        tab: "wllama",
+      };
+    }
+    return null;
+  }
   if (gpuAvailable === false) {
     return {
-      message: "Choose a model first: this browser has no WebGPU, so a model cannot run inside it. Connect to a model server instead.",
-      label: "Set up an endpoint",
-      tab: "openai",
+      message:
+        "Choose a model first: this browser has no WebGPU, so WebLLM cannot run here. Choose a GGUF model file to run on the CPU, or connect to a model server.",
+      label: "Choose a model file (CPU)",
+      tab: "wllama",
     };
   }
   if (gpuAvailable === true && !settings.webllm.modelId && !recommendedId) {

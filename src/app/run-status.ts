@@ -20,7 +20,11 @@ export function waitingText(exchange: Pick<Exchange, "waitingFor" | "turns">, en
 }
 
 /** The model chip's words: which model, and whether it can answer now. */
-export function engineChipText(status: EngineStatus, backend: "openai" | "webllm", download?: "complete" | "partial" | "none"): string {
+export function engineChipText(
+  status: EngineStatus,
+  backend: "openai" | "webllm" | "wllama",
+  download?: "complete" | "partial" | "none",
+): string {
   switch (status.state) {
     case "ready":
       return `${status.label} · ${backend === "openai" ? "connected" : "loaded"}`;

@@ -5,8 +5,9 @@ import type { PromptChoice } from "../core/profiles/types.ts";
 import type { RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
 import type { CustomModelInput } from "../engines/webllm/custom-model.ts";
+import { WLLAMA_DEFAULTS, type WllamaSettings } from "../engines/wllama/settings.ts";
 
-export type Backend = "webllm" | "openai";
+export type Backend = "webllm" | "openai" | "wllama";
 export type Theme = "system" | "light" | "dark";
 
 export interface Settings {
@@ -36,6 +37,8 @@ export interface Settings {
     /** GPU memory the user says they have (GB); 0 = let the app guess. */
     userVramGB: number;
   };
+  /** llama.cpp in the page (CPU): a GGUF model file kept in this browser. */
+  wllama: WllamaSettings;
   run: {
     maxIterations: number;
     maxDepth: number;
@@ -60,6 +63,7 @@ export const DEFAULT_SETTINGS: Settings = {
   backend: "webllm",
   openai: { baseUrl: "http://localhost:8000/v1", model: "", subModel: "", apiKey: "", apiKeyOrigin: "", contextWindow: 0, stream: true },
   webllm: { modelId: "", subModelId: "", contextWindow: 4096, thinking: false, customModels: [], userVramGB: 0 },
+  wllama: { ...WLLAMA_DEFAULTS },
   run: {
     maxIterations: DEFAULT_CONFIG.maxIterations,
     maxDepth: DEFAULT_CONFIG.maxDepth,
@@ -86,6 +90,7 @@ function merge(base: Settings, partial: Partial<Settings> | null | undefined): S
     ...partial,
     openai: { ...base.openai, ...(partial.openai ?? {}) },
     webllm: { ...base.webllm, ...(partial.webllm ?? {}) },
+    wllama: { ...base.wllama, ...(partial.wllama ?? {}) },
     run: { ...base.run, ...(partial.run ?? {}) },
   };
 }
@@ -109,7 +114,7 @@ export function apiKeyFor(openai: Settings["openai"]): string {
 /** Where questions go with these settings, as the page shows it beside each answer. */
 export function describeEndpoint(s: Settings): { origin: string; model: string } {
   if (s.backend === "openai") return { origin: originOf(s.openai.baseUrl) || s.openai.baseUrl, model: s.openai.model };
-  return { origin: "this browser", model: s.webllm.modelId };
+  return { origin: "this browser", model: s.backend === "wllama" ? s.wllama.modelId : s.webllm.modelId };
 }
 
 /**

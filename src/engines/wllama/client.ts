@@ -43,7 +43,8 @@ export class WllamaWorkerClient implements WllamaWorkerApi {
       } else this.onProblem?.(event.data.message);
     });
     worker.addEventListener("error", (event: Event) => {
-      const message = "message" in event && typeof event.message === "string" && event.message ? event.message : "the worker script failed to load";
+      const message =
+        "message" in event && typeof event.message === "string" && event.message ? event.message : "the worker script failed to load";
       if (!this.started) {
         this.kill(new WllamaWorkerCrashedError(message));
         event.preventDefault();

@@ -176,7 +176,8 @@ export class WllamaEngine implements ChatEngine {
 
   private toChatResult(result: WllamaCompletionResult, request: ChatRequest): ChatResult {
     const record = result.timings ? this.record(result.timings, result) : null;
-    const counted = record ?? (result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens } : null);
+    const counted =
+      record ?? (result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens } : null);
     return {
       text: result.text,
       usage: {

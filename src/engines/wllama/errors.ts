@@ -11,13 +11,18 @@ export class WllamaWorkerCrashedError extends EngineError {
 export class ModelTooBigError extends EngineError {
   override name = "ModelTooBigError";
   constructor(readonly arithmetic: string) {
-    super(`This model does not fit llama.cpp's memory in the page with this window: ${arithmetic}. Choose a smaller window, a smaller quantization (Q4_K_M) or a smaller model.`);
+    super(
+      `This model does not fit llama.cpp's memory in the page with this window: ${arithmetic}. Choose a smaller window, a smaller quantization (Q4_K_M) or a smaller model.`,
+    );
   }
 }
 
 export class UnknownArchitectureError extends EngineError {
   override name = "UnknownArchitectureError";
-  constructor(readonly architecture: string, libllama: string) {
+  constructor(
+    readonly architecture: string,
+    libllama: string,
+  ) {
     super(
       `llama.cpp in this page (${libllama}) does not know the model architecture "${architecture}". Choose a model of a supported family (Qwen2.5, Qwen3, Llama, Gemma, Phi, Mistral…). Nothing was changed.`,
     );
@@ -43,7 +48,9 @@ export function mapWorkerError(err: unknown, context: { libllama: string; modelN
     case "WllamaOutOfMemoryError":
       return new LocalModelLoadError(`${context.modelName} ran out of memory in llama.cpp (${message}). Choose a smaller window or model.`);
     case "WllamaVersionMismatchError":
-      return new LocalModelLoadError(`The page's llama.cpp files do not match each other (${message}). Reload the page to get the current version.`);
+      return new LocalModelLoadError(
+        `The page's llama.cpp files do not match each other (${message}). Reload the page to get the current version.`,
+      );
     case "WllamaLoadError":
       return new LocalModelLoadError(`llama.cpp could not load ${context.modelName}: ${message}. Is the file a complete GGUF model?`);
     case "ModelStoreError":

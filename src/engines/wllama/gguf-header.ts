@@ -12,6 +12,11 @@ export class GgufFormatError extends Error {
   override name = "GgufFormatError";
 }
 
+/** The file stops before its header does: a GGUF whose download or copy was cut off. */
+export class GgufTruncatedError extends GgufFormatError {
+  override name = "GgufTruncatedError";
+}
+
 export type GgufValue = number | bigint | boolean | string | GgufValue[] | { arrayOf: number; length: number };
 
 export interface GgufTensorInfo {
@@ -81,7 +86,7 @@ class BlobCursor {
 
   private async ensure(n: number): Promise<void> {
     if (this.pos >= this.bufStart && this.pos + n <= this.bufStart + this.buf.length) return;
-    if (this.pos + n > this.blob.size) throw new GgufFormatError("the file ends inside its header");
+    if (this.pos + n > this.blob.size) throw new GgufTruncatedError("the file ends inside its header");
     const end = Math.min(this.blob.size, this.pos + Math.max(n, READ_BLOCK));
     this.buf = new Uint8Array(await this.blob.slice(this.pos, end).arrayBuffer());
     this.view = new DataView(this.buf.buffer);

@@ -1,7 +1,7 @@
 // What a GGUF model file (or a split model's parts) is, read from its header before anything is
 // loaded: the facts the memory check and the page need, and a clear reason when it is not a
 // model this page can run. No DOM.
-import { GgufFormatError, kvNumber, kvString, readGgufHeader, splitPart, type GgufHeader } from "./gguf-header.ts";
+import { GgufFormatError, GgufTruncatedError, kvNumber, kvString, readGgufHeader, splitPart, type GgufHeader } from "./gguf-header.ts";
 
 export interface NamedBlob {
   name: string;
@@ -100,7 +100,9 @@ export function orderParts(files: NamedBlob[]): NamedBlob[] {
   for (let i = 1; i <= first.count; i++) if (!byIndex.has(i)) missing.push(i);
   if (missing.length) {
     const names = missing.map((i) => `${first.base}-${String(i).padStart(5, "0")}-of-${String(first.count).padStart(5, "0")}.gguf`);
-    throw new ModelFileError(`This model is split into ${first.count} files and ${names.join(", ")} ${missing.length === 1 ? "is" : "are"} missing. Choose all its parts together.`);
+    throw new ModelFileError(
+      `This model is split into ${first.count} files and ${names.join(", ")} ${missing.length === 1 ? "is" : "are"} missing. Choose all its parts together.`,
+    );
   }
   if (byIndex.size !== parts.length) throw new ModelFileError("The same part was chosen twice. Choose each part of the model once.");
   return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, f]) => f);
@@ -126,8 +128,15 @@ export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
     try {
       headers.push(await readGgufHeader(p.blob));
     } catch (err) {
+      if (err instanceof GgufTruncatedError) {
+        throw new ModelFileError(
+          `${p.name} is incomplete: it ends inside its own header, after ${p.blob.size.toLocaleString("en-US")} bytes. The download was probably cut off; download it again.`,
+        );
+      }
       if (err instanceof GgufFormatError) {
-        throw new ModelFileError(`${p.name} is not a GGUF model file (${err.message}). Choose a .gguf file, as LM Studio, Ollama or Jan keep them.`);
+        throw new ModelFileError(
+          `${p.name} is not a GGUF model file (${err.message}). Choose a .gguf file, as LM Studio, Ollama or Jan keep them.`,
+        );
       }
       throw err;
     }
@@ -137,10 +146,14 @@ export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
   const first = parts[0]!;
   const arch = kvString(h, "general.architecture");
   if (!arch) throw new ModelFileError(`${first.name} has no general.architecture: it is not a language model llama.cpp can load.`);
-  if (arch === "clip") throw new ModelFileError(`${first.name} is a vision projector (mmproj), not a language model. Choose the model file itself.`);
+  if (arch === "clip")
+    throw new ModelFileError(`${first.name} is a vision projector (mmproj), not a language model. Choose the model file itself.`);
   const need = (key: string): number => {
     const v = kvNumber(h, `${arch}.${key}`);
-    if (v === undefined || v <= 0) throw new ModelFileError(`${first.name} lacks ${arch}.${key}, so its memory cannot be worked out. It is not a model this page can run.`);
+    if (v === undefined || v <= 0)
+      throw new ModelFileError(
+        `${first.name} lacks ${arch}.${key}, so its memory cannot be worked out. It is not a model this page can run.`,
+      );
     return v;
   };
   const layers = need("block_count");

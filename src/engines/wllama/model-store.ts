@@ -27,14 +27,19 @@ export class ModelStoreError extends Error {
 }
 
 async function root(): Promise<FileSystemDirectoryHandle> {
-  if (!navigator.storage?.getDirectory) throw new ModelStoreError("This browser cannot keep files for the page (no origin private file system).");
+  if (!navigator.storage?.getDirectory)
+    throw new ModelStoreError("This browser cannot keep files for the page (no origin private file system).");
   const top = await navigator.storage.getDirectory();
   return top.getDirectoryHandle(ROOT, { create: true });
 }
 
 /** A folder name from a model's name and size: stable, and safe on every file system. */
 export function modelIdFor(name: string, totalBytes: number): string {
-  const base = name.replace(/\.gguf$/i, "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80) || "model";
+  const base =
+    name
+      .replace(/\.gguf$/i, "")
+      .replace(/[^A-Za-z0-9._-]+/g, "_")
+      .slice(0, 80) || "model";
   return `${base}-${totalBytes}`;
 }
 
@@ -120,7 +125,8 @@ export async function storeModel(
 export async function openStoredModel(id: string): Promise<{ model: StoredModel; parts: NamedBlob[] }> {
   const folder = await (await root()).getDirectoryHandle(id).catch(() => null);
   const model = folder ? await readManifest(folder) : null;
-  if (!folder || !model) throw new ModelStoreError("The chosen model is no longer stored in this browser. Choose the model file again in Settings.");
+  if (!folder || !model)
+    throw new ModelStoreError("The chosen model is no longer stored in this browser. Choose the model file again in Settings.");
   const parts: NamedBlob[] = [];
   for (const name of model.files) parts.push({ name, blob: await (await folder.getFileHandle(name)).getFile() });
   return { model, parts };

@@ -1,0 +1,192 @@
+// The page's side of the llama.cpp engine: which GGUF models this browser keeps, taking a file the
+// person chose or dropped (checked, then kept), and loading the chosen one for a run. Its state is
+// reactive ($state) for the Settings view and the header chip.
+import type { ChatEngine } from "../types.ts";
+import { WllamaWorkerClient } from "./client.ts";
+import { WllamaEngine, type CallRecord } from "./engine.ts";
+import { ModelTooBigError, mapWorkerError } from "./errors.ts";
+import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
+import { ModelFileError, inspectModel, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
+import { modelIdFor, type StoredModel } from "./model-store.ts";
+import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
+import type { WllamaSettings } from "./settings.ts";
+
+export type HostStatus =
+  | { state: "idle" }
+  | { state: "loading"; progress: number; detail: string }
+  | { state: "ready"; detail: string }
+  | { state: "error"; message: string };
+
+/** Where the page serves llama.cpp's wasm: copied from node_modules at build (scripts/copy-wllama.mjs). */
+export function pageAssets(): WllamaAssets {
+  const base = new URL(`${import.meta.env.BASE_URL}wllama/`, location.href);
+  return {
+    wasm: new URL("wllama.wasm", base).href,
+    compatWasm: new URL("compat/wllama.wasm", base).href,
+    compatWorker: new URL("compat/wllama.js", base).href,
+  };
+}
+
+/** The window a model gets with these settings: the person's choice, else its default. */
+export function windowFor(settings: WllamaSettings, info: GgufModelInfo & { totalBytes: number }): number {
+  return settings.contextWindow || defaultWindow(info) || 2048;
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1024 ** 2).toLocaleString("en-US")} MB`;
+}
+
+export class WllamaHost {
+  env = $state<WllamaEnvironment | null>(null);
+  models = $state<StoredModel[]>([]);
+  modelsKnown = $state(false);
+  status = $state<HostStatus>({ state: "idle" });
+  /** A file being kept: its name and how far. */
+  storing = $state<{ name: string; fraction: number } | null>(null);
+  /** The last question's calls as llama.cpp counted them: prompt tokens, and how many came from its KV cache. */
+  lastCalls = $state<CallRecord[]>([]);
+
+  private worker: WllamaWorkerClient | null = null;
+  private loaded: { key: string; engine: WllamaEngine } | null = null;
+  private loading: Promise<WllamaEngine> | null = null;
+
+  private client(): WllamaWorkerClient {
+    this.worker ??= WllamaWorkerClient.spawn();
+    return this.worker;
+  }
+
+  async probe(): Promise<WllamaEnvironment> {
+    this.env ??= await this.client().environment();
+    return this.env;
+  }
+
+  async refresh(): Promise<void> {
+    this.models = await this.client().listModels();
+    this.modelsKnown = true;
+  }
+
+  find(id: string): StoredModel | undefined {
+    return this.models.find((m) => m.id === id);
+  }
+
+  label(settings: WllamaSettings): string {
+    const m = this.find(settings.modelId);
+    if (!settings.modelId) return "llama.cpp: no model file chosen";
+    return `${m ? (m.info.title ?? m.info.name) : settings.modelId} (llama.cpp, CPU)`;
+  }
+
+  /** The memory sum for a stored model at the window these settings give it. */
+  plan(settings: WllamaSettings, model = this.find(settings.modelId)): MemoryPlan | undefined {
+    return model ? planMemory(model.info, windowFor(settings, model.info)) : undefined;
+  }
+
+  /**
+   * Checks a chosen or dropped .gguf (or a split model's parts) and keeps it in the browser.
+   * Refused before anything is kept when it is not a whole GGUF, or cannot fit memory at the
+   * window; the stored models and the settings stay as they were.
+   */
+  async addFiles(files: File[], settings: WllamaSettings): Promise<StoredModel> {
+    const parts: NamedBlob[] = files.map((f) => ({ name: f.name, blob: f }));
+    const info = await inspectModel(parts);
+    const window = settings.contextWindow || defaultWindow(info);
+    if (!window) {
+      throw new ModelTooBigError(planMemory(info, 2048).arithmetic);
+    }
+    const plan = planMemory(info, window);
+    if (!plan.fits) throw new ModelTooBigError(plan.arithmetic);
+    const id = modelIdFor(info.name, info.totalBytes);
+    this.storing = { name: info.name, fraction: 0 };
+    try {
+      const stored = await this.client().storeModel({ id, info, source: "file" }, parts, (bytes, total) => {
+        this.storing = { name: info.name, fraction: total ? bytes / total : 1 };
+      });
+      await this.refresh();
+      return stored;
+    } finally {
+      this.storing = null;
+    }
+  }
+
+  async deleteModel(id: string): Promise<void> {
+    if (this.loaded?.key.startsWith(`${id}|`)) await this.unload();
+    await this.client().deleteModel(id);
+    await this.refresh();
+  }
+
+  async unload(): Promise<void> {
+    const old = this.loaded;
+    this.loaded = null;
+    this.status = { state: "idle" };
+    await old?.engine.dispose();
+  }
+
+  /** The engine for a run: the chosen model, loaded once and kept while the settings stay. */
+  async forRun(settings: WllamaSettings): Promise<{ root: ChatEngine; sub: ChatEngine }> {
+    const engine = await this.engineFor(settings);
+    return { root: engine, sub: engine };
+  }
+
+  private async engineFor(settings: WllamaSettings): Promise<WllamaEngine> {
+    if (!this.modelsKnown) await this.refresh();
+    const model = this.find(settings.modelId);
+    if (!model) {
+      throw new ModelFileError(
+        settings.modelId
+          ? "The chosen model file is no longer kept in this browser. Choose the .gguf file again in Settings (Model file)."
+          : "No model file is chosen. Open Settings and choose a .gguf model file, or drop one on the page.",
+      );
+    }
+    const env = await this.probe();
+    const window = windowFor(settings, model.info);
+    const threads = settings.threads || (env.crossOriginIsolated ? env.hardwareConcurrency : 1);
+    const key = `${model.id}|${window}|${threads}`;
+    if (this.loaded?.key === key) return this.loaded.engine;
+    if (this.loading) return this.loading;
+    await this.unload();
+    const engine = new WllamaEngine({
+      worker: this.client(),
+      modelId: model.id,
+      info: model.info,
+      contextWindow: window,
+      threads,
+      assets: pageAssets(),
+      libllama: env.libllama,
+      label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
+      onCall: (record) => this.count(record),
+    });
+    this.status = { state: "loading", progress: 0.1, detail: "Starting llama.cpp…" };
+    this.loading = (async () => {
+      try {
+        const outcome = await engine.load((message) => {
+          this.status = { state: "loading", progress: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
+        });
+        this.loaded = { key, engine };
+        this.status = {
+          state: "ready",
+          detail:
+            `${window.toLocaleString("en-US")}-token window · ${outcome.threads} thread${outcome.threads === 1 ? "" : "s"}` +
+            `${outcome.compat ? " (compat build)" : ""} · about ${mib(engine.memory.totalBytes)} of memory`,
+        };
+        return engine;
+      } catch (err) {
+        const mapped = mapWorkerError(err, { libllama: env.libllama, modelName: model.info.name });
+        this.status = { state: "error", message: mapped.message };
+        throw mapped;
+      } finally {
+        this.loading = null;
+      }
+    })();
+    return this.loading;
+  }
+
+  /** Starts counting a question's calls afresh (the page shows the last question's cache use). */
+  newQuestion(): void {
+    this.lastCalls = [];
+  }
+
+  private count(record: CallRecord): void {
+    this.lastCalls = [...this.lastCalls, record];
+  }
+}
+
+export { ModelFileError };
