@@ -46,8 +46,8 @@ export interface AppDeps {
   /** A new, not yet started REPL for one session; `onStatus` reports its worker's state. */
   createRepl(onStatus: (status: ReplStatus) => void): SessionRepl;
   ingest: IngestFiles;
-  /** `choose` lets the manager switch the backend (llama.cpp when there is no WebGPU). */
-  engines(settings: () => Settings, choose: (backend: Settings["backend"]) => void): EngineManager;
+  /** `update` lets the engines save settings (llama.cpp chosen when there is no WebGPU, a dropped model file). */
+  engines(settings: () => Settings, update: (next: Settings) => void): EngineManager;
   /** Where settings persist (localStorage in the browser). */
   settingsStorage: Pick<Storage, "getItem" | "setItem"> | null;
   download(name: string, content: string, type: string): void;
@@ -94,7 +94,7 @@ export class AppController {
     this.settings = $state(loadSettings(deps.settingsStorage));
     this.engines = deps.engines(
       () => this.settings,
-      (backend) => this.updateSettings({ ...this.settings, backend }),
+      (next) => this.updateSettings(next),
     );
     this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
   }
@@ -223,9 +223,12 @@ export class AppController {
 
   /** Reads dropped or picked files off the main thread and adds them to the open session. */
   async addFiles(inputs: IngestInput[], dropProblems: IngestProblemView[] = []): Promise<void> {
-    // A .gguf dropped on the page is a model, not a document: it becomes the llama.cpp model.
-    const models = inputs.filter((i) => /\.gguf$/i.test(i.path ?? (i.file as File).name ?? ""));
-    if (models.length) {
+    // A model file dropped on the page (a .gguf) is a model, not a document: an engine takes it.
+    const nameOf = (i: IngestInput) => i.path ?? (i.file as File).name ?? "";
+    const taker = this.engines.fileTaker(inputs.map(nameOf));
+    if (taker) {
+      const kinds = this.engines.hosts[taker].fileKinds!;
+      const models = inputs.filter((i) => kinds.test(nameOf(i)));
       await this.addModelFiles(models.map((i) => i.file as File));
       inputs = inputs.filter((i) => !models.includes(i));
     }
@@ -364,7 +367,7 @@ export class AppController {
 
   /** What stops a question from going anywhere now (no model set), or null. */
   missingModel(): MissingModel | null {
-    return missingModel(this.settings, this.engines.gpu?.available ?? null, this.engines.recommendation?.entry.id ?? null);
+    return missingModel(this.engines.missing(), (id) => this.engines.available(id));
   }
 
   /**
@@ -471,21 +474,20 @@ export class AppController {
 
   /** Loads the model again after a failure (a retried download resumes from cached parts). */
   /**
-   * Keeps a GGUF model file (or a split model's parts) in this browser and makes it the model,
-   * with llama.cpp on the CPU. A file that cannot be used changes nothing and says why.
+   * Hands model files (a GGUF, or a split model's parts) to the engine that takes them, which keeps
+   * them and makes them the model. A file that cannot be used changes nothing and says why.
    */
   async addModelFiles(files: File[]): Promise<boolean> {
     if (this.view.running) {
       this.notices.notify("warning", "Wait for the current question to finish (or press Stop) before changing the model.");
       return false;
     }
+    const taker = this.engines.fileTaker(files.map((f) => f.name));
+    if (!taker) return false;
     try {
-      const stored = await this.engines.wllama.addFiles(files, this.settings.wllama);
-      this.updateSettings({ ...this.settings, backend: "wllama", wllama: { ...this.settings.wllama, modelId: stored.id } });
-      this.notices.notify(
-        "info",
-        `${stored.info.name} is now the model (llama.cpp in this browser, on the CPU). It is kept for later visits.`,
-      );
+      const next = await this.engines.hosts[taker].takeFiles!(files, $state.snapshot(this.settings) as Settings);
+      this.updateSettings(next);
+      this.notices.notify("info", `${files.map((f) => f.name).join(", ")} is now the model, kept in this browser for later visits.`);
       return true;
     } catch (err) {
       this.reportError(err);

@@ -6,8 +6,9 @@
 // the parameters out of the address bar either way, so a reload never undoes what was saved.
 import { PROMPT_CHOICES } from "../core/profiles/types.ts";
 import { RUN_MODE_CHOICES } from "../core/run-mode.ts";
-import { findCatalogEntry } from "../engines/webllm/catalog.ts";
-import { apiKeyFor, describeEndpoint, originOf, type Settings } from "./settings.ts";
+import type { LinkField as EngineLinkField } from "../engines/descriptor.ts";
+import { ENGINE_IDS, engineDescriptor, isEngineId } from "../engines/registry.ts";
+import { apiKeyFor, describeEndpoint, engineSettings, originOf, type Settings } from "./settings.ts";
 
 export interface LinkChange {
   key: string;
@@ -66,16 +67,35 @@ function decimal(min: number, max: number, set: (s: Settings, n: number) => void
   };
 }
 
-function modelName(raw: string, s: Settings): { name: string } | { why: string } {
+function modelName(raw: string): { name: string } | { why: string } {
   const name = raw.trim();
   // Control and format characters would let a name look like something else in the dialog.
   if (!name || name.length > MAX_TEXT || /[\p{Cc}\p{Cf}]/u.test(name))
     return { why: `must be a model name of 1 to ${MAX_TEXT} visible characters` };
-  if (s.backend === "wllama") return { why: "cannot name a model file: a link carries no files (choose the .gguf in Settings)" };
-  if (s.backend === "webllm" && !findCatalogEntry(name) && !s.webllm.customModels.some((m) => m.id === name)) {
-    return { why: "is not a model in this app's catalog" };
-  }
   return { name };
+}
+
+/** The chosen engine's share-link field of this kind, if it has one. */
+function engineField(s: Settings, kind: "model" | "subModel" | "contextWindow"): EngineLinkField<object> | undefined {
+  return engineDescriptor(s.backend).link?.[kind];
+}
+
+/** A model name field that each engine reads, checks and writes in its own settings. */
+function engineModelField(key: "model" | "subModel", label: string): LinkField {
+  return {
+    key,
+    label,
+    read: (s) => engineField(s, key)?.read(engineSettings(s)) ?? null,
+    parse: (raw, s) => {
+      const field = engineField(s, key);
+      if (!field) return { why: `cannot be set by a link for ${engineDescriptor(s.backend).label}` };
+      const m = modelName(raw);
+      if ("why" in m) return m;
+      const refused = field.check?.(m.name, engineSettings(s));
+      if (refused) return { why: refused };
+      return { apply: (t) => engineField(t, key)?.write(engineSettings(t), m.name) };
+    },
+  };
 }
 
 const FIELDS: LinkField[] = [
@@ -101,32 +121,16 @@ const FIELDS: LinkField[] = [
       return { apply: (s) => (s.openai.baseUrl = url.href.replace(/\/$/, "")) };
     },
   },
-  {
-    key: "model",
-    label: "Model",
-    read: (s) => (s.backend === "openai" ? s.openai.model : s.webllm.modelId) || null,
-    parse: (raw, s) => {
-      const m = modelName(raw, s);
-      if ("why" in m) return m;
-      return { apply: (t) => (t.backend === "openai" ? (t.openai.model = m.name) : (t.webllm.modelId = m.name)) };
-    },
-  },
-  {
-    key: "subModel",
-    label: "Sub-call model",
-    read: (s) => (s.backend === "openai" ? s.openai.subModel : s.webllm.subModelId) || null,
-    parse: (raw, s) => {
-      const m = modelName(raw, s);
-      if ("why" in m) return m;
-      return { apply: (t) => (t.backend === "openai" ? (t.openai.subModel = m.name) : (t.webllm.subModelId = m.name)) };
-    },
-  },
+  engineModelField("model", "Model"),
+  engineModelField("subModel", "Sub-call model"),
   {
     key: "contextWindow",
     label: "Context window (tokens)",
-    read: (s) =>
-      s.backend === "openai" ? (s.openai.contextWindow ? String(s.openai.contextWindow) : null) : String(s.webllm.contextWindow),
-    parse: wholeNumber(0, 10_000_000, (s, n) => (s.backend === "openai" ? (s.openai.contextWindow = n) : (s.webllm.contextWindow = n))),
+    read: (s) => engineField(s, "contextWindow")?.read(engineSettings(s)) ?? null,
+    parse: (raw, s) => {
+      if (!engineField(s, "contextWindow")) return { why: `cannot be set by a link for ${engineDescriptor(s.backend).label}` };
+      return wholeNumber(0, 10_000_000, (t, n) => engineField(t, "contextWindow")?.write(engineSettings(t), String(n)))(raw, s);
+    },
   },
   {
     key: "maxIterations",

@@ -4,8 +4,9 @@
 import { deriveBudgets } from "../core/budgets.ts";
 import { chooseRunMode, type RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_OPENAI_CONTEXT_WINDOW } from "../engines/openai.ts";
+import { engineDescriptor } from "../engines/registry.ts";
 import { CHARS_PER_TOKEN } from "../engines/tokens.ts";
-import type { Settings } from "./settings.ts";
+import { engineSettings, type Settings } from "./settings.ts";
 
 export type Effort = "quick" | "thorough" | "exhaustive";
 export const EFFORTS: readonly Effort[] = ["quick", "thorough", "exhaustive"];
@@ -70,18 +71,6 @@ export function withEffort(settings: Settings, effort: Effort): Settings {
   return { ...settings, run: { ...settings.run, maxIterations, maxSubcalls, maxTimeS, maxDepth } };
 }
 
-/**
- * Throughput assumptions (tokens per second), stated rather than measured per machine: a
- * 7B-class model on a vLLM/Ollama server with a consumer GPU, and a 1.5–3B model in WebLLM on an
- * integrated GPU. Estimates are labelled as such on the page.
- */
-export const THROUGHPUT = {
-  openai: { prefill: 1500, decode: 40 },
-  webllm: { prefill: 250, decode: 15 },
-  // llama.cpp on a laptop CPU with a 0.5B–1.5B model (bench/RESULTS.md, wllama runs).
-  wllama: { prefill: 60, decode: 10 },
-} as const;
-
 export interface Estimate {
   /** "direct": the document fits the window and auto mode answers in one call. */
   mode: "direct" | "rlm";
@@ -101,7 +90,8 @@ export interface EstimateInput {
 /** Time and tokens a question at this effort will probably take; an estimate, not a promise. */
 export function estimateEffort(effort: Effort, input: EstimateInput): Estimate {
   const p = PRESETS[effort];
-  const speed = THROUGHPUT[input.backend];
+  // Each engine states its assumed speed in its descriptor (src/engines/*/descriptor.ts).
+  const speed = engineDescriptor(input.backend).throughput;
   const b = deriveBudgets({ rootWindow: input.rootWindow, subWindow: input.rootWindow });
   const seconds = (prompt: number, out: number) => prompt / speed.prefill + out / speed.decode;
   if (chooseRunMode(input.docChars, 80, input.rootWindow, input.mode).mode === "direct") {
@@ -127,14 +117,11 @@ export function estimateEffort(effort: Effort, input: EstimateInput): Estimate {
 }
 
 /** Each preset's estimate in words for these settings and documents, or null with no document. */
-export function estimatesFor(settings: Settings, docChars: number, endpointWindow: number | undefined): Record<Effort, string> | null {
+export function estimatesFor(settings: Settings, docChars: number, knownWindow: number | undefined): Record<Effort, string> | null {
   if (!docChars) return null;
+  // The window the settings ask for; else the one the engine reported (an endpoint's), else a guess.
   const rootWindow =
-    settings.backend === "openai"
-      ? settings.openai.contextWindow || endpointWindow || DEFAULT_OPENAI_CONTEXT_WINDOW
-      : settings.backend === "wllama"
-        ? settings.wllama.contextWindow || 8192
-        : settings.webllm.contextWindow;
+    engineDescriptor(settings.backend).contextWindow(engineSettings(settings)) || knownWindow || DEFAULT_OPENAI_CONTEXT_WINDOW;
   const input: EstimateInput = { docChars, rootWindow, backend: settings.backend, mode: settings.compare ? "rlm" : settings.run.mode };
   return Object.fromEntries(EFFORTS.map((e) => [e, describeEstimate(estimateEffort(e, input))])) as Record<Effort, string>;
 }

@@ -29,7 +29,7 @@ describe("a first visit", () => {
     const { context, page, errors } = await newPage(stack.browser);
     await page.goto(stack.app.url);
     const steps = page.getByRole("region", { name: "Get an answer in three steps" });
-    await steps.getByText(/This browser has no WebGPU/).waitFor({ timeout: 60_000 });
+    await steps.getByText(/The model runs on this computer.s processor \(llama\.cpp\)/).waitFor({ timeout: 60_000 });
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
     await shots(page, "start-empty");
 

@@ -1,6 +1,9 @@
 // The page's side of the llama.cpp engine: which GGUF models this browser keeps, taking a file the
 // person chose or dropped (checked, then kept), and loading the chosen one for a run. Its state is
 // reactive ($state) for the Settings view and the header chip.
+import type { EngineHost, EngineLabel, HostContext } from "../../app/engine-host.ts";
+import type { Settings } from "../../app/settings.ts";
+import type { EngineStatus } from "../descriptor.ts";
 import type { ChatEngine } from "../types.ts";
 import { WllamaWorkerClient } from "./client.ts";
 import { WllamaEngine, type CallRecord } from "./engine.ts";
@@ -10,12 +13,6 @@ import { ModelFileError, inspectModel, type GgufModelInfo, type NamedBlob } from
 import { modelIdFor, type StoredModel } from "./model-store.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
-
-export type HostStatus =
-  | { state: "idle" }
-  | { state: "loading"; progress: number; detail: string }
-  | { state: "ready"; detail: string }
-  | { state: "error"; message: string };
 
 /** Where the page serves llama.cpp's wasm: copied from node_modules at build (scripts/copy-wllama.mjs). */
 export function pageAssets(): WllamaAssets {
@@ -36,17 +33,86 @@ function mib(bytes: number): string {
   return `${Math.round(bytes / 1024 ** 2).toLocaleString("en-US")} MB`;
 }
 
-export class WllamaHost {
+export class WllamaHost implements EngineHost {
   env = $state<WllamaEnvironment | null>(null);
   models = $state<StoredModel[]>([]);
   modelsKnown = $state(false);
-  status = $state<HostStatus>({ state: "idle" });
+  private hostStatus = $state<"idle" | { loading: number; detail: string } | { ready: string } | { error: string }>("idle");
+  available = $state<boolean | null>(null);
+  readonly unavailableReason = "this browser cannot run WebAssembly";
+  readonly knownWindow = undefined;
+  readonly fileKinds = /\.gguf$/i;
   /** A file being kept: its name and how far. */
   storing = $state<{ name: string; fraction: number } | null>(null);
   /** The last question's calls as llama.cpp counted them: prompt tokens, and how many came from its KV cache. */
   lastCalls = $state<CallRecord[]>([]);
 
   private worker: WllamaWorkerClient | null = null;
+
+  constructor(private readonly ctx: HostContext) {}
+
+  private own(): WllamaSettings {
+    return this.ctx.settings().wllama;
+  }
+
+  get status(): EngineStatus {
+    const label = this.label(this.own());
+    const h = this.hostStatus;
+    if (h === "idle") return { state: "idle", label };
+    if ("loading" in h) return { state: "loading", label, progress: h.loading, detail: h.detail };
+    if ("ready" in h) return { state: "ready", label, detail: h.ready };
+    return { state: "error", label, message: h.error, canReload: false };
+  }
+
+  download(): undefined {
+    return undefined;
+  }
+
+  /** llama.cpp needs WebAssembly (with SIMD; every browser with JSPI or the compat build's Asyncify has it). */
+  async detect(): Promise<void> {
+    this.available = typeof WebAssembly === "object";
+  }
+
+  /** The models kept in this browser (starts the worker; only once this engine is chosen). */
+  async probe(): Promise<void> {
+    await this.refresh().catch(() => undefined);
+    await this.environment().catch(() => undefined);
+  }
+
+  missing(): string | null {
+    const id = this.own().modelId;
+    if (id && this.modelsKnown && !this.find(id)) {
+      return "The chosen model file is no longer kept in this browser. Choose the .gguf model file again in Settings.";
+    }
+    return null;
+  }
+
+  settingsChanged(): void {
+    // A different model, window or thread count loads on the next question (engineFor's key).
+    if (this.hostStatus !== "idle" && typeof this.hostStatus === "object" && "error" in this.hostStatus) this.hostStatus = "idle";
+  }
+
+  async release(): Promise<void> {
+    await this.unload();
+  }
+
+  async reload(): Promise<void> {
+    await this.unload();
+    await this.forRun();
+  }
+
+  describe(): { root: EngineLabel; sub: EngineLabel } | null {
+    const engine = this.loaded?.engine;
+    if (engine) return { root: engine, sub: engine };
+    const label: EngineLabel = { model: this.label(this.own()), backend: "wllama", contextWindow: this.own().contextWindow };
+    return { root: label, sub: label };
+  }
+
+  /** A .gguf dropped on the page becomes the model: kept, then chosen. */
+  async takeFiles(files: File[], settings: Settings): Promise<Settings> {
+    const stored = await this.addFiles(files, settings.wllama);
+    return { ...settings, backend: "wllama", wllama: { ...settings.wllama, modelId: stored.id } };
+  }
   private loaded: { key: string; engine: WllamaEngine } | null = null;
   private loading: Promise<WllamaEngine> | null = null;
 
@@ -55,7 +121,8 @@ export class WllamaHost {
     return this.worker;
   }
 
-  async probe(): Promise<WllamaEnvironment> {
+  /** What the browser offers llama.cpp (threads, JSPI / compat build), asked of the worker once. */
+  async environment(): Promise<WllamaEnvironment> {
     this.env ??= await this.client().environment();
     return this.env;
   }
@@ -116,13 +183,14 @@ export class WllamaHost {
   async unload(): Promise<void> {
     const old = this.loaded;
     this.loaded = null;
-    this.status = { state: "idle" };
+    this.hostStatus = "idle";
     await old?.engine.dispose();
   }
 
   /** The engine for a run: the chosen model, loaded once and kept while the settings stay. */
-  async forRun(settings: WllamaSettings): Promise<{ root: ChatEngine; sub: ChatEngine }> {
-    const engine = await this.engineFor(settings);
+  async forRun(): Promise<{ root: ChatEngine; sub: ChatEngine }> {
+    this.newQuestion();
+    const engine = await this.engineFor(this.own());
     return { root: engine, sub: engine };
   }
 
@@ -136,7 +204,7 @@ export class WllamaHost {
           : "No model file is chosen. Open Settings and choose a .gguf model file, or drop one on the page.",
       );
     }
-    const env = await this.probe();
+    const env = await this.environment();
     const window = windowFor(settings, model.info);
     const threads = settings.threads || (env.crossOriginIsolated ? env.hardwareConcurrency : 1);
     const key = `${model.id}|${window}|${threads}`;
@@ -154,23 +222,22 @@ export class WllamaHost {
       label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
       onCall: (record) => this.count(record),
     });
-    this.status = { state: "loading", progress: 0.1, detail: "Starting llama.cpp…" };
+    this.hostStatus = { loading: 0.1, detail: "Starting llama.cpp…" };
     this.loading = (async () => {
       try {
         const outcome = await engine.load((message) => {
-          this.status = { state: "loading", progress: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
+          this.hostStatus = { loading: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
         });
         this.loaded = { key, engine };
-        this.status = {
-          state: "ready",
-          detail:
+        this.hostStatus = {
+          ready:
             `${window.toLocaleString("en-US")}-token window · ${outcome.threads} thread${outcome.threads === 1 ? "" : "s"}` +
             `${outcome.compat ? " (compat build)" : ""} · about ${mib(engine.memory.totalBytes)} of memory`,
         };
         return engine;
       } catch (err) {
         const mapped = mapWorkerError(err, { libllama: env.libllama, modelName: model.info.name });
-        this.status = { state: "error", message: mapped.message };
+        this.hostStatus = { error: mapped.message };
         throw mapped;
       } finally {
         this.loading = null;
