@@ -43,6 +43,8 @@ const logger = {
   error: (...args: unknown[]) => remember("error", args),
 };
 
+const LOAD_FAILED = /failed to load model|error loading model/;
+
 function jspi(): boolean {
   return typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === "function";
 }
@@ -151,6 +153,9 @@ const api: WllamaWorkerApi = {
         n_batch: 512,
         n_ubatch: 512,
       });
+      // llama.cpp can abort inside the load (an unknown architecture) and wllama still resolve:
+      // its own log says whether the model really loaded.
+      if (recentLog.some((line) => LOAD_FAILED.test(line))) throw new Error("llama.cpp aborted while loading the model");
     } catch (err) {
       await instance.exit().catch(() => undefined);
       if (err instanceof Error && err.name === "ModelStoreError") throw namedError("ModelStoreError", err.message);

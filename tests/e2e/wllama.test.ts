@@ -8,12 +8,14 @@
 // src/engines/wllama/engine.ts). The test asserts on flow: what ran, token counts, and that the
 // second root turn took the first one's prompt from llama.cpp's KV cache despite the sub-call
 // in between. Never on prose.
-import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
+import { gguf, writeGguf } from "../fixtures/gguf/writer.ts";
+import { splitGguf } from "./gguf-split.ts";
 import { launch, newPage, startApp } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -32,11 +34,40 @@ const DOC = "Harbour log.\n".repeat(40);
 let app: { url: string; close: () => Promise<void> };
 let browser: Awaited<ReturnType<typeof launch>>;
 let modelPath: string;
+/** Files a person might pick by mistake, or that llama.cpp cannot run. */
+const bad = { text: "", cut: "", huge: "", unknownArch: "", split: [] as string[] };
 
 beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), "rlm-gguf-"));
   modelPath = join(dir, "tiny-qwen3.gguf");
   copyFileSync(await tinyQwenGguf(), modelPath);
+  const model = readFileSync(modelPath);
+  bad.text = join(dir, "notes.gguf");
+  writeFileSync(bad.text, "Meeting notes, not a model.\n".repeat(50));
+  bad.cut = join(dir, "cut-download.gguf");
+  writeFileSync(bad.cut, model.subarray(0, Math.floor(model.length * 0.9)));
+  // A header that describes a model far beyond 4 GiB of KV cache (and no weights to speak of).
+  bad.huge = join(dir, "huge.gguf");
+  const arch = "qwen3";
+  await writeGguf(bad.huge, {
+    metadata: [
+      ["general.architecture", gguf.str(arch)],
+      [`${arch}.block_count`, gguf.u32(4000)],
+      [`${arch}.embedding_length`, gguf.u32(8192)],
+      [`${arch}.attention.head_count`, gguf.u32(64)],
+      [`${arch}.attention.head_count_kv`, gguf.u32(64)],
+      [`${arch}.context_length`, gguf.u32(32768)],
+    ],
+    tensors: [],
+  });
+  // The tiny model renamed to an architecture llama.cpp has never heard of ("qwen3" → "qwenx"
+  // in its header only: every key and general.architecture).
+  bad.unknownArch = join(dir, "mystery-arch.gguf");
+  const renamed = Buffer.from(model);
+  const header = renamed.subarray(0, 8 << 20);
+  for (let i = header.indexOf("qwen3"); i >= 0; i = header.indexOf("qwen3", i + 1)) header.write("qwenx", i);
+  writeFileSync(bad.unknownArch, renamed);
+  bad.split = await splitGguf(modelPath, 2, dir, "tiny-split");
   app = await startApp();
   browser = await launch();
 }, 120_000);
@@ -48,10 +79,15 @@ afterAll(async () => {
 
 /** The scripted replies, as the page's init script: the sub-call says "ok", root turns go in order. */
 function grammarScript(): string {
-  const grammars = { root: [exactReplyGrammar(ROOT_1), exactReplyGrammar(ROOT_2)], sub: exactReplyGrammar("ok") };
+  const grammars = {
+    root: [exactReplyGrammar(ROOT_1), exactReplyGrammar(ROOT_2)],
+    sub: exactReplyGrammar("ok"),
+    long: exactReplyGrammar("```repl\n" + "x = 1\n".repeat(2000) + "```"),
+  };
   return `globalThis.__rlmTestGrammar = (messages) => {
     const g = ${JSON.stringify(grammars)};
     if (!messages.some((m) => m.role === "assistant") && messages[messages.length - 1].content.includes("SUBCALL-MARKER")) return g.sub;
+    if (messages.some((m) => m.content.includes("LONG-REPLY"))) return g.long;
     const turn = messages.filter((m) => m.role === "assistant").length;
     return g.root[Math.min(turn, g.root.length - 1)];
   };`;
@@ -62,6 +98,42 @@ async function shots(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: `${SHOTS}${name}-390.png`, fullPage: true });
   await page.setViewportSize({ width: 1280, height: 860 });
+}
+
+/** A page that blocks (and records) any request leaving 127.0.0.1, with the scripted grammars. */
+async function openApp() {
+  const { context, page, errors } = await newPage(browser);
+  const outside: string[] = [];
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname !== "127.0.0.1" && url.protocol !== "blob:" && url.protocol !== "data:") {
+      outside.push(url.href);
+      return route.abort();
+    }
+    return route.continue();
+  });
+  await context.addInitScript(grammarScript());
+  await page.goto(app.url);
+  return { context, page, errors, outside };
+}
+
+async function openSettings(page: Page) {
+  await page.getByRole("button", { name: "Settings", exact: true }).click();
+  const dialog = page.getByRole("dialog", { name: "Settings" });
+  await dialog.getByLabel("Model file (GGUF)").waitFor();
+  return dialog;
+}
+
+async function askAndWait(page: Page, question: string, expected: string) {
+  await page.getByRole("textbox", { name: "Question" }).fill(question);
+  await page.getByRole("button", { name: "Ask", exact: true }).click();
+  await page.getByRole("region", { name: "Answer", exact: true }).last().getByText(expected).waitFor({ timeout: 180_000 });
+}
+
+async function addDocument(page: Page) {
+  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
+  await page.getByLabel("Document").setInputFiles({ name: "log.txt", mimeType: "text/plain", buffer: Buffer.from(DOC) });
+  await page.locator(".docs .name", { hasText: "log.txt" }).first().waitFor({ timeout: 60_000 });
 }
 
 describe("llama.cpp in the page (wllama, CPU)", () => {
@@ -138,6 +210,100 @@ describe("llama.cpp in the page (wllama, CPU)", () => {
 
     expect(outside).toEqual([]);
     expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    await context.close();
+  }, 300_000);
+
+  it("refuses what it cannot use before loading, says why, and keeps the model it had", async () => {
+    const { context, page, errors, outside } = await openApp();
+    const dialog = await openSettings(page);
+    const picker = dialog.getByLabel("Model file (GGUF)");
+    await picker.setInputFiles(modelPath);
+    const good = dialog.getByRole("radio", { name: /random-weight tiny/ });
+    await good.waitFor({ timeout: 60_000 });
+    const alert = dialog.getByRole("alert");
+
+    await picker.setInputFiles(bad.text);
+    await alert.getByText(/notes\.gguf is not a GGUF model file \(it does not start with the GGUF signature\)/).waitFor();
+    await picker.setInputFiles(bad.cut);
+    await alert.getByText(/cut-download\.gguf is incomplete: .* The download was probably cut off/).waitFor();
+    await picker.setInputFiles(bad.huge);
+    await alert
+      .getByText(/does not fit llama\.cpp's memory in the page with this window: weights 0 MiB \+ KV cache 4,096 tokens .* > the 4,096 MiB/)
+      .waitFor();
+    await dialog.screenshot({ path: `${SHOTS}wllama-settings-too-big.png` });
+    await picker.setInputFiles(bad.split.slice(1));
+    await alert.getByText(/tiny-split-00001-of-00002\.gguf is missing/).waitFor();
+    // Nothing was kept of any of them, and the chosen model is still the good one.
+    expect(
+      await dialog
+        .getByRole("radio")
+        .filter({ hasText: /notes|cut-download|huge|tiny-split/ })
+        .count(),
+    ).toBe(0);
+    expect(await good.isChecked()).toBe(true);
+
+    // An architecture llama.cpp does not know passes the header checks and fails at load, in
+    // llama.cpp's words; the model that worked still does.
+    await picker.setInputFiles(bad.unknownArch);
+    await dialog.locator(".model", { hasText: "qwenx" }).getByRole("radio").check();
+    await dialog.getByLabel("Method").selectOption("rlm");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await addDocument(page);
+    await page.getByRole("textbox", { name: "Question" }).fill("How long is the log?");
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    await page
+      .getByText(/does not know the model architecture "qwenx"/)
+      .first()
+      .waitFor({ timeout: 120_000 });
+    await page.getByRole("button", { name: "Open Settings (model file)" }).first().click();
+    const again = page.getByRole("dialog", { name: "Settings" });
+    await again.locator(".model", { hasText: "(qwen3, seed 0)" }).getByRole("radio").check();
+    await again.getByRole("button", { name: "Save" }).click();
+    await askAndWait(page, "How long is the log?", `${DOC.length} characters`);
+
+    expect(outside).toEqual([]);
+    expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    await context.close();
+  }, 300_000);
+
+  it("a split model is kept across a reload and an offline visit; Stop ends a long reply within a second", async () => {
+    const { context, page, errors, outside } = await openApp();
+    const dialog = await openSettings(page);
+    await dialog.getByLabel("Model file (GGUF)").setInputFiles(bad.split);
+    await dialog.locator(".model", { hasText: "2 parts" }).getByRole("radio").check();
+    await dialog.getByLabel("Method").selectOption("rlm");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await addDocument(page);
+    await askAndWait(page, "How long is the log?", `${DOC.length} characters`);
+
+    // Kept: after a reload, and with the network gone, the model is still there and answers.
+    await page.waitForFunction(
+      async () => {
+        const reg = await navigator.serviceWorker.getRegistration();
+        return !!reg?.active && !!navigator.serviceWorker.controller;
+      },
+      undefined,
+      { timeout: 90_000 },
+    );
+    await context.setOffline(true);
+    await page.reload();
+    await page.locator(".docs .name", { hasText: "log.txt" }).first().waitFor({ timeout: 90_000 });
+    await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
+    await askAndWait(page, "How long is the log, offline?", `${DOC.length} characters`);
+
+    // A reply of thousands of tokens: Stop ends it within a second or so, and the engine goes on.
+    await page.getByRole("textbox", { name: "Question" }).fill("LONG-REPLY please");
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    await page.getByText("writing…").first().waitFor({ timeout: 60_000 });
+    const stopped = Date.now();
+    await page.getByRole("button", { name: "Stop", exact: true }).first().click();
+    await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
+    const stopMs = Date.now() - stopped;
+    expect(stopMs).toBeLessThan(3_000);
+    await askAndWait(page, "How long is the log, after a stop?", `${DOC.length} characters`);
+
+    expect(outside).toEqual([]);
+    expect(errors.filter((e) => !/favicon|ERR_INTERNET_DISCONNECTED/.test(e))).toEqual([]);
     await context.close();
   }, 300_000);
 });

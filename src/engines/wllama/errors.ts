@@ -10,9 +10,12 @@ export class WllamaWorkerCrashedError extends EngineError {
 
 export class ModelTooBigError extends EngineError {
   override name = "ModelTooBigError";
-  constructor(readonly arithmetic: string) {
+  constructor(
+    readonly arithmetic: string,
+    name = "This model",
+  ) {
     super(
-      `This model does not fit llama.cpp's memory in the page with this window: ${arithmetic}. Choose a smaller window, a smaller quantization (Q4_K_M) or a smaller model.`,
+      `${name} does not fit llama.cpp's memory in the page with this window: ${arithmetic}. Choose a smaller window, a smaller quantization (Q4_K_M) or a smaller model.`,
     );
   }
 }

@@ -32,6 +32,10 @@ export interface GgufHeader {
   /** Key-value pairs; long arrays (tokens, merges) are summarised as { arrayOf, length }. */
   kv: Map<string, GgufValue>;
   tensors: GgufTensorInfo[];
+  /** Where the key-value pairs end and the tensor table begins. */
+  kvEnd: number;
+  /** Where the tensor table ends (before the padding to dataOffset). */
+  tensorsEnd: number;
   /** Where tensor data starts in this file (aligned). */
   dataOffset: number;
   /** Bytes the tensors need after dataOffset, when every tensor type is known. */
@@ -180,7 +184,7 @@ async function readValue(c: BlobCursor, type: number): Promise<GgufValue> {
   return out;
 }
 
-function tensorBytes(dims: number[], type: number): number | undefined {
+export function tensorBytes(dims: number[], type: number): number | undefined {
   const size = TYPE_SIZE[type];
   if (!size) return undefined;
   const elems = dims.reduce((a, b) => a * b, 1);
@@ -203,6 +207,7 @@ export async function readGgufHeader(blob: Blob): Promise<GgufHeader> {
     const type = await c.u32();
     kv.set(key, await readValue(c, type));
   }
+  const kvEnd = c.pos;
   const tensors: GgufTensorInfo[] = [];
   for (let i = 0; i < tensorCount; i++) {
     const name = await c.string();
@@ -215,6 +220,7 @@ export async function readGgufHeader(blob: Blob): Promise<GgufHeader> {
     tensors.push({ name, dims, type, offset });
   }
   const alignment = typeof kv.get("general.alignment") === "number" ? (kv.get("general.alignment") as number) : 32;
+  const tensorsEnd = c.pos;
   const dataOffset = Math.ceil(c.pos / alignment) * alignment;
   let dataBytes: number | undefined = 0;
   for (const t of tensors) {
@@ -225,7 +231,7 @@ export async function readGgufHeader(blob: Blob): Promise<GgufHeader> {
     }
     dataBytes = Math.max(dataBytes, t.offset + bytes);
   }
-  return { version, kv, tensors, dataOffset, dataBytes, fileSize: blob.size };
+  return { version, kv, tensors, kvEnd, tensorsEnd, dataOffset, dataBytes, fileSize: blob.size };
 }
 
 export function kvNumber(h: GgufHeader, key: string): number | undefined {

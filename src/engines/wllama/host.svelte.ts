@@ -157,10 +157,10 @@ export class WllamaHost implements EngineHost {
     const info = await inspectModel(parts);
     const window = settings.contextWindow || defaultWindow(info);
     if (!window) {
-      throw new ModelTooBigError(planMemory(info, 2048).arithmetic);
+      throw new ModelTooBigError(planMemory(info, 2048).arithmetic, info.name);
     }
     const plan = planMemory(info, window);
-    if (!plan.fits) throw new ModelTooBigError(plan.arithmetic);
+    if (!plan.fits) throw new ModelTooBigError(plan.arithmetic, info.name);
     const id = modelIdFor(info.name, info.totalBytes);
     this.storing = { name: info.name, fraction: 0 };
     try {
