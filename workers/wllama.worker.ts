@@ -192,6 +192,7 @@ const api: WllamaWorkerApi = {
       ...(request.stop?.length ? { stop: request.stop } : {}),
       ...(request.thinking !== undefined ? { chat_template_kwargs: { enable_thinking: request.thinking } } : {}),
       ...(request.grammar ? { grammar: request.grammar } : {}),
+      ...(request.ignoreEos ? { ignore_eos: true } : {}),
     };
     let text = "";
     let finishReason: string | null = null;

@@ -63,6 +63,8 @@ export interface WllamaCompletionRequest {
   thinking?: boolean;
   /** GBNF: tests only (see testGrammarFor in engine.ts); never set from the page's settings. */
   grammar?: string;
+  /** Generate maxTokens whatever the model says (the benchmark's decode runs); never set by the engine. */
+  ignoreEos?: boolean;
 }
 
 /** llama.cpp's own count of what a request cost (llama-server `timings`). */
