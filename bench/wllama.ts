@@ -22,8 +22,8 @@ import { machine, summarize } from "./stats.ts";
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const SHAPE = (arg("shape") ?? "qwen2.5-0.5b") as QwenShapeName;
 const RUNS = Number(arg("runs") ?? 3);
-const PROMPT_WORDS = 700; // about 1,000 tokens with the chat template
-const DECODE_TOKENS = 64;
+const PROMPT_WORDS = Number(arg("prompt-words") ?? 350); // about 500 tokens with the chat template
+const DECODE_TOKENS = Number(arg("decode") ?? 32);
 const KV_TOKENS = 4096;
 const CORES = availableParallelism();
 const THREADS = [...new Set([1, CORES])];
@@ -90,6 +90,9 @@ async function native(modelPath: string): Promise<Map<number, Rate>> {
         if (++n >= DECODE_TOKENS) break;
       }
       rate.decode.push(tps(n, performance.now() - t));
+      console.log(
+        `native ${threads} thread(s) run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s, decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
+      );
     }
     out.set(threads, rate);
     await context.dispose();
@@ -119,6 +122,7 @@ async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; note
     await p.waitForFunction(() => "wllamaBench" in window);
     await p.locator("#model").setInputFiles(modelPath);
     const stored = await call(p, "store");
+    console.log(`stored in ${stored.seconds.toFixed(1)} s`);
     notes.push(`kept in OPFS in ${stored.seconds.toFixed(1)} s (${Math.round(stored.bytes / 1024 ** 2)} MiB)`);
     for (const threads of THREADS) {
       const loaded = await call(p, "load", threads, KV_TOKENS);
@@ -132,6 +136,9 @@ async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; note
         rate.prefill.push(tps(pre.promptTokens, pre.promptMs));
         const dec = await call(p, "decode", DECODE_TOKENS);
         rate.decode.push(tps(dec.predictedTokens, dec.predictedMs));
+        console.log(
+          `page ${threads} thread(s) run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s (${pre.promptTokens} tokens), decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
+        );
       }
       rates.set(threads, rate);
     }
@@ -153,7 +160,7 @@ report.line(`### llama.cpp in the page (wllama 3.13.0) vs native llama.cpp (node
 report.line("");
 report.line(
   `Machine: ${machine()}; load average at start ${load()}. Model: random-weight GGUF shaped like ${SHAPE} (Q8_0 blocks, Q8_0 embedding), ` +
-    `${KV_TOKENS}-token KV cache, prompt ≈1,000 tokens, ${DECODE_TOKENS} tokens decoded, ${RUNS} runs each (median). Tokens/s from llama.cpp's own counters in the page (timings) and from wall time around node-llama-cpp's evaluate calls.`,
+    `${KV_TOKENS}-token KV cache, prompt ≈${Math.round(PROMPT_WORDS * 1.45)} tokens, ${DECODE_TOKENS} tokens decoded, ${RUNS} runs each (median). Tokens/s from llama.cpp's own counters in the page (timings) and from wall time around node-llama-cpp's evaluate calls.`,
 );
 report.line("");
 const nativeRates = await native(modelPath);

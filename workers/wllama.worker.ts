@@ -4,7 +4,14 @@
 // reads the model's Blobs for it and turns its OpenAI-shaped stream into our protocol.
 // This is the only file that imports wllama values.
 import * as Comlink from "comlink";
-import { Wllama, WllamaAbortError, WllamaError, type ChatCompletionChunk, type ChatCompletionParams } from "@wllama/wllama";
+import {
+  Wllama,
+  WllamaAbortError,
+  WllamaError,
+  type CacheManager,
+  type ChatCompletionChunk,
+  type ChatCompletionParams,
+} from "@wllama/wllama";
 import type {
   WllamaCompletionRequest,
   WllamaCompletionResult,
@@ -42,6 +49,9 @@ const logger = {
   warn: (...args: unknown[]) => remember("warn", args),
   error: (...args: unknown[]) => remember("error", args),
 };
+
+const NO_DOWNLOADS = {} as CacheManager;
+const NO_DOWNLOADS_MODELS = {} as NonNullable<ConstructorParameters<typeof Wllama>[1]>["modelManager"];
 
 const LOAD_FAILED = /failed to load model|error loading model/;
 
@@ -134,7 +144,13 @@ const api: WllamaWorkerApi = {
     const started = performance.now();
     await api.unload();
     recentLog.length = 0;
-    const instance = new Wllama({ default: request.assets.wasm }, { logger, suppressNativeLog: false });
+    // Models reach llama.cpp as Blobs (model-store.ts), never through wllama's downloader: its
+    // cache manager is never used, and its default one throws where the page has no storage
+    // (WebKitGTK under automation), so it gets a stand-in that is only ever stored.
+    const instance = new Wllama(
+      { default: request.assets.wasm },
+      { logger, suppressNativeLog: false, cacheManager: NO_DOWNLOADS, modelManager: NO_DOWNLOADS_MODELS },
+    );
     // Never the CDN default: the compat build is served by the page like every other file.
     // 'firefox_safari' lets a Firefox without JSPI use it too (wllama's default leaves it broken).
     instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");

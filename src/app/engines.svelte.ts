@@ -48,6 +48,12 @@ export class EngineManager {
 
   settingsChanged(): void {
     const chosen = this.settings().backend;
+    // Settings that name an engine this browser cannot run (a link, an old profile): one that can.
+    const fallback = this.fallbackFor(chosen);
+    if (fallback) {
+      this.update({ ...this.settings(), backend: fallback });
+      return;
+    }
     if (chosen !== this.active) {
       void this.hosts[this.active].release();
       this.active = chosen;
@@ -62,12 +68,15 @@ export class EngineManager {
    */
   async probe(): Promise<void> {
     await Promise.all(ENGINES.map((e) => this.hosts[e.id].detect().catch(() => undefined)));
-    const chosen = this.settings().backend;
-    if (this.hosts[chosen].available === false) {
-      const fallback = ENGINES.find((e) => e.local && e.id !== chosen && this.hosts[e.id].available !== false);
-      if (fallback) this.update({ ...this.settings(), backend: fallback.id });
-    }
+    const fallback = this.fallbackFor(this.settings().backend);
+    if (fallback) this.update({ ...this.settings(), backend: fallback });
     await this.host().probe();
+  }
+
+  /** The first local engine (registry order) that can run when `id` cannot, else null. */
+  private fallbackFor(id: EngineId): EngineId | null {
+    if (this.hosts[id].available !== false) return null;
+    return ENGINES.find((e) => e.local && e.id !== id && this.hosts[e.id].available !== false)?.id ?? null;
   }
 
   /** Why a question cannot go anywhere yet, or null: the settings first, then the browser. */

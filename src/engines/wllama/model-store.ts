@@ -20,15 +20,23 @@ export interface StoredModel {
   /** "file": chosen or dropped by the person; "catalog": downloaded from the catalog. */
   source: "file" | "catalog";
   addedAt: number;
+  /** Kept for this visit only: the browser gives the page no file system (WebKitGTK under automation, some private windows). */
+  visitOnly?: boolean;
 }
 
 export class ModelStoreError extends Error {
   override name = "ModelStoreError";
 }
 
+/** Models held in this worker's memory when the browser offers no private file system. */
+const visit = new Map<string, { model: StoredModel; parts: NamedBlob[] }>();
+
+function hasFileSystem(): boolean {
+  return typeof navigator.storage?.getDirectory === "function";
+}
+
 async function root(): Promise<FileSystemDirectoryHandle> {
-  if (!navigator.storage?.getDirectory)
-    throw new ModelStoreError("This browser cannot keep files for the page (no origin private file system).");
+  if (!hasFileSystem()) throw new ModelStoreError("This browser cannot keep files for the page (no origin private file system).");
   const top = await navigator.storage.getDirectory();
   return top.getDirectoryHandle(ROOT, { create: true });
 }
@@ -53,8 +61,10 @@ async function readManifest(dir: FileSystemDirectoryHandle): Promise<StoredModel
 }
 
 export async function listStoredModels(): Promise<StoredModel[]> {
+  const kept = [...visit.values()].map((v) => v.model);
+  if (!hasFileSystem()) return kept;
   const dir = await root();
-  const out: StoredModel[] = [];
+  const out: StoredModel[] = kept;
   const unfinished: string[] = [];
   for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
     if (handle.kind !== "directory") continue;
@@ -94,6 +104,12 @@ export async function storeModel(
   onProgress?: (bytes: number, total: number) => void,
 ): Promise<StoredModel> {
   const totalBytes = parts.reduce((s, p) => s + p.blob.size, 0);
+  if (!hasFileSystem()) {
+    // Nothing can be written: the chosen file itself (a handle, not a copy) serves this visit.
+    const stored: StoredModel = { ...model, files: parts.map((p) => p.name), totalBytes, addedAt: Date.now(), visitOnly: true };
+    visit.set(model.id, { model: stored, parts });
+    return stored;
+  }
   const estimate = await navigator.storage.estimate?.().catch(() => undefined);
   if (estimate?.quota !== undefined && estimate.usage !== undefined && estimate.quota - estimate.usage < totalBytes) {
     const free = Math.max(0, estimate.quota - estimate.usage);
@@ -123,6 +139,8 @@ export async function storeModel(
 
 /** The stored parts as disk-backed Files, in order. */
 export async function openStoredModel(id: string): Promise<{ model: StoredModel; parts: NamedBlob[] }> {
+  const held = visit.get(id);
+  if (held) return held;
   const folder = await (await root()).getDirectoryHandle(id).catch(() => null);
   const model = folder ? await readManifest(folder) : null;
   if (!folder || !model)
@@ -133,5 +151,6 @@ export async function openStoredModel(id: string): Promise<{ model: StoredModel;
 }
 
 export async function deleteStoredModel(id: string): Promise<void> {
+  if (visit.delete(id) || !hasFileSystem()) return;
   await (await root()).removeEntry(id, { recursive: true }).catch(() => undefined);
 }
