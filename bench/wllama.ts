@@ -26,7 +26,8 @@ const PROMPT_WORDS = Number(arg("prompt-words") ?? 350); // about 500 tokens wit
 const DECODE_TOKENS = Number(arg("decode") ?? 32);
 const KV_TOKENS = 4096;
 const CORES = availableParallelism();
-const THREADS = [...new Set([1, CORES])];
+const ONLY_STOP = arg("only") === "stop";
+const THREADS = ONLY_STOP ? [1] : [...new Set([1, CORES])];
 const PROMPT = Array.from(
   { length: PROMPT_WORDS },
   (_, i) => ["harbour", "ledger", "tide", "keeper", "lamp", "storm", "north"][i % 7],
@@ -131,7 +132,7 @@ async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; note
       );
       await call(p, "prefill", "warm up"); // the first call pays one-off costs
       const rate: Rate = { prefill: [], decode: [] };
-      for (let run = 0; run < RUNS; run++) {
+      for (let run = 0; run < (ONLY_STOP ? 0 : RUNS); run++) {
         const pre = await call(p, "prefill", PROMPT);
         rate.prefill.push(tps(pre.promptTokens, pre.promptMs));
         const dec = await call(p, "decode", DECODE_TOKENS);
@@ -145,7 +146,7 @@ async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; note
     const long = `${PROMPT} ${PROMPT} ${PROMPT}`;
     const stop = await call(p, "abortPrefill", long, 500);
     notes.push(
-      `Stop 0.5 s into a ~3,000-token prefill (${CORES} threads): the call ended ${Math.round(stop.stopMs)} ms after Stop; the next request ${stop.nextWorks ? "worked" : "FAILED"}`,
+      `Stop 0.5 s into a ~${Math.round(PROMPT_WORDS * 3 * 1.45).toLocaleString("en-US")}-token prefill (${THREADS.at(-1)} thread(s)): the call ended ${Math.round(stop.stopMs)} ms after Stop; the next request ${stop.nextWorks ? "worked" : "FAILED"}`,
     );
   } finally {
     await browser.close();
@@ -163,8 +164,12 @@ report.line(
     `${KV_TOKENS}-token KV cache, prompt ≈${Math.round(PROMPT_WORDS * 1.45)} tokens, ${DECODE_TOKENS} tokens decoded, ${RUNS} runs each (median). Tokens/s from llama.cpp's own counters in the page (timings) and from wall time around node-llama-cpp's evaluate calls.`,
 );
 report.line("");
-const nativeRates = await native(modelPath);
+const nativeRates = ONLY_STOP ? new Map<number, Rate>() : await native(modelPath);
 const pageRun = await page(modelPath);
+if (ONLY_STOP) {
+  for (const n of pageRun.notes) report.line(`- ${n}`);
+  process.exit(0);
+}
 report.table(["threads", "prefill tok/s: page", "native", "page / native", "decode tok/s: page", "native", "page / native"]);
 for (const threads of THREADS) {
   const pg = pageRun.rates.get(threads)!;

@@ -25,7 +25,11 @@ import type {
 import { deleteStoredModel, listStoredModels, openStoredModel, storeModel } from "../src/engines/wllama/model-store.ts";
 
 let wllama: Wllama | null = null;
-const running = new Map<number, AbortController>();
+/** Requests under way; `prefilling` until their first chunk (a token) arrives. */
+const running = new Map<number, { controller: AbortController; prefilling: boolean }>();
+/** The last load, to load again after Stop ended llama.cpp in the middle of a prefill. */
+let lastLoad: WllamaLoadRequest | null = null;
+let reloadAfterStop = false;
 /** llama.cpp's recent log lines: its words explain a failed load better than "load_error". */
 const recentLog: string[] = [];
 
@@ -178,6 +182,8 @@ const api: WllamaWorkerApi = {
       throw describeLoadFailure(err);
     }
     wllama = instance;
+    lastLoad = request;
+    reloadAfterStop = false;
     const info = instance.getLoadedContextInfo();
     return {
       seconds: (performance.now() - started) / 1000,
@@ -191,9 +197,11 @@ const api: WllamaWorkerApi = {
   },
 
   async complete(request: WllamaCompletionRequest, onDelta?: (delta: string) => void): Promise<WllamaCompletionResult> {
+    if (!wllama && reloadAfterStop && lastLoad) await api.load(lastLoad);
     if (!wllama) throw namedError("ModelNotLoadedError", "The model is not loaded.");
     const controller = new AbortController();
-    running.set(request.id, controller);
+    const entry = { controller, prefilling: true };
+    running.set(request.id, entry);
     const params: ChatCompletionParams & { stop?: string[] } = {
       messages: request.messages,
       stream: true,
@@ -217,6 +225,7 @@ const api: WllamaWorkerApi = {
     try {
       const stream = await wllama.createChatCompletion(params as ChatCompletionParams & { stream: true });
       for await (const chunk of stream) {
+        entry.prefilling = false;
         const choice = chunk.choices[0];
         const delta = choice?.delta?.content ?? "";
         if (delta) {
@@ -239,11 +248,24 @@ const api: WllamaWorkerApi = {
   },
 
   async cancel(id: number): Promise<void> {
-    running.get(id)?.abort();
+    const entry = running.get(id);
+    if (!entry) return;
+    entry.controller.abort();
+    if (!entry.prefilling || !wllama) return;
+    // wllama checks the signal only between its calls into llama.cpp, and one call evaluates the
+    // whole prompt: a Stop during a long prefill would wait for all of it (85 s measured,
+    // bench/RESULTS.md). Ending llama.cpp's worker stops it at once; the next request loads
+    // the model again (seconds, from the browser's storage) and its prompt is evaluated afresh.
+    const old = wllama;
+    wllama = null;
+    reloadAfterStop = true;
+    await old.exit().catch(() => undefined);
   },
 
   async unload(): Promise<void> {
-    for (const c of running.values()) c.abort();
+    reloadAfterStop = false;
+    lastLoad = null;
+    for (const c of running.values()) c.controller.abort();
     running.clear();
     const old = wllama;
     wllama = null;

@@ -15,8 +15,9 @@ export const WLLAMA = defineEngine({
   owns: /model file|\.gguf|GGUF|llama\.cpp/i,
   settingsButton: "Open Settings (model file)",
   words: { ready: "loaded", failed: "not available" },
-  // A 0.5B–1.5B Q4/Q8 model on 2–8 laptop cores (bench/RESULTS.md, the wllama runs).
-  throughput: { prefill: 60, decode: 10 },
+  // Measured: a Qwen2.5-0.5B-shaped Q8_0 model at 1 thread on a busy 2-vCPU server
+  // (bench/RESULTS.md, "llama.cpp in the page"); an idle laptop is faster, so these overestimate time.
+  throughput: { prefill: 8, decode: 5 },
   link: {
     // A link carries no files: only the window can be proposed.
     contextWindow: { read: (s) => (s.contextWindow ? String(s.contextWindow) : null), write: (s, v) => (s.contextWindow = Number(v)) },

@@ -29,6 +29,15 @@ export function windowFor(settings: WllamaSettings, info: GgufModelInfo & { tota
   return settings.contextWindow || defaultWindow(info) || 2048;
 }
 
+/**
+ * Half the cores, at least one (wllama's own default). llama.cpp's threads wait for each other by
+ * spinning: with every core busy they stall whenever anything else runs (the page, Python, other
+ * programs). On a loaded 2-core machine 2 threads decoded ~15× slower than 1 (bench/RESULTS.md).
+ */
+export function defaultThreads(cores: number): number {
+  return Math.max(1, Math.floor(cores / 2));
+}
+
 function mib(bytes: number): string {
   return `${Math.round(bytes / 1024 ** 2).toLocaleString("en-US")} MB`;
 }
@@ -206,7 +215,7 @@ export class WllamaHost implements EngineHost {
     }
     const env = await this.environment();
     const window = windowFor(settings, model.info);
-    const threads = settings.threads || (env.crossOriginIsolated ? env.hardwareConcurrency : 1);
+    const threads = settings.threads || (env.crossOriginIsolated ? defaultThreads(env.hardwareConcurrency) : 1);
     const key = `${model.id}|${window}|${threads}`;
     if (this.loaded?.key === key) return this.loaded.engine;
     if (this.loading) return this.loading;

@@ -5,7 +5,7 @@ export interface WllamaSettings {
   modelId: string;
   /** Tokens per request; 0 = the model's default (8K, or what memory allows). */
   contextWindow: number;
-  /** CPU threads; 0 = every core the browser reports. */
+  /** CPU threads; 0 = half the cores the browser reports (see defaultThreads). */
   threads: number;
 }
 
