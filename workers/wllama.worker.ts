@@ -22,7 +22,15 @@ import type {
   WllamaWorkerApi,
   WllamaWorkerDiagnostic,
 } from "../src/engines/wllama/protocol.ts";
-import { deleteStoredModel, listStoredModels, openStoredModel, storeModel } from "../src/engines/wllama/model-store.ts";
+import {
+  deleteStoredModel,
+  downloadModel,
+  listStoredModels,
+  openStoredModel,
+  partialDownloads,
+  storeModel,
+} from "../src/engines/wllama/model-store.ts";
+import { inspectModel } from "../src/engines/wllama/model-file.ts";
 
 let wllama: Wllama | null = null;
 /** Requests under way; `prefilling` until their first chunk (a token) arrives. */
@@ -30,6 +38,7 @@ const running = new Map<number, { controller: AbortController; prefilling: boole
 /** The last load, to load again after Stop ended llama.cpp in the middle of a prefill. */
 let lastLoad: WllamaLoadRequest | null = null;
 let reloadAfterStop = false;
+const downloads = new Map<string, AbortController>();
 /** llama.cpp's recent log lines: its words explain a failed load better than "load_error". */
 const recentLog: string[] = [];
 
@@ -141,8 +150,32 @@ const api: WllamaWorkerApi = {
     ),
 
   deleteModel: async (id: string) => {
+    downloads.get(id)?.abort();
     await deleteStoredModel(id);
   },
+
+  async download(target, onProgress) {
+    const controller = new AbortController();
+    downloads.set(target.id, controller);
+    try {
+      return await downloadModel(
+        { ...target, source: "catalog" },
+        (file) => inspectModel([{ name: target.fileName, blob: file }]),
+        controller.signal,
+        onProgress ? (b, t) => callQuietly(onProgress, b, t) : undefined,
+      );
+    } catch (err) {
+      throw plain(err);
+    } finally {
+      downloads.delete(target.id);
+    }
+  },
+
+  async cancelDownload(id: string) {
+    downloads.get(id)?.abort();
+  },
+
+  partialDownloads: () => partialDownloads().catch((err: unknown) => Promise.reject(plain(err))),
 
   async load(request: WllamaLoadRequest, onProgress?: (message: string) => void): Promise<WllamaLoadOutcome> {
     const started = performance.now();

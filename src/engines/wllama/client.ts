@@ -3,7 +3,7 @@
 import * as Comlink from "comlink";
 import { WllamaWorkerCrashedError } from "./errors.ts";
 import type { NamedBlob } from "./model-file.ts";
-import type { StoredModel } from "./model-store.ts";
+import type { PartialDownload, StoredModel } from "./model-store.ts";
 import {
   isWllamaDiagnostic,
   type WllamaCompletionRequest,
@@ -81,6 +81,21 @@ export class WllamaWorkerClient implements WllamaWorkerApi {
 
   deleteModel(id: string): Promise<void> {
     return this.call((r) => r.deleteModel(id));
+  }
+
+  download(
+    target: { id: string; url: string; fileName: string },
+    onProgress?: (bytes: number, total: number | null) => void,
+  ): Promise<StoredModel> {
+    return this.call((r) => r.download(target, onProgress ? Comlink.proxy(onProgress) : undefined));
+  }
+
+  cancelDownload(id: string): Promise<void> {
+    return this.call((r) => r.cancelDownload(id));
+  }
+
+  partialDownloads(): Promise<PartialDownload[]> {
+    return this.call((r) => r.partialDownloads());
   }
 
   load(request: WllamaLoadRequest, onProgress?: (message: string) => void): Promise<WllamaLoadOutcome> {

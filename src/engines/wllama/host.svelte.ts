@@ -10,6 +10,7 @@ import { WllamaEngine, type CallRecord } from "./engine.ts";
 import { ModelTooBigError, mapWorkerError } from "./errors.ts";
 import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
 import { ModelFileError, inspectModel, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
+import { catalogUrl, type CatalogModel } from "./catalog.ts";
 import { modelIdFor, type StoredModel } from "./model-store.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
@@ -53,6 +54,8 @@ export class WllamaHost implements EngineHost {
   readonly fileKinds = /\.gguf$/i;
   /** A file being kept: its name and how far. */
   storing = $state<{ name: string; fraction: number } | null>(null);
+  /** Catalog downloads under way (bytes, total when known) and their last error. */
+  downloads = $state<Record<string, { bytes: number; total: number | null; error?: string; running: boolean }>>({});
   /** The last question's calls as llama.cpp counted them: prompt tokens, and how many came from its KV cache. */
   lastCalls = $state<CallRecord[]>([]);
 
@@ -181,6 +184,37 @@ export class WllamaHost implements EngineHost {
     } finally {
       this.storing = null;
     }
+  }
+
+  /** Downloads (or resumes) a catalog model; the person's settings choose it once it is kept. */
+  async downloadCatalog(model: CatalogModel): Promise<StoredModel | null> {
+    const prior = (
+      await this.client()
+        .partialDownloads()
+        .catch(() => [])
+    ).find((p) => p.id === model.id);
+    this.downloads = { ...this.downloads, [model.id]: { bytes: prior?.bytes ?? 0, total: null, running: true } };
+    try {
+      const stored = await this.client().download({ id: model.id, url: catalogUrl(model), fileName: model.fileName }, (bytes, total) => {
+        this.downloads = { ...this.downloads, [model.id]: { bytes, total, running: true } };
+      });
+      const { [model.id]: _done, ...rest } = this.downloads;
+      this.downloads = rest;
+      await this.refresh();
+      return stored;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const was = this.downloads[model.id];
+      this.downloads = {
+        ...this.downloads,
+        [model.id]: { bytes: was?.bytes ?? 0, total: was?.total ?? null, error: message, running: false },
+      };
+      return null;
+    }
+  }
+
+  cancelDownload(id: string): void {
+    void this.client().cancelDownload(id);
   }
 
   async deleteModel(id: string): Promise<void> {

@@ -70,7 +70,7 @@ export async function listStoredModels(): Promise<StoredModel[]> {
     if (handle.kind !== "directory") continue;
     const manifest = await readManifest(handle as FileSystemDirectoryHandle);
     if (manifest) out.push(manifest);
-    else unfinished.push(name);
+    else if (!(await (handle as FileSystemDirectoryHandle).getFileHandle(PARTIAL).catch(() => null))) unfinished.push(name);
   }
   // Copies cut off by a closed tab or a full disk: nothing refers to them.
   for (const name of unfinished) await dir.removeEntry(name, { recursive: true }).catch(() => undefined);
@@ -153,4 +153,117 @@ export async function openStoredModel(id: string): Promise<{ model: StoredModel;
 export async function deleteStoredModel(id: string): Promise<void> {
   if (visit.delete(id) || !hasFileSystem()) return;
   await (await root()).removeEntry(id, { recursive: true }).catch(() => undefined);
+}
+
+/** A download under way or cut off: its bytes so far (kept, so it resumes from there). */
+export interface PartialDownload {
+  id: string;
+  bytes: number;
+}
+
+const PARTIAL = "download.partial";
+
+/**
+ * Downloads a model file into OPFS, resuming a cut-off download with an HTTP Range request
+ * (a server that ignores Range sends the whole file again: it is written from the start). The
+ * bytes so far are kept until the download completes or the model is deleted, so a closed tab
+ * or a lost connection costs only what had not arrived. `check` reads the finished file's header
+ * before it is kept (not GGUF, cut short): on failure nothing is kept.
+ */
+export async function downloadModel(
+  target: { id: string; url: string; fileName: string; source: "catalog" },
+  check: (file: File) => Promise<GgufModelInfo>,
+  signal: AbortSignal,
+  onProgress?: (bytes: number, total: number | null) => void,
+): Promise<StoredModel> {
+  if (!hasFileSystem())
+    throw new ModelStoreError(
+      "This browser lets the page keep no files, so a model cannot be downloaded here. Choose a model file instead.",
+    );
+  const dir = await root();
+  const folder = await dir.getDirectoryHandle(target.id, { create: true });
+  const handle = await folder.getFileHandle(PARTIAL, { create: true });
+  const access = await (handle as unknown as { createSyncAccessHandle(): Promise<FileSystemSyncAccessHandle> }).createSyncAccessHandle();
+  let total: number | null = null;
+  try {
+    let at = access.getSize();
+    const response = await fetch(target.url, { signal, headers: at > 0 ? { Range: `bytes=${at}-` } : {} });
+    if (response.status === 416) {
+      // Already whole (the range starts at the end).
+    } else if (!response.ok || !response.body) {
+      throw new ModelStoreError(`The download failed (HTTP ${response.status}). Try again; what arrived so far is kept.`);
+    } else {
+      if (response.status !== 206) {
+        at = 0; // the server sent the whole file
+        access.truncate(0);
+      }
+      const length = Number(response.headers.get("content-length") ?? NaN);
+      total = Number.isFinite(length) ? at + length : null;
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        access.write(value, { at });
+        at += value.length;
+        onProgress?.(at, total);
+      }
+      access.flush();
+      if (total !== null && at < total)
+        throw new ModelStoreError("The connection ended before the whole model arrived. Press Resume download.");
+    }
+  } catch (err) {
+    access.close();
+    if (signal.aborted) throw new ModelStoreError("The download was stopped; what arrived so far is kept, and Download resumes it.");
+    if (err instanceof ModelStoreError) throw err;
+    throw new ModelStoreError(
+      `The download was cut off (${err instanceof Error ? err.message : String(err)}). Press Resume download; what arrived so far is kept.`,
+    );
+  }
+  access.close();
+  const file = await handle.getFile();
+  let info: GgufModelInfo;
+  try {
+    info = await check(new File([file], target.fileName));
+  } catch (err) {
+    await dir.removeEntry(target.id, { recursive: true }).catch(() => undefined);
+    throw err;
+  }
+  // The finished file takes its real name (a rename where the browser has one, else a copy),
+  // then the manifest marks the model kept.
+  const movable = handle as unknown as { move?(name: string): Promise<void> };
+  const renamed = movable.move
+    ? await movable.move(target.fileName).then(
+        () => true,
+        () => false,
+      )
+    : false;
+  if (!renamed) {
+    await writeFile(folder, target.fileName, file, () => undefined);
+    await folder.removeEntry(PARTIAL).catch(() => undefined);
+  }
+  const stored: StoredModel = {
+    id: target.id,
+    info,
+    source: target.source,
+    files: [target.fileName],
+    totalBytes: file.size,
+    addedAt: Date.now(),
+  };
+  await writeFile(folder, MANIFEST, new Blob([JSON.stringify(stored)]), () => undefined);
+  return stored;
+}
+
+/** Downloads cut off earlier (a folder with a partial file and no manifest). */
+export async function partialDownloads(): Promise<PartialDownload[]> {
+  if (!hasFileSystem()) return [];
+  const dir = await root();
+  const out: PartialDownload[] = [];
+  for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
+    if (handle.kind !== "directory") continue;
+    const folder = handle as FileSystemDirectoryHandle;
+    if (await readManifest(folder)) continue;
+    const partial = await folder.getFileHandle(PARTIAL).catch(() => null);
+    if (partial) out.push({ id: name, bytes: (await partial.getFile()).size });
+  }
+  return out;
 }

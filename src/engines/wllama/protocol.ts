@@ -2,7 +2,7 @@
 // workers/wllama.worker.ts and called by WllamaWorkerClient. Plain data only; callbacks are
 // top-level arguments (Comlink honours Comlink.proxy only there).
 import type { NamedBlob } from "./model-file.ts";
-import type { StoredModel } from "./model-store.ts";
+import type { PartialDownload, StoredModel } from "./model-store.ts";
 
 /** Where the page serves llama.cpp's WebAssembly (copied at build; never a CDN). Absolute URLs. */
 export interface WllamaAssets {
@@ -97,6 +97,13 @@ export interface WllamaWorkerApi {
     onProgress?: (bytes: number, total: number) => void,
   ): Promise<StoredModel>;
   deleteModel(id: string): Promise<void>;
+  /** Downloads (or resumes) a catalog model into the browser's storage. */
+  download(
+    target: { id: string; url: string; fileName: string },
+    onProgress?: (bytes: number, total: number | null) => void,
+  ): Promise<StoredModel>;
+  cancelDownload(id: string): Promise<void>;
+  partialDownloads(): Promise<PartialDownload[]>;
   /** Starts llama.cpp and loads a stored model, replacing any loaded one. */
   load(request: WllamaLoadRequest, onProgress?: (message: string) => void): Promise<WllamaLoadOutcome>;
   complete(request: WllamaCompletionRequest, onDelta?: (delta: string) => void): Promise<WllamaCompletionResult>;
