@@ -37,7 +37,9 @@ const pwa = VitePWA({
   injectRegister: false,
   injectManifest: {
     globPatterns: ["**/*.{js,mjs,css,html,wasm,zip,json,svg,webmanifest,md}"],
-    globIgnores: ["**/*.map"],
+    // llama.cpp's compat build (19 MB, only for browsers without JSPI or Memory64) is cached by
+    // the service worker the first time such a browser asks for it, not installed everywhere.
+    globIgnores: ["**/*.map", "**/wllama/compat/**"],
     maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
   },
   manifest: {

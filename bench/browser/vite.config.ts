@@ -31,6 +31,6 @@ export default defineConfig({
     target: "es2022",
     chunkSizeWarningLimit: 8000,
     reportCompressedSize: false,
-    rollupOptions: { input: { index: `${here}index.html`, boot: `${here}boot.html` } },
+    rollupOptions: { input: { index: `${here}index.html`, boot: `${here}boot.html`, wllama: `${here}wllama.html` } },
   },
 });

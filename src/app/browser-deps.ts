@@ -20,7 +20,7 @@ export function browserAppDeps(): AppDeps {
     openStore: () => SessionStore.open(),
     createRepl: (onStatus) => createBrowserRepl({ syncMode, onStatus, ...(sandboxFrame === undefined ? {} : { sandboxFrame }) }),
     ingest: ingestForSession,
-    engines: (settings) => new EngineManager(settings),
+    engines: (settings, update) => new EngineManager(settings, update),
     settingsStorage: globalThis.localStorage ?? null,
     download,
     prepareDocument: (blob, meta) => {

@@ -47,7 +47,8 @@ export interface AppDeps {
   /** A new, not yet started REPL for one session; `onStatus` reports its worker's state. */
   createRepl(onStatus: (status: ReplStatus) => void): SessionRepl;
   ingest: IngestFiles;
-  engines(settings: () => Settings): EngineManager;
+  /** `update` lets the engines save settings (llama.cpp chosen when there is no WebGPU, a dropped model file). */
+  engines(settings: () => Settings, update: (next: Settings) => void): EngineManager;
   /** Where settings persist (localStorage in the browser). */
   settingsStorage: Pick<Storage, "getItem" | "setItem"> | null;
   download(name: string, content: string, type: string): void;
@@ -92,7 +93,10 @@ export class AppController {
     // Settings in the page link are only a proposal, shown by App.svelte (LinkSettingsDialog);
     // applying them here sent the saved API key to whatever host a link named.
     this.settings = $state(loadSettings(deps.settingsStorage));
-    this.engines = deps.engines(() => this.settings);
+    this.engines = deps.engines(
+      () => this.settings,
+      (next) => this.updateSettings(next),
+    );
     this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
   }
 
@@ -220,6 +224,15 @@ export class AppController {
 
   /** Reads dropped or picked files off the main thread and adds them to the open session. */
   async addFiles(inputs: IngestInput[], dropProblems: IngestProblemView[] = []): Promise<void> {
+    // A model file dropped on the page (a .gguf) is a model, not a document: an engine takes it.
+    const nameOf = (i: IngestInput) => i.path ?? (i.file as File).name ?? "";
+    const taker = this.engines.fileTaker(inputs.map(nameOf));
+    if (taker) {
+      const kinds = this.engines.hosts[taker].fileKinds!;
+      const models = inputs.filter((i) => kinds.test(nameOf(i)));
+      await this.addModelFiles(models.map((i) => i.file as File));
+      inputs = inputs.filter((i) => !models.includes(i));
+    }
     const record = this.view.record;
     if (!record || !this.library || !inputs.length) return;
     if (this.view.running) {
@@ -361,7 +374,7 @@ export class AppController {
 
   /** What stops a question from going anywhere now (no model set), or null. */
   missingModel(): MissingModel | null {
-    return missingModel(this.settings, this.engines.gpu?.available ?? null, this.engines.recommendation?.entry.id ?? null);
+    return missingModel(this.engines.missing(), (id) => this.engines.available(id));
   }
 
   /**
@@ -467,6 +480,28 @@ export class AppController {
   // --- the model ---------------------------------------------------------------------------
 
   /** Loads the model again after a failure (a retried download resumes from cached parts). */
+  /**
+   * Hands model files (a GGUF, or a split model's parts) to the engine that takes them, which keeps
+   * them and makes them the model. A file that cannot be used changes nothing and says why.
+   */
+  async addModelFiles(files: File[]): Promise<boolean> {
+    if (this.view.running) {
+      this.notices.notify("warning", "Wait for the current question to finish (or press Stop) before changing the model.");
+      return false;
+    }
+    const taker = this.engines.fileTaker(files.map((f) => f.name));
+    if (!taker) return false;
+    try {
+      const next = await this.engines.hosts[taker].takeFiles!(files, $state.snapshot(this.settings) as Settings);
+      this.updateSettings(next);
+      this.notices.notify("info", `${files.map((f) => f.name).join(", ")} is now the model, kept in this browser for later visits.`);
+      return true;
+    } catch (err) {
+      this.reportError(err);
+      return false;
+    }
+  }
+
   async retryModel(): Promise<void> {
     this.engines.settingsChanged();
     await this.engines.forRun().catch(() => undefined); // the banner shows the error

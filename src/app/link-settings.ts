@@ -6,8 +6,9 @@
 // the parameters out of the address bar either way, so a reload never undoes what was saved.
 import { PROMPT_CHOICES } from "../core/profiles/types.ts";
 import { RUN_MODE_CHOICES } from "../core/run-mode.ts";
-import { findCatalogEntry } from "../engines/webllm/catalog.ts";
-import { apiKeyFor, describeEndpoint, originOf, type Settings } from "./settings.ts";
+import type { LinkField as EngineLinkField } from "../engines/descriptor.ts";
+import { ENGINE_IDS, engineDescriptor, isEngineId } from "../engines/registry.ts";
+import { apiKeyFor, describeEndpoint, engineSettings, originOf, type Settings } from "./settings.ts";
 
 export interface LinkChange {
   key: string;
@@ -72,15 +73,37 @@ function decimal(min: number, max: number, set: (s: Settings, n: number) => void
   };
 }
 
-function modelName(raw: string, s: Settings): { name: string } | { why: string } {
+function modelName(raw: string): { name: string } | { why: string } {
   const name = raw.trim();
   // Control and format characters would let a name look like something else in the dialog.
   if (!name || name.length > MAX_TEXT || /[\p{Cc}\p{Cf}]/u.test(name))
     return { why: `must be a model name of 1 to ${MAX_TEXT} visible characters` };
-  if (s.backend === "webllm" && !findCatalogEntry(name) && !s.webllm.customModels.some((m) => m.id === name)) {
-    return { why: "is not a model in this app's catalog" };
-  }
   return { name };
+}
+
+/** The chosen engine's share-link field of this kind, if it has one. */
+function engineField(s: Settings, kind: "model" | "subModel" | "contextWindow"): EngineLinkField<object> | undefined {
+  return engineDescriptor(s.backend).link?.[kind];
+}
+
+/** A model name field that each engine reads, checks and writes in its own settings. */
+function engineModelField(key: "model" | "subModel", label: string): LinkField {
+  return {
+    key,
+    label,
+    read: (s) => engineField(s, key)?.read(engineSettings(s)) ?? null,
+    // What an unset value means, in the engine's words ("the one recommended for this GPU").
+    show: (v, s) => v ?? engineField(s, key)?.unset ?? (key === "subModel" ? "the same model" : "none yet"),
+    parse: (raw, s) => {
+      const field = engineField(s, key);
+      if (!field) return { why: `cannot be set by a link for ${engineDescriptor(s.backend).label}` };
+      const m = modelName(raw);
+      if ("why" in m) return m;
+      const refused = field.check?.(m.name, engineSettings(s));
+      if (refused) return { why: refused };
+      return { apply: (t) => engineField(t, key)?.write(engineSettings(t), m.name) };
+    },
+  };
 }
 
 const FIELDS: LinkField[] = [
@@ -88,8 +111,10 @@ const FIELDS: LinkField[] = [
     key: "backend",
     label: "Model source",
     read: (s) => s.backend,
-    show: (v) => (v === "webllm" ? "A model in this browser (WebGPU)" : "An OpenAI-compatible endpoint"),
-    parse: (raw) => (raw === "openai" || raw === "webllm" ? { apply: (s) => (s.backend = raw) } : { why: 'must be "openai" or "webllm"' }),
+    // The engine's own name for itself ("In this browser, on the CPU (llama.cpp, a GGUF file)"), not its id.
+    show: (v) => (v !== null && isEngineId(v) ? engineDescriptor(v).label : String(v)),
+    parse: (raw) =>
+      isEngineId(raw) ? { apply: (s) => (s.backend = raw) } : { why: `must be one of ${ENGINE_IDS.map((id) => `"${id}"`).join(", ")}` },
   },
   {
     key: "baseUrl",
@@ -104,36 +129,17 @@ const FIELDS: LinkField[] = [
       return { apply: (s) => (s.openai.baseUrl = url.href.replace(/\/$/, "")) };
     },
   },
-  {
-    key: "model",
-    label: "Model",
-    read: (s) => (s.backend === "openai" ? s.openai.model : s.webllm.modelId) || null,
-    show: (v, s) => v ?? (s.backend === "openai" ? "none yet" : "the one recommended for this GPU"),
-    parse: (raw, s) => {
-      const m = modelName(raw, s);
-      if ("why" in m) return m;
-      return { apply: (t) => (t.backend === "openai" ? (t.openai.model = m.name) : (t.webllm.modelId = m.name)) };
-    },
-  },
-  {
-    key: "subModel",
-    label: "Sub-call model",
-    read: (s) => (s.backend === "openai" ? s.openai.subModel : s.webllm.subModelId) || null,
-    show: (v) => v ?? "the same model",
-    parse: (raw, s) => {
-      const m = modelName(raw, s);
-      if ("why" in m) return m;
-      return { apply: (t) => (t.backend === "openai" ? (t.openai.subModel = m.name) : (t.webllm.subModelId = m.name)) };
-    },
-  },
+  engineModelField("model", "Model"),
+  engineModelField("subModel", "Sub-call model"),
   {
     key: "contextWindow",
     label: "Context window (tokens)",
-    read: (s) =>
-      s.backend === "openai" ? (s.openai.contextWindow ? String(s.openai.contextWindow) : null) : String(s.webllm.contextWindow),
-    // Unset for an endpoint: the page asks the server (its /models list says the window).
-    show: (v) => (v === null ? "asked from the server" : count(v)),
-    parse: wholeNumber(0, 10_000_000, (s, n) => (s.backend === "openai" ? (s.openai.contextWindow = n) : (s.webllm.contextWindow = n))),
+    read: (s) => engineField(s, "contextWindow")?.read(engineSettings(s)) ?? null,
+    show: (v, s) => (v === null ? (engineField(s, "contextWindow")?.unset ?? "the model's own") : count(v)),
+    parse: (raw, s) => {
+      if (!engineField(s, "contextWindow")) return { why: `cannot be set by a link for ${engineDescriptor(s.backend).label}` };
+      return wholeNumber(0, 10_000_000, (t, n) => engineField(t, "contextWindow")?.write(engineSettings(t), String(n)))(raw, s);
+    },
   },
   {
     key: "maxIterations",

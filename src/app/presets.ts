@@ -9,8 +9,9 @@
 // reads that as a price. Nothing here guesses.
 import { chooseRunMode } from "../core/run-mode.ts";
 import { DEFAULT_OPENAI_CONTEXT_WINDOW } from "../engines/openai.ts";
+import { engineDescriptor } from "../engines/registry.ts";
 import type { Exchange, RunLimits } from "./run-view.ts";
-import type { Settings } from "./settings.ts";
+import { engineSettings, type Settings } from "./settings.ts";
 
 export type Effort = "quick" | "thorough" | "exhaustive";
 export const EFFORTS: readonly Effort[] = ["quick", "thorough", "exhaustive"];
@@ -177,13 +178,12 @@ export interface EffortView {
 export function effortView(
   settings: Settings,
   docChars: number,
-  endpointWindow: number | undefined,
+  knownWindow: number | undefined,
   exchanges: readonly Exchange[],
 ): EffortView {
+  // The window the settings ask for, else what the running engine reported (an endpoint's /models).
   const rootWindow =
-    settings.backend === "openai"
-      ? settings.openai.contextWindow || endpointWindow || DEFAULT_OPENAI_CONTEXT_WINDOW
-      : settings.webllm.contextWindow;
+    engineDescriptor(settings.backend).contextWindow(engineSettings(settings)) || knownWindow || DEFAULT_OPENAI_CONTEXT_WINDOW;
   const mode = settings.compare ? "rlm" : settings.run.mode;
   const direct = docChars > 0 && chooseRunMode(docChars, 80, rootWindow, mode).mode === "direct";
   const here = measuredRuns(exchanges).filter((r) => docChars > 0 && r.docChars === docChars);

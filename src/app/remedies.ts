@@ -1,5 +1,7 @@
 // The button that fixes a failed question. A failure whose message says "Open Settings" must
 // offer a real Settings button, on the tab that fixes it; plain text was a dead end (issue 15).
+// Which engine's tab fixes which failure is each engine's descriptor (`owns`, `settingsButton`).
+import { ENGINES, engineDescriptor, type EngineId } from "../engines/registry.ts";
 import type { Backend } from "./settings.ts";
 
 export interface Remedy {
@@ -8,17 +10,20 @@ export interface Remedy {
   tab: Backend;
 }
 
-/** What to offer under a failed exchange, from its message; null when nothing in Settings helps. */
-export function remedyFor(message: string | undefined, current: Backend, gpuAvailable: boolean | null): Remedy | null {
-  if (!message) return null;
-  if (/No local model|WebGPU|GPU memory/i.test(message)) {
-    // Without WebGPU no local model can help: the endpoint tab is the only fix.
-    return gpuAvailable === false
-      ? { label: "Set up an endpoint", tab: "openai" }
-      : { label: "Open Settings (local model)", tab: "webllm" };
+/** The Settings tab for an engine, or for the first local engine that can run when it cannot. */
+function tabFor(id: EngineId, available: (id: EngineId) => boolean | null): Remedy {
+  if (available(id) === false) {
+    const other = ENGINES.find((e) => e.local && e.id !== id && available(e.id) !== false) ?? ENGINES.find((e) => !e.local);
+    if (other) return { label: other.settingsButton, tab: other.id };
   }
-  if (/OpenAI-compatible endpoint|model server|API key|base URL/i.test(message))
-    return { label: "Open Settings (endpoint)", tab: "openai" };
+  return { label: engineDescriptor(id).settingsButton, tab: id };
+}
+
+/** What to offer under a failed exchange, from its message; null when nothing in Settings helps. */
+export function remedyFor(message: string | undefined, current: Backend, available: (id: EngineId) => boolean | null): Remedy | null {
+  if (!message) return null;
+  const owner = ENGINES.find((e) => e.owns.test(message));
+  if (owner) return tabFor(owner.id, available);
   if (/Open Settings|in Settings/i.test(message)) return { label: "Open Settings", tab: current };
   return null;
 }
@@ -31,32 +36,11 @@ export interface MissingModel extends Remedy {
 /**
  * The model step of the start, checked before a question is taken: with no model to send it to,
  * a question is held (kept in the box, with the fix) rather than run into a "Failed" card.
- * `gpuAvailable` null: not known yet (the check is still running), so nothing is held for it.
  */
 export function missingModel(
-  settings: { backend: Backend; openai: { baseUrl: string; model: string }; webllm: { modelId: string } },
-  gpuAvailable: boolean | null,
-  recommendedId: string | null,
+  missing: { message: string; engine: EngineId } | null,
+  available: (id: EngineId) => boolean | null,
 ): MissingModel | null {
-  if (settings.backend === "openai") {
-    if (!settings.openai.baseUrl.trim() || !settings.openai.model.trim()) {
-      return {
-        message: "Choose a model first: the endpoint needs a base URL and a model.",
-        label: "Open Settings (endpoint)",
-        tab: "openai",
-      };
-    }
-    return null;
-  }
-  if (gpuAvailable === false) {
-    return {
-      message: "Choose a model first: this browser has no WebGPU, so a model cannot run inside it. Connect to a model server instead.",
-      label: "Set up an endpoint",
-      tab: "openai",
-    };
-  }
-  if (gpuAvailable === true && !settings.webllm.modelId && !recommendedId) {
-    return { message: "Choose a model first: no local model is chosen.", label: "Open Settings (local model)", tab: "webllm" };
-  }
-  return null;
+  if (!missing) return null;
+  return { message: missing.message, ...tabFor(missing.engine, available) };
 }

@@ -1,6 +1,7 @@
 // Status lines that say what is really happening, in words (never colour alone). "The model is
 // exploring the document" was shown while the model sat at 0 % loading (issue 15).
-import type { EngineStatus } from "./engines.svelte.ts";
+import type { EngineStatus } from "../engines/descriptor.ts";
+import { engineDescriptor, type EngineId } from "../engines/registry.ts";
 import type { Exchange } from "./run-view.ts";
 
 /** What a running question is doing now, including the model's download while it waits for it. */
@@ -20,18 +21,19 @@ export function waitingText(exchange: Pick<Exchange, "waitingFor" | "turns">, en
 }
 
 /** The model chip's words: which model, and whether it can answer now. */
-export function engineChipText(status: EngineStatus, backend: "openai" | "webllm", download?: "complete" | "partial" | "none"): string {
+export function engineChipText(status: EngineStatus, backend: EngineId, download?: "complete" | "partial" | "none"): string {
+  const words = engineDescriptor(backend).words;
   switch (status.state) {
     case "ready":
-      return `${status.label} · ${backend === "openai" ? "connected" : "loaded"}`;
+      return `${status.label} · ${words.ready}`;
     case "loading":
       return `${status.label} · loading ${Math.round(status.progress * 100)}%`;
     case "connecting":
       return `${status.label} · checking…`;
     case "error":
-      return `${status.label} · ${backend === "openai" ? "not reachable" : "not available"}`;
+      return `${status.label} · ${words.failed}`;
     case "idle":
-      if (backend !== "webllm" || !download) return status.label;
+      if (!download) return status.label;
       return `${status.label} · ${download === "complete" ? "downloaded, not loaded" : download === "partial" ? "partly downloaded" : "not downloaded"}`;
   }
 }

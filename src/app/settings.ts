@@ -4,38 +4,16 @@
 import type { PromptChoice } from "../core/profiles/types.ts";
 import type { RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
-import type { CustomModelInput } from "../engines/webllm/custom-model.ts";
+import { apiKeyFor, originOf } from "../engines/openai/descriptor.ts";
+import { ENGINES, engineDefaults, engineDescriptor, type EngineId, type EngineSettingsMap } from "../engines/registry.ts";
 
-export type Backend = "webllm" | "openai";
+export { apiKeyFor, originOf };
+export type Backend = EngineId;
 export type Theme = "system" | "light" | "dark";
 
-export interface Settings {
+/** Which engine answers, each engine's own settings under its id (src/engines/registry.ts), and the run's. */
+export type Settings = EngineSettingsMap & {
   backend: Backend;
-  openai: {
-    baseUrl: string;
-    model: string;
-    subModel: string;
-    apiKey: string;
-    /**
-     * The origin (scheme, host, port) the key was entered for. The key is sent there and
-     * nowhere else: a base URL changed by hand or by a link never takes the key along.
-     */
-    apiKeyOrigin: string;
-    /** 0 = read from the server (/v1/models), else tokens. */
-    contextWindow: number;
-    stream: boolean;
-  };
-  webllm: {
-    modelId: string;
-    /** "" = use the root model for sub-calls too. */
-    subModelId: string;
-    contextWindow: number;
-    thinking: boolean;
-    /** WebLLM-format models added by URL. */
-    customModels: CustomModelInput[];
-    /** GPU memory the user says they have (GB); 0 = let the app guess. */
-    userVramGB: number;
-  };
   run: {
     maxIterations: number;
     maxDepth: number;
@@ -54,12 +32,12 @@ export interface Settings {
   };
   compare: boolean;
   theme: Theme;
-}
+};
 
 export const DEFAULT_SETTINGS: Settings = {
+  // WebGPU when the browser has it; the page switches to llama.cpp on the CPU when it does not.
   backend: "webllm",
-  openai: { baseUrl: "http://localhost:8000/v1", model: "", subModel: "", apiKey: "", apiKeyOrigin: "", contextWindow: 0, stream: true },
-  webllm: { modelId: "", subModelId: "", contextWindow: 4096, thinking: false, customModels: [], userVramGB: 0 },
+  ...engineDefaults(),
   run: {
     maxIterations: DEFAULT_CONFIG.maxIterations,
     maxDepth: DEFAULT_CONFIG.maxDepth,
@@ -81,35 +59,27 @@ const STORAGE_KEY = "browser-rlm.settings";
 
 function merge(base: Settings, partial: Partial<Settings> | null | undefined): Settings {
   if (!partial || typeof partial !== "object") return structuredClone(base);
-  return {
-    ...base,
-    ...partial,
-    openai: { ...base.openai, ...(partial.openai ?? {}) },
-    webllm: { ...base.webllm, ...(partial.webllm ?? {}) },
-    run: { ...base.run, ...(partial.run ?? {}) },
-  };
-}
-
-/** The origin of an http(s) URL, or "" when it is not one. */
-export function originOf(url: string): string {
-  try {
-    const parsed = new URL(url.trim());
-    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.origin : "";
-  } catch {
-    return "";
+  const merged = { ...base, ...partial, run: { ...base.run, ...(partial.run ?? {}) } } as Settings;
+  for (const e of ENGINES) {
+    (merged as unknown as Record<string, object>)[e.id] = {
+      ...base[e.id],
+      ...((partial as Record<string, object | undefined>)[e.id] ?? {}),
+    };
   }
-}
-
-/** The API key to send to this endpoint: the saved key only when it belongs to its origin. */
-export function apiKeyFor(openai: Settings["openai"]): string {
-  const origin = originOf(openai.baseUrl);
-  return openai.apiKey && origin && openai.apiKeyOrigin === origin ? openai.apiKey : "";
+  if (!ENGINES.some((e) => e.id === merged.backend)) merged.backend = base.backend;
+  return merged;
 }
 
 /** Where questions go with these settings, as the page shows it beside each answer. */
 export function describeEndpoint(s: Settings): { origin: string; model: string } {
-  if (s.backend === "openai") return { origin: originOf(s.openai.baseUrl) || s.openai.baseUrl, model: s.openai.model };
-  return { origin: "this browser", model: s.webllm.modelId };
+  const engine = engineDescriptor(s.backend);
+  const own = engineSettings(s);
+  return { origin: engine.destination(own), model: engine.modelName(own) };
+}
+
+/** The chosen engine's own settings. */
+export function engineSettings(s: Settings, id: Backend = s.backend): object {
+  return (s as unknown as Record<string, object>)[id]!;
 }
 
 /**
@@ -153,7 +123,7 @@ export function toRlmConfig(s: Settings): RlmConfig {
     prompt: s.run.prompt,
     // Compare mode sets the RLM beside a direct answer: auto must not make both direct.
     runMode: s.compare ? "rlm" : s.run.mode,
-    // WebLLM's "let Qwen3 think" switch; the loop keeps thinking off otherwise.
-    ...(s.backend === "webllm" && s.webllm.thinking ? { thinking: true } : {}),
+    // An engine's "let Qwen3 think" switch; the loop keeps thinking off otherwise.
+    ...(engineDescriptor(s.backend).thinking?.(engineSettings(s)) ? { thinking: true } : {}),
   };
 }

@@ -76,18 +76,16 @@ describe("without WebGPU", () => {
   });
   afterAll(async () => browser?.close());
 
-  it("says local models need WebGPU, and an OpenAI-compatible endpoint still answers", async () => {
+  it("offers llama.cpp on the CPU instead of WebLLM, and an OpenAI-compatible endpoint still answers", async () => {
     const { context, page, errors } = await newPage(browser);
     await page.goto(app.url);
-    await page.locator(".chip", { hasText: "No WebGPU" }).waitFor({ timeout: 60_000 });
+    // WebLLM cannot run without WebGPU: llama.cpp on the CPU becomes the local model.
+    await page.locator(".chip", { hasText: "llama.cpp: no model file chosen" }).waitFor({ timeout: 60_000 });
     await page.getByRole("button", { name: "Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
-    // Without WebGPU, Settings opens where a model can actually be set up: the endpoint.
-    expect(await dialog.getByRole("radio", { name: /OpenAI-compatible endpoint/ }).isChecked()).toBe(true);
-    await dialog.getByRole("radio", { name: /In this browser/ }).check();
-    await dialog.getByText("This browser cannot run local models (no WebGPU).").waitFor();
-    expect(await dialog.getByText(/Chrome or Edge 113/).count()).toBe(1);
-    await dialog.getByRole("button", { name: "Use an OpenAI-compatible endpoint instead" }).click();
+    expect(await dialog.getByRole("radio", { name: /on the CPU \(llama\.cpp/ }).isChecked()).toBe(true);
+    expect(await dialog.getByRole("radio", { name: /on the GPU \(WebLLM, WebGPU\) — no WebGPU here/ }).isDisabled()).toBe(true);
+    await dialog.getByRole("radio", { name: /OpenAI-compatible endpoint/ }).check();
     await dialog.getByLabel("Base URL").fill(server.baseUrl);
     await dialog.getByRole("textbox", { name: "Model", exact: true }).fill("root-model");
     await dialog.getByRole("button", { name: "Save" }).click();

@@ -29,7 +29,7 @@ describe("a first visit", () => {
     const { context, page, errors } = await newPage(stack.browser);
     await page.goto(stack.app.url);
     const steps = page.getByRole("region", { name: "Get an answer in three steps" });
-    await steps.getByText(/This browser has no WebGPU/).waitFor({ timeout: 60_000 });
+    await steps.getByText(/The model runs on this computer.s processor \(llama\.cpp\)/).waitFor({ timeout: 60_000 });
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
     await shots(page, "start-empty");
 
@@ -49,15 +49,19 @@ describe("a first visit", () => {
     await box.fill("Who built the light?");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
     const held = page.locator(".held[role=alert]");
-    await held.getByText(/no WebGPU, so a model cannot run inside it/).waitFor({ timeout: 30_000 });
+    await held.getByText(/pick a \.gguf model file in Settings, or drop one on the page/).waitFor({ timeout: 30_000 });
     expect(await box.inputValue()).toBe("Who built the light?");
     expect(await page.locator("article.exchange").count()).toBe(0);
     await shots(page, "start-held-with-fix");
     const fix = held.locator("button.remedy");
-    expect(await fix.textContent()).toBe("Set up an endpoint");
+    // Without WebGPU the local model runs on the CPU (llama.cpp): the fix opens its model-file tab.
+    expect(await fix.textContent()).toBe("Open Settings (model file)");
     await fix.click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
-    expect(await dialog.getByRole("radio", { name: /OpenAI-compatible endpoint/ }).isChecked()).toBe(true);
+    expect(await dialog.getByRole("radio", { name: /on the CPU \(llama\.cpp/ }).isChecked()).toBe(true);
+    await dialog.getByLabel("Model file (GGUF)").waitFor();
+    // This visitor has a model server instead.
+    await dialog.getByRole("radio", { name: /OpenAI-compatible endpoint/ }).check();
 
     // An endpoint cannot be saved without a model.
     await dialog.getByRole("button", { name: "Save" }).click();
@@ -70,7 +74,7 @@ describe("a first visit", () => {
     // Test connection lists the server's models (with the window it reports); pick one.
     await dialog.getByLabel("Base URL").fill(stack.server.baseUrl);
     await dialog.getByRole("button", { name: "Test connection" }).click();
-    await dialog.getByText(/Connected: 2 models on this server/).waitFor();
+    await dialog.getByText(/Connected: 2\s+models on this server/).waitFor();
     const models = dialog.getByRole("group", { name: "Models on this server" });
     expect(await models.getByRole("button").allTextContents()).toEqual([
       "root-model · 8,192-token window",
@@ -103,7 +107,10 @@ describe("a first visit", () => {
   it("a server that refuses connections is not reported as connected", async () => {
     const { context, page } = await newPage(stack.browser);
     await page.goto(stack.app.url);
-    await page.getByRole("region", { name: "Get an answer in three steps" }).getByRole("button", { name: "Set up an endpoint" }).click();
+    await page
+      .getByRole("region", { name: "Get an answer in three steps" })
+      .getByRole("button", { name: "Use an endpoint instead" })
+      .click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
     await dialog.getByLabel("Base URL").fill("http://127.0.0.1:9/v1");
     await dialog.getByRole("button", { name: "Test connection" }).click();

@@ -19,20 +19,20 @@ function manager(baseUrl: string, model = "root-model"): EngineManager {
 describe("the endpoint's status is checked against the server", () => {
   it("is ready only when the server answers and lists the model", async () => {
     const m = manager(server.baseUrl);
-    await m.probeEndpoint();
+    await m.probe();
     expect(m.status).toMatchObject({ state: "ready", detail: "reachable · 8,192-token window" });
   });
 
   it("a server that refuses connections is an error that says why", async () => {
     const m = manager("http://127.0.0.1:9/v1");
-    await m.probeEndpoint();
+    await m.probe();
     expect(m.status.state).toBe("error");
     expect(m.status.state === "error" && m.status.message).toMatch(/Could not reach the model server/);
   });
 
   it("a model the server does not offer is an error naming the ones it does", async () => {
     const m = manager(server.baseUrl, "qwen-typo");
-    await m.probeEndpoint();
+    await m.probe();
     expect(m.status.state === "error" && m.status.message).toMatch(/does not offer the model qwen-typo \(it lists root-model, sub-model\)/);
   });
 });

@@ -114,7 +114,7 @@ describe("a link's settings", () => {
     const local = structuredClone(DEFAULT_SETTINGS);
     const p = proposeFromLink(local, "?backend=openai&baseUrl=http://gpu-box:8000/v1&model=qwen&mode=rlm&prompt=guided&compare=1")!;
     const rows = Object.fromEntries(p.changes.map((c) => [c.key, `${c.from} → ${c.to}`]));
-    expect(rows.backend).toBe("A model in this browser (WebGPU) → An OpenAI-compatible endpoint");
+    expect(rows.backend).toBe("In this browser, on the GPU (WebLLM, WebGPU) → OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp…)");
     expect(rows.mode).toBe("Auto (direct if it fits) → Always RLM");
     expect(rows.prompt).toBe("Auto (from the model) → Guided (≤ 4B models)");
     expect(rows.compare).toBe("no → yes");

@@ -1,0 +1,81 @@
+// The page side of bench/wllama.ts: llama.cpp (wllama) in its worker, exactly as the app runs it
+// (same worker, same OPFS store, same load options), driven step by step so prefill and decode
+// are timed by llama.cpp's own counters.
+import { WllamaWorkerClient } from "../../src/engines/wllama/client.ts";
+import { inspectModel } from "../../src/engines/wllama/model-file.ts";
+import { modelIdFor } from "../../src/engines/wllama/model-store.ts";
+import type { WllamaTimings } from "../../src/engines/wllama/protocol.ts";
+
+const client = WllamaWorkerClient.spawn();
+let modelId = "";
+let nextId = 1;
+
+const assets = () => {
+  const base = new URL("/wllama/", location.href);
+  return {
+    wasm: new URL("wllama.wasm", base).href,
+    compatWasm: new URL("compat/wllama.wasm", base).href,
+    compatWorker: new URL("compat/wllama.js", base).href,
+  };
+};
+
+export interface WllamaBenchApi {
+  /** Keeps the file(s) chosen in #model in OPFS, as the app does. */
+  store(): Promise<{ seconds: number; bytes: number }>;
+  load(threads: number, kvTokens: number): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean }>;
+  /** Evaluates a prompt and one token: prompt tokens and llama.cpp's prompt time. */
+  prefill(text: string): Promise<WllamaTimings>;
+  /** Generates `tokens` tokens after a short prompt. */
+  decode(tokens: number): Promise<WllamaTimings>;
+  /** Starts a long prefill, cancels it after `afterMs`: how long until the call ends, and whether the next call works. */
+  abortPrefill(text: string, afterMs: number): Promise<{ stopMs: number; nextWorks: boolean }>;
+  environment(): ReturnType<WllamaWorkerClient["environment"]>;
+}
+
+async function timed(text: string, maxTokens: number, ignoreEos: boolean): Promise<WllamaTimings> {
+  const result = await client.complete({
+    id: nextId++,
+    messages: [{ role: "user", content: text }],
+    maxTokens,
+    temperature: 0,
+    ignoreEos,
+  });
+  if (!result.timings) throw new Error("llama.cpp sent no timings");
+  return result.timings;
+}
+
+const api: WllamaBenchApi = {
+  async store() {
+    const files = [...((document.getElementById("model") as HTMLInputElement).files ?? [])];
+    const started = performance.now();
+    const parts = files.map((f) => ({ name: f.name, blob: f }));
+    const info = await inspectModel(parts);
+    modelId = modelIdFor(info.name, info.totalBytes);
+    await client.storeModel({ id: modelId, info, source: "file" }, parts);
+    return { seconds: (performance.now() - started) / 1000, bytes: info.totalBytes };
+  },
+  async load(threads, kvTokens) {
+    const outcome = await client.load({ modelId, kvTokens, slots: 2, threads, assets: assets() });
+    return { seconds: outcome.seconds, threads: outcome.threads, multiThread: outcome.multiThread, compat: outcome.compat };
+  },
+  // A different text each time, so no prompt comes from the KV cache.
+  prefill: (text) => timed(`${Math.random()} ${text}`, 1, true),
+  decode: (tokens) => timed(`${Math.random()} Write.`, tokens, true),
+  async abortPrefill(text, afterMs) {
+    const id = nextId++;
+    const call = client.complete({ id, messages: [{ role: "user", content: `${Math.random()} ${text}` }], maxTokens: 1 });
+    await new Promise((r) => setTimeout(r, afterMs));
+    const cancelled = performance.now();
+    await client.cancel(id);
+    await call.catch(() => undefined);
+    const stopMs = performance.now() - cancelled;
+    const next = await timed("After the stop.", 2, true).then(
+      () => true,
+      () => false,
+    );
+    return { stopMs, nextWorks: next };
+  },
+  environment: () => client.environment(),
+};
+
+(window as unknown as { wllamaBench: WllamaBenchApi }).wllamaBench = api;

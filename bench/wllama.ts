@@ -1,0 +1,190 @@
+// llama.cpp in the page (wllama, Chromium) against native llama.cpp (node-llama-cpp's prebuilt CPU
+// build) on the same random-weight GGUF shaped like Qwen2.5-0.5B, in the same run: prefill and
+// decode tokens/s at 1 thread and at every core, as llama.cpp's own counters report them, and
+// what Stop does during a long prefill in the page. Random weights cost llama.cpp exactly what
+// real ones do. The page's figures are reported as ratios to native (the target: within 2×).
+//
+// Run: node --import tsx bench/wllama.ts [--write] [--shape=qwen2.5-0.5b] [--runs=3]
+// Native llama.cpp: node-llama-cpp from this project when it depends on it, else the folder in
+// NODE_LLAMA_CPP_DIR (a scratch `npm i node-llama-cpp@3.21.1 @node-llama-cpp/linux-x64@3.21.1
+// --omit=optional --ignore-scripts`).
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Page } from "playwright-core";
+import { tinyQwenGguf, type QwenShapeName } from "../tests/fixtures/gguf/index.ts";
+import type { WllamaBenchApi } from "./browser/wllama-bench.ts";
+import { startBenchPages } from "./browser/server.ts";
+import { launchChromium } from "./lib/chromium.ts";
+import { Report, load, today } from "./lib/report.ts";
+import { machine, summarize } from "./stats.ts";
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const SHAPE = (arg("shape") ?? "qwen2.5-0.5b") as QwenShapeName;
+const RUNS = Number(arg("runs") ?? 3);
+const PROMPT_WORDS = Number(arg("prompt-words") ?? 350); // about 500 tokens with the chat template
+const DECODE_TOKENS = Number(arg("decode") ?? 32);
+const KV_TOKENS = 4096;
+const CORES = availableParallelism();
+const ONLY_STOP = arg("only") === "stop";
+const THREADS = ONLY_STOP ? [1] : [...new Set([1, CORES])];
+const PROMPT = Array.from(
+  { length: PROMPT_WORDS },
+  (_, i) => ["harbour", "ledger", "tide", "keeper", "lamp", "storm", "north"][i % 7],
+).join(" ");
+
+interface Rate {
+  prefill: number[];
+  decode: number[];
+}
+const tps = (tokens: number, ms: number) => (tokens / ms) * 1000;
+const med = (xs: number[]) => summarize(xs).median;
+
+/** The part of node-llama-cpp this benchmark uses (it is not a dependency of this package yet). */
+interface NodeLlamaSequence {
+  clearHistory(): Promise<void>;
+  evaluateWithoutGeneratingNewTokens(tokens: number[]): Promise<void>;
+  evaluate(tokens: number[], options: { temperature: number }): AsyncIterable<number>;
+}
+interface NodeLlamaCpp {
+  getLlama(options: { gpu: false; build: "never" }): Promise<{
+    loadModel(o: { modelPath: string }): Promise<{
+      tokenize(text: string): number[];
+      createContext(o: { contextSize: number; threads: number; batchSize: number }): Promise<{
+        getSequence(): NodeLlamaSequence;
+        dispose(): Promise<void>;
+      }>;
+      dispose(): Promise<void>;
+    }>;
+    dispose(): Promise<void>;
+  }>;
+}
+
+async function importNodeLlamaCpp(): Promise<NodeLlamaCpp> {
+  const dir = process.env.NODE_LLAMA_CPP_DIR;
+  const specifier = dir ? pathToFileURL(join(dir, "node_modules/node-llama-cpp/dist/index.js")).href : "node-llama-cpp";
+  return (await import(specifier)) as NodeLlamaCpp;
+}
+
+async function native(modelPath: string): Promise<Map<number, Rate>> {
+  const { getLlama } = await importNodeLlamaCpp();
+  const llama = await getLlama({ gpu: false, build: "never" });
+  const model = await llama.loadModel({ modelPath });
+  const out = new Map<number, Rate>();
+  for (const threads of THREADS) {
+    const context = await model.createContext({ contextSize: KV_TOKENS, threads, batchSize: 512 });
+    const sequence = context.getSequence();
+    const rate: Rate = { prefill: [], decode: [] };
+    for (let run = 0; run < RUNS; run++) {
+      const tokens = model.tokenize(`${Math.random()} ${PROMPT}`);
+      await sequence.clearHistory();
+      let t = performance.now();
+      await sequence.evaluateWithoutGeneratingNewTokens(tokens);
+      rate.prefill.push(tps(tokens.length, performance.now() - t));
+      await sequence.clearHistory();
+      const short = model.tokenize(`${Math.random()} Write.`);
+      await sequence.evaluateWithoutGeneratingNewTokens(short.slice(0, -1));
+      let n = 0;
+      t = performance.now();
+      for await (const token of sequence.evaluate(short.slice(-1), { temperature: 0 })) {
+        void token;
+        if (++n >= DECODE_TOKENS) break;
+      }
+      rate.decode.push(tps(n, performance.now() - t));
+      console.log(
+        `native ${threads} thread(s) run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s, decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
+      );
+    }
+    out.set(threads, rate);
+    await context.dispose();
+  }
+  await model.dispose();
+  await llama.dispose();
+  return out;
+}
+
+function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Parameters<WllamaBenchApi[K]>) {
+  return page.evaluate(
+    ([n, a]) =>
+      (window as unknown as { wllamaBench: Record<string, (...x: unknown[]) => unknown> }).wllamaBench[n as string]!(...(a as unknown[])),
+    [name, args] as const,
+  ) as Promise<Awaited<ReturnType<WllamaBenchApi[K]>>>;
+}
+
+async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; notes: string[] }> {
+  const server = await startBenchPages();
+  const browser = await launchChromium();
+  const notes: string[] = [];
+  const rates = new Map<number, Rate>();
+  try {
+    const context = await browser.newContext();
+    const p = await context.newPage();
+    await p.goto(`${server.url}wllama.html`);
+    await p.waitForFunction(() => "wllamaBench" in window);
+    await p.locator("#model").setInputFiles(modelPath);
+    const stored = await call(p, "store");
+    console.log(`stored in ${stored.seconds.toFixed(1)} s`);
+    notes.push(`kept in OPFS in ${stored.seconds.toFixed(1)} s (${Math.round(stored.bytes / 1024 ** 2)} MiB)`);
+    for (const threads of THREADS) {
+      const loaded = await call(p, "load", threads, KV_TOKENS);
+      notes.push(
+        `${threads} thread(s): loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,
+      );
+      await call(p, "prefill", "warm up"); // the first call pays one-off costs
+      const rate: Rate = { prefill: [], decode: [] };
+      for (let run = 0; run < (ONLY_STOP ? 0 : RUNS); run++) {
+        const pre = await call(p, "prefill", PROMPT);
+        rate.prefill.push(tps(pre.promptTokens, pre.promptMs));
+        const dec = await call(p, "decode", DECODE_TOKENS);
+        rate.decode.push(tps(dec.predictedTokens, dec.predictedMs));
+        console.log(
+          `page ${threads} thread(s) run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s (${pre.promptTokens} tokens), decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
+        );
+      }
+      rates.set(threads, rate);
+    }
+    const long = `${PROMPT} ${PROMPT} ${PROMPT}`;
+    const stop = await call(p, "abortPrefill", long, 500);
+    notes.push(
+      `Stop 0.5 s into a ~${Math.round(PROMPT_WORDS * 3 * 1.45).toLocaleString("en-US")}-token prefill (${THREADS.at(-1)} thread(s)): the call ended ${Math.round(stop.stopMs)} ms after Stop; the next request ${stop.nextWorks ? "worked" : "FAILED"}`,
+    );
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  return { rates, notes };
+}
+
+const report = new Report("wllama");
+const modelPath = await tinyQwenGguf({ shape: SHAPE });
+report.line(`### llama.cpp in the page (wllama 3.13.0) vs native llama.cpp (node-llama-cpp 3.21.1), ${today()}`);
+report.line("");
+report.line(
+  `Machine: ${machine()}; load average at start ${load()}. Model: random-weight GGUF shaped like ${SHAPE} (Q8_0 blocks, Q8_0 embedding), ` +
+    `${KV_TOKENS}-token KV cache, prompt ≈${Math.round(PROMPT_WORDS * 1.45)} tokens, ${DECODE_TOKENS} tokens decoded, ${RUNS} runs each (median). Tokens/s from llama.cpp's own counters in the page (timings) and from wall time around node-llama-cpp's evaluate calls.`,
+);
+report.line("");
+const nativeRates = ONLY_STOP ? new Map<number, Rate>() : await native(modelPath);
+const pageRun = await page(modelPath);
+if (ONLY_STOP) {
+  for (const n of pageRun.notes) report.line(`- ${n}`);
+  process.exit(0);
+}
+report.table(["threads", "prefill tok/s: page", "native", "page / native", "decode tok/s: page", "native", "page / native"]);
+for (const threads of THREADS) {
+  const pg = pageRun.rates.get(threads)!;
+  const nt = nativeRates.get(threads)!;
+  const ratio = (a: number[], b: number[]) => `${(med(a) / med(b)).toFixed(2)}×`;
+  report.row([
+    threads,
+    med(pg.prefill).toFixed(0),
+    med(nt.prefill).toFixed(0),
+    ratio(pg.prefill, nt.prefill),
+    med(pg.decode).toFixed(1),
+    med(nt.decode).toFixed(1),
+    ratio(pg.decode, nt.decode),
+  ]);
+}
+report.line("");
+for (const n of pageRun.notes) report.line(`- ${n}`);
+if (process.argv.includes("--write")) console.log(`written to ${report.save()}`);

@@ -1,0 +1,31 @@
+// Copies llama.cpp's WebAssembly (wllama) from node_modules into public/wllama so the app serves
+// it from its own origin: no CDN, works offline. wllama refuses a wasm from another release
+// (version_mismatch), so the compat build must come from the same version as the library.
+import { copyFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const require = createRequire(import.meta.url);
+const main = dirname(require.resolve("@wllama/wllama/package.json"));
+const compat = dirname(require.resolve("@wllama/wllama-compat/package.json"));
+const version = (dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).version;
+if (version(main) !== version(compat)) {
+  throw new Error(`@wllama/wllama ${version(main)} and @wllama/wllama-compat ${version(compat)} differ: pin both to the same version.`);
+}
+const dest = fileURLToPath(new URL("../public/wllama/", import.meta.url));
+const copies = [
+  [join(main, "esm/wasm/wllama.wasm"), join(dest, "wllama.wasm")],
+  [join(compat, "wasm/wllama.wasm"), join(dest, "compat/wllama.wasm")],
+  [join(compat, "wasm/wllama.js"), join(dest, "compat/wllama.js")],
+];
+for (const [from, to] of copies) {
+  mkdirSync(dirname(to), { recursive: true });
+  let fresh = false;
+  try {
+    fresh = statSync(to).size === statSync(from).size && statSync(to).mtimeMs >= statSync(from).mtimeMs;
+  } catch {
+    fresh = false;
+  }
+  if (!fresh) copyFileSync(from, to);
+}

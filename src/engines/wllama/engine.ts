@@ -1,0 +1,199 @@
+// A ChatEngine over llama.cpp (wllama) in its worker: CPU, threads when the page is
+// cross-origin isolated, llama-server's prompt cache kept per slot so a root turn evaluates only
+// its new tokens even with sub-calls in between.
+import { EngineAbortedError, EngineError } from "../errors.ts";
+import { Limiter } from "../limiter.ts";
+import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
+import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
+import { ModelTooBigError, mapWorkerError } from "./errors.ts";
+import { KV_SLOTS, planMemory, type MemoryPlan } from "./memory.ts";
+import type { GgufModelInfo } from "./model-file.ts";
+import type { WllamaAssets, WllamaCompletionResult, WllamaLoadOutcome, WllamaTimings, WllamaWorkerApi } from "./protocol.ts";
+
+/**
+ * The grammar hook, for tests only. An e2e test defines `globalThis.__rlmTestGrammar` (a function
+ * from the request's messages to a GBNF grammar, or undefined) with an init script, so a
+ * random-weight model emits an exact scripted reply. Nothing in the page, its settings or its
+ * links sets it; with no such global every request is unconstrained.
+ */
+export type TestGrammarHook = (messages: ChatRequest["messages"]) => string | undefined;
+
+export function testGrammarFor(messages: ChatRequest["messages"]): string | undefined {
+  const hook = (globalThis as { __rlmTestGrammar?: unknown }).__rlmTestGrammar;
+  if (typeof hook !== "function") return undefined;
+  const grammar = (hook as TestGrammarHook)(messages);
+  return typeof grammar === "string" && grammar ? grammar : undefined;
+}
+
+/** What llama.cpp reported for one call (for the page's cache line and the tests). */
+export interface CallRecord {
+  promptTokens: number;
+  cachedTokens: number;
+  evaluatedTokens: number;
+  completionTokens: number;
+  promptMs: number;
+  predictedMs: number;
+}
+
+export interface WllamaEngineOptions {
+  worker: WllamaWorkerApi;
+  /** The stored model (model-store.ts) to load. */
+  modelId: string;
+  info: GgufModelInfo;
+  /** Tokens per request (the loop's window); the KV cache holds KV_SLOTS of these. */
+  contextWindow: number;
+  threads: number;
+  assets: WllamaAssets;
+  libllama: string;
+  /** Label in the page and trajectories. */
+  label: string;
+  onDispose?: () => void;
+  onCall?: (record: CallRecord) => void;
+}
+
+function toFinishReason(value: string | null): FinishReason {
+  if (value === null || value === "stop") return "stop";
+  if (value === "length") return "length";
+  return "other";
+}
+
+export class WllamaEngine implements ChatEngine {
+  readonly backend = "wllama";
+  /** One request at a time: the CPU is shared anyway, and Stop must reach the running one. */
+  readonly maxConcurrency = 1;
+  readonly contextWindow: number;
+  readonly memory: MemoryPlan;
+  readonly calls: CallRecord[] = [];
+  loadOutcome: WllamaLoadOutcome | null = null;
+
+  private readonly queue = new Limiter(1);
+  private nextId = 1;
+  private disposed = false;
+
+  constructor(private readonly options: WllamaEngineOptions) {
+    this.contextWindow = options.contextWindow;
+    this.memory = planMemory(options.info, options.contextWindow);
+  }
+
+  get model(): string {
+    return this.options.label;
+  }
+
+  get info(): GgufModelInfo {
+    return this.options.info;
+  }
+
+  /** Checks memory first (refusing before any load), then starts llama.cpp with the model. */
+  async load(onProgress?: (message: string) => void): Promise<WllamaLoadOutcome> {
+    if (this.disposed) throw new EngineError("This local model engine was shut down; load the model again.");
+    if (!this.memory.fits) throw new ModelTooBigError(this.memory.arithmetic);
+    try {
+      this.loadOutcome = await this.options.worker.load(
+        {
+          modelId: this.options.modelId,
+          kvTokens: this.memory.kvTokens,
+          slots: KV_SLOTS,
+          threads: this.options.threads,
+          assets: this.options.assets,
+        },
+        onProgress,
+      );
+      return this.loadOutcome;
+    } catch (err) {
+      throw mapWorkerError(err, { libllama: this.options.libllama, modelName: this.options.info.name });
+    }
+  }
+
+  async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
+    const { signal, onToken } = options;
+    if (signal?.aborted) throw new EngineAbortedError();
+    const id = this.nextId++;
+    return new Promise<ChatResult>((resolve, reject) => {
+      let running = false;
+      let settled = false;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        fn();
+      };
+      const onAbort = () => {
+        if (running) void this.options.worker.cancel(id).catch(() => undefined);
+        settle(() => reject(new EngineAbortedError()));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      void this.queue
+        .run(async () => {
+          if (settled || signal?.aborted) return;
+          running = true;
+          try {
+            const grammar = testGrammarFor(request.messages);
+            const result = await this.options.worker.complete(
+              {
+                id,
+                messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+                ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+                ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+                ...(request.topP !== undefined ? { topP: request.topP } : {}),
+                ...(request.seed !== undefined ? { seed: request.seed } : {}),
+                ...(request.stop?.length ? { stop: [...request.stop] } : {}),
+                // Only templates with Qwen3's switch; off unless asked (sub-calls never think).
+                ...(this.options.info.thinkingSwitch ? { thinking: request.thinking ?? false } : {}),
+                ...(grammar ? { grammar } : {}),
+              },
+              onToken
+                ? (delta) => {
+                    if (!settled) onToken(delta);
+                  }
+                : undefined,
+            );
+            settle(() => resolve(this.toChatResult(result, request)));
+          } catch (err) {
+            const mapped = mapWorkerError(err, { libllama: this.options.libllama, modelName: this.options.info.name });
+            settle(() => reject(mapped));
+          } finally {
+            running = false;
+            signal?.removeEventListener("abort", onAbort);
+          }
+        })
+        .catch((err: unknown) => settle(() => reject(err)));
+    });
+  }
+
+  private record(t: WllamaTimings, result: WllamaCompletionResult): CallRecord {
+    const record: CallRecord = {
+      promptTokens: result.usage?.promptTokens ?? t.promptTokens + t.cachedTokens,
+      cachedTokens: t.cachedTokens,
+      evaluatedTokens: t.promptTokens,
+      completionTokens: result.usage?.completionTokens ?? t.predictedTokens,
+      promptMs: t.promptMs,
+      predictedMs: t.predictedMs,
+    };
+    this.calls.push(record);
+    if (this.calls.length > 500) this.calls.shift();
+    this.options.onCall?.(record);
+    return record;
+  }
+
+  private toChatResult(result: WllamaCompletionResult, request: ChatRequest): ChatResult {
+    const record = result.timings ? this.record(result.timings, result) : null;
+    const counted =
+      record ?? (result.usage ? { promptTokens: result.usage.promptTokens, completionTokens: result.usage.completionTokens } : null);
+    return {
+      text: result.text,
+      usage: {
+        promptTokens: counted?.promptTokens ?? estimateMessagesTokens(request.messages),
+        completionTokens: counted?.completionTokens ?? estimateTokens(result.text),
+      },
+      usageEstimated: counted === null,
+      finishReason: toFinishReason(result.finishReason),
+      model: this.model,
+    };
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.options.worker.unload().catch(() => undefined);
+    this.options.onDispose?.();
+  }
+}

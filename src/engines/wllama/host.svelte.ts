@@ -1,0 +1,302 @@
+// The page's side of the llama.cpp engine: which GGUF models this browser keeps, taking a file the
+// person chose or dropped (checked, then kept), and loading the chosen one for a run. Its state is
+// reactive ($state) for the Settings view and the header chip.
+import type { EngineHost, EngineLabel, HostContext } from "../../app/engine-host.ts";
+import type { Settings } from "../../app/settings.ts";
+import type { EngineStatus } from "../descriptor.ts";
+import type { ChatEngine } from "../types.ts";
+import { WllamaWorkerClient } from "./client.ts";
+import { WllamaEngine, type CallRecord } from "./engine.ts";
+import { ModelTooBigError, mapWorkerError } from "./errors.ts";
+import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
+import { ModelFileError, inspectModel, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
+import { catalogUrl, type CatalogModel } from "./catalog.ts";
+import { modelIdFor, type StoredModel } from "./model-store.ts";
+import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
+import type { WllamaSettings } from "./settings.ts";
+
+/** Where the page serves llama.cpp's wasm: copied from node_modules at build (scripts/copy-wllama.mjs). */
+export function pageAssets(): WllamaAssets {
+  const base = new URL(`${import.meta.env.BASE_URL}wllama/`, location.href);
+  return {
+    wasm: new URL("wllama.wasm", base).href,
+    compatWasm: new URL("compat/wllama.wasm", base).href,
+    compatWorker: new URL("compat/wllama.js", base).href,
+  };
+}
+
+/** The window a model gets with these settings: the person's choice, else its default. */
+export function windowFor(settings: WllamaSettings, info: GgufModelInfo & { totalBytes: number }): number {
+  return settings.contextWindow || defaultWindow(info) || 2048;
+}
+
+/**
+ * Half the cores, at least one (wllama's own default). llama.cpp's threads wait for each other by
+ * spinning: with every core busy they stall whenever anything else runs (the page, Python, other
+ * programs). On a loaded 2-core machine 2 threads decoded ~15× slower than 1 (bench/RESULTS.md).
+ */
+export function defaultThreads(cores: number): number {
+  return Math.max(1, Math.floor(cores / 2));
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1024 ** 2).toLocaleString("en-US")} MB`;
+}
+
+export class WllamaHost implements EngineHost {
+  env = $state<WllamaEnvironment | null>(null);
+  models = $state<StoredModel[]>([]);
+  modelsKnown = $state(false);
+  private hostStatus = $state<"idle" | { loading: number; detail: string } | { ready: string } | { error: string }>("idle");
+  available = $state<boolean | null>(null);
+  readonly unavailableReason = "this browser cannot run WebAssembly";
+  readonly knownWindow = undefined;
+  readonly fileKinds = /\.gguf$/i;
+  /** A file being kept: its name and how far. */
+  storing = $state<{ name: string; fraction: number } | null>(null);
+  /** Catalog downloads under way (bytes, total when known) and their last error. */
+  downloads = $state<Record<string, { bytes: number; total: number | null; error?: string; running: boolean }>>({});
+  /** The last question's calls as llama.cpp counted them: prompt tokens, and how many came from its KV cache. */
+  lastCalls = $state<CallRecord[]>([]);
+
+  private worker: WllamaWorkerClient | null = null;
+
+  constructor(private readonly ctx: HostContext) {}
+
+  private own(): WllamaSettings {
+    return this.ctx.settings().wllama;
+  }
+
+  get status(): EngineStatus {
+    const label = this.label(this.own());
+    const h = this.hostStatus;
+    if (h === "idle") return { state: "idle", label };
+    if ("loading" in h) return { state: "loading", label, progress: h.loading, detail: h.detail };
+    if ("ready" in h) return { state: "ready", label, detail: h.ready };
+    return { state: "error", label, message: h.error, canReload: false };
+  }
+
+  download(): undefined {
+    return undefined;
+  }
+
+  /** llama.cpp needs WebAssembly (with SIMD; every browser with JSPI or the compat build's Asyncify has it). */
+  async detect(): Promise<void> {
+    this.available = typeof WebAssembly === "object";
+  }
+
+  /** The models kept in this browser (starts the worker; only once this engine is chosen). */
+  async probe(): Promise<void> {
+    await this.refresh().catch(() => undefined);
+    await this.environment().catch(() => undefined);
+  }
+
+  missing(): string | null {
+    const id = this.own().modelId;
+    if (id && this.modelsKnown && !this.find(id)) {
+      return "The chosen model file is no longer kept in this browser. Choose the .gguf model file again in Settings.";
+    }
+    return null;
+  }
+
+  settingsChanged(): void {
+    // A different model, window or thread count loads on the next question (engineFor's key).
+    if (this.hostStatus !== "idle" && typeof this.hostStatus === "object" && "error" in this.hostStatus) this.hostStatus = "idle";
+  }
+
+  async release(): Promise<void> {
+    await this.unload();
+  }
+
+  async reload(): Promise<void> {
+    await this.unload();
+    await this.forRun();
+  }
+
+  describe(): { root: EngineLabel; sub: EngineLabel } | null {
+    const engine = this.loaded?.engine;
+    if (engine) return { root: engine, sub: engine };
+    const label: EngineLabel = { model: this.label(this.own()), backend: "wllama", contextWindow: this.own().contextWindow };
+    return { root: label, sub: label };
+  }
+
+  /** A .gguf dropped on the page becomes the model: kept, then chosen. */
+  async takeFiles(files: File[], settings: Settings): Promise<Settings> {
+    const stored = await this.addFiles(files, settings.wllama);
+    return { ...settings, backend: "wllama", wllama: { ...settings.wllama, modelId: stored.id } };
+  }
+  private loaded: { key: string; engine: WllamaEngine } | null = null;
+  private loading: Promise<WllamaEngine> | null = null;
+
+  private client(): WllamaWorkerClient {
+    this.worker ??= WllamaWorkerClient.spawn();
+    return this.worker;
+  }
+
+  /** What the browser offers llama.cpp (threads, JSPI / compat build), asked of the worker once. */
+  async environment(): Promise<WllamaEnvironment> {
+    this.env ??= await this.client().environment();
+    return this.env;
+  }
+
+  async refresh(): Promise<void> {
+    this.models = await this.client().listModels();
+    this.modelsKnown = true;
+  }
+
+  find(id: string): StoredModel | undefined {
+    return this.models.find((m) => m.id === id);
+  }
+
+  label(settings: WllamaSettings): string {
+    const m = this.find(settings.modelId);
+    if (!settings.modelId) return "llama.cpp: no model file chosen";
+    return `${m ? (m.info.title ?? m.info.name) : settings.modelId} (llama.cpp, CPU)`;
+  }
+
+  /** The memory sum for a stored model at the window these settings give it. */
+  plan(settings: WllamaSettings, model = this.find(settings.modelId)): MemoryPlan | undefined {
+    return model ? planMemory(model.info, windowFor(settings, model.info)) : undefined;
+  }
+
+  /**
+   * Checks a chosen or dropped .gguf (or a split model's parts) and keeps it in the browser.
+   * Refused before anything is kept when it is not a whole GGUF, or cannot fit memory at the
+   * window; the stored models and the settings stay as they were.
+   */
+  async addFiles(files: File[], settings: WllamaSettings): Promise<StoredModel> {
+    const parts: NamedBlob[] = files.map((f) => ({ name: f.name, blob: f }));
+    const info = await inspectModel(parts);
+    const window = settings.contextWindow || defaultWindow(info);
+    if (!window) {
+      throw new ModelTooBigError(planMemory(info, 2048).arithmetic, info.name);
+    }
+    const plan = planMemory(info, window);
+    if (!plan.fits) throw new ModelTooBigError(plan.arithmetic, info.name);
+    const id = modelIdFor(info.name, info.totalBytes);
+    this.storing = { name: info.name, fraction: 0 };
+    try {
+      const stored = await this.client().storeModel({ id, info, source: "file" }, parts, (bytes, total) => {
+        this.storing = { name: info.name, fraction: total ? bytes / total : 1 };
+      });
+      await this.refresh();
+      return stored;
+    } finally {
+      this.storing = null;
+    }
+  }
+
+  /** Downloads (or resumes) a catalog model; the person's settings choose it once it is kept. */
+  async downloadCatalog(model: CatalogModel): Promise<StoredModel | null> {
+    const prior = (
+      await this.client()
+        .partialDownloads()
+        .catch(() => [])
+    ).find((p) => p.id === model.id);
+    this.downloads = { ...this.downloads, [model.id]: { bytes: prior?.bytes ?? 0, total: null, running: true } };
+    try {
+      const stored = await this.client().download({ id: model.id, url: catalogUrl(model), fileName: model.fileName }, (bytes, total) => {
+        this.downloads = { ...this.downloads, [model.id]: { bytes, total, running: true } };
+      });
+      const { [model.id]: _done, ...rest } = this.downloads;
+      this.downloads = rest;
+      await this.refresh();
+      return stored;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const was = this.downloads[model.id];
+      this.downloads = {
+        ...this.downloads,
+        [model.id]: { bytes: was?.bytes ?? 0, total: was?.total ?? null, error: message, running: false },
+      };
+      return null;
+    }
+  }
+
+  cancelDownload(id: string): void {
+    void this.client().cancelDownload(id);
+  }
+
+  async deleteModel(id: string): Promise<void> {
+    if (this.loaded?.key.startsWith(`${id}|`)) await this.unload();
+    await this.client().deleteModel(id);
+    await this.refresh();
+  }
+
+  async unload(): Promise<void> {
+    const old = this.loaded;
+    this.loaded = null;
+    this.hostStatus = "idle";
+    await old?.engine.dispose();
+  }
+
+  /** The engine for a run: the chosen model, loaded once and kept while the settings stay. */
+  async forRun(): Promise<{ root: ChatEngine; sub: ChatEngine }> {
+    this.newQuestion();
+    const engine = await this.engineFor(this.own());
+    return { root: engine, sub: engine };
+  }
+
+  private async engineFor(settings: WllamaSettings): Promise<WllamaEngine> {
+    if (!this.modelsKnown) await this.refresh();
+    const model = this.find(settings.modelId);
+    if (!model) {
+      throw new ModelFileError(
+        settings.modelId
+          ? "The chosen model file is no longer kept in this browser. Choose the .gguf file again in Settings (Model file)."
+          : "No model file is chosen. Open Settings and choose a .gguf model file, or drop one on the page.",
+      );
+    }
+    const env = await this.environment();
+    const window = windowFor(settings, model.info);
+    const threads = settings.threads || (env.crossOriginIsolated ? defaultThreads(env.hardwareConcurrency) : 1);
+    const key = `${model.id}|${window}|${threads}`;
+    if (this.loaded?.key === key) return this.loaded.engine;
+    if (this.loading) return this.loading;
+    await this.unload();
+    const engine = new WllamaEngine({
+      worker: this.client(),
+      modelId: model.id,
+      info: model.info,
+      contextWindow: window,
+      threads,
+      assets: pageAssets(),
+      libllama: env.libllama,
+      label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
+      onCall: (record) => this.count(record),
+    });
+    this.hostStatus = { loading: 0.1, detail: "Starting llama.cpp…" };
+    this.loading = (async () => {
+      try {
+        const outcome = await engine.load((message) => {
+          this.hostStatus = { loading: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
+        });
+        this.loaded = { key, engine };
+        this.hostStatus = {
+          ready:
+            `${window.toLocaleString("en-US")}-token window · ${outcome.threads} thread${outcome.threads === 1 ? "" : "s"}` +
+            `${outcome.compat ? " (compat build)" : ""} · about ${mib(engine.memory.totalBytes)} of memory`,
+        };
+        return engine;
+      } catch (err) {
+        const mapped = mapWorkerError(err, { libllama: env.libllama, modelName: model.info.name });
+        this.hostStatus = { error: mapped.message };
+        throw mapped;
+      } finally {
+        this.loading = null;
+      }
+    })();
+    return this.loading;
+  }
+
+  /** Starts counting a question's calls afresh (the page shows the last question's cache use). */
+  newQuestion(): void {
+    this.lastCalls = [];
+  }
+
+  private count(record: CallRecord): void {
+    this.lastCalls = [...this.lastCalls, record];
+  }
+}
+
+export { ModelFileError };
