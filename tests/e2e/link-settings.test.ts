@@ -149,7 +149,9 @@ describe("settings from a link are a proposal, and keys stay with their origin",
     await dialog.waitFor();
     const row = async (setting: string) =>
       (await dialog.getByRole("row", { name: new RegExp(`^${setting}`) }).innerText()).replace(/\s+/g, " ").trim();
-    expect(await row("Model source")).toBe("Model source In this browser, on the GPU (WebLLM, WebGPU) OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp…)");
+    expect(await row("Model source")).toBe(
+      "Model source In this browser, on the GPU (WebLLM, WebGPU) OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp…)",
+    );
     expect(await row("Context window")).toMatch(/ asked from the server$/);
     expect(await row("Method")).toBe("Method Auto (direct if it fits) Always RLM");
     const table = await dialog.locator("table").innerText();
