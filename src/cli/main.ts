@@ -4,6 +4,8 @@ import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
+import type { ChatEngine } from "../engines/types.ts";
+import { isLocalModelRefusal, openLocalEngines, type LocalEngines } from "./local-model.ts";
 import { nodeHttpFetch } from "../node/http-fetch.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
@@ -113,6 +115,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   }
 
   let session: RlmSession | null = null;
+  let local: LocalEngines | null = null;
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -124,7 +127,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const docs = await contextDocuments(options.contextFiles, io.readStdin);
     const cache = resolveCacheDir({ cacheDir: options.cacheDir, noCache: options.noCache, env: io.env });
     const snapshotDir = cache.dir;
-    const engines: { root?: OpenAIEngine; sub?: OpenAIEngine } = {};
+    const engines: { root?: ChatEngine; sub?: ChatEngine } = {};
     const config = configFrom(options);
     session = new RlmSession({
       createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir }),
@@ -148,18 +151,27 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       () => undefined,
     );
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
-    engines.root = await OpenAIEngine.connect({
-      // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
-      fetch: nodeHttpFetch,
-      baseUrl: options.baseUrl,
-      model: options.model,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-      stream: options.stream,
-      ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
-    });
-    const { root } = engines;
-    const sub = (engines.sub = options.subModel ? root.withModel(options.subModel, options.subContextWindow) : root);
+    if (options.modelFile) {
+      // llama.cpp in this process; loaded only now, so endpoint runs never load it.
+      local = await openLocalEngines(options, io.stderr, controller.signal);
+      engines.root = local.root;
+      engines.sub = local.sub;
+    } else {
+      const server = await OpenAIEngine.connect({
+        // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
+        fetch: nodeHttpFetch,
+        baseUrl: options.baseUrl,
+        model: options.model,
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+        stream: options.stream,
+        ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
+      });
+      engines.root = server;
+      engines.sub = options.subModel ? server.withModel(options.subModel, options.subContextWindow) : server;
+    }
+    const root = engines.root;
+    const sub = engines.sub;
     const chars = await counting;
     const loading = session.addDocuments(docs.map((d, i) => sessionDocument(d, chars[i])));
     let documentMs = 0;
@@ -197,7 +209,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || isLocalModelRefusal(err)) {
       io.stderr(`rlm: ${err.message}\n`);
       return 2;
     }
@@ -206,5 +218,6 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   } finally {
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
+    await (local as LocalEngines | null)?.close();
   }
 }
