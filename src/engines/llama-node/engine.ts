@@ -26,12 +26,23 @@ export interface LlamaRequestStats {
   promptTokens: number;
   /** Prompt tokens already in the sequence's KV cache from its previous request (not evaluated again). */
   reusedTokens: number;
-  /** Prompt tokens llama.cpp evaluated for this request (reused + evaluated = prompt). */
+  /** Prompt tokens llama.cpp evaluated for this request (reused + evaluated = prompt, unless Stop cut the prompt short). */
   evaluatedTokens: number;
   generatedTokens: number;
   prefillMs: number;
   generateMs: number;
   finishReason: FinishReason;
+  /**
+   * Tests only (performanceTracking): llama.cpp's own counters for this request's context, read
+   * as it ends. Exact when requests do not overlap (a scripted run); overlapping ones share them.
+   */
+  llamaCpp?: LlamaCppCounters;
+}
+
+/** llama.cpp's own counts (llama_perf_context): tokens evaluated in batches, and single-token evaluations. */
+export interface LlamaCppCounters {
+  promptEvalTokens: number;
+  evalRuns: number;
 }
 
 /**
@@ -51,6 +62,8 @@ export interface LlamaEngineOptions {
   slots: Slots<SequenceSlot>;
   onRequest?: (stats: LlamaRequestStats) => void;
   testGrammar?: TestGrammar;
+  /** Tests only: llama.cpp's counters since the last read (they reset when read). */
+  readCounters?: () => Promise<LlamaCppCounters>;
 }
 
 /**
@@ -125,7 +138,22 @@ export class LlamaNodeEngine implements ChatEngine {
     const before = sequence.tokenMeter.getState();
     // All but the last token: generation evaluates that one itself, for its logits.
     for (let at = reusedTokens; at < tokens.length - 1; at += PREFILL_BATCH) {
-      signal?.throwIfAborted();
+      if (signal?.aborted) {
+        // Stopped mid-prompt: say how far llama.cpp got (the batches done stay in the cache).
+        const evaluatedTokens = sequence.tokenMeter.diff(before).usedInputTokens;
+        this.o.onRequest?.({
+          role: this.o.role,
+          sequence: slot.value.id,
+          promptTokens: tokens.length,
+          reusedTokens,
+          evaluatedTokens,
+          generatedTokens: 0,
+          prefillMs: performance.now() - started,
+          generateMs: 0,
+          finishReason: "abort",
+        });
+        throw new EngineAbortedError();
+      }
       await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, Math.min(at + PREFILL_BATCH, tokens.length - 1)));
     }
     const prefilledTokens = sequence.tokenMeter.diff(before).usedInputTokens;
@@ -167,6 +195,8 @@ export class LlamaNodeEngine implements ChatEngine {
     const generation = sequence.tokenMeter.diff(generating);
     const evaluatedTokens = prefilledTokens + generation.usedInputTokens + 1;
     const generatedTokens = generation.usedOutputTokens;
+    const generated = performance.now();
+    const llamaCpp = await this.o.readCounters?.();
     this.o.onRequest?.({
       role: this.o.role,
       sequence: slot.value.id,
@@ -175,8 +205,9 @@ export class LlamaNodeEngine implements ChatEngine {
       evaluatedTokens,
       generatedTokens,
       prefillMs: prefilled - started,
-      generateMs: performance.now() - prefilled,
+      generateMs: generated - prefilled,
       finishReason,
+      ...(llamaCpp ? { llamaCpp } : {}),
     });
     return {
       text,

@@ -9,14 +9,14 @@ import { freemem, totalmem } from "node:os";
 import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { groupDigits } from "../../core/numbers.ts";
 import { contextRefusal, loadRefusal } from "./load-errors.ts";
-import { LlamaNodeEngine, type LlamaRequestStats, type SequenceSlot, type TestGrammar } from "./engine.ts";
+import { LlamaNodeEngine, type LlamaCppCounters, type LlamaRequestStats, type SequenceSlot, type TestGrammar } from "./engine.ts";
 import { describeModelPlan, mib, planMemory, type MemoryPlan, type ModelPlan } from "./memory.ts";
 import { inspectModelFile, type ModelFile } from "./model-file.ts";
 import { listenToLlamaLog, llamaRuntime, type LlamaRuntime } from "./runtime.ts";
 import { Slots } from "./slots.ts";
 import { registeredTestGrammar } from "./test-hook.ts";
 
-export { LlamaNodeEngine, PREFILL_BATCH, type LlamaRequestStats, type TestGrammar } from "./engine.ts";
+export { LlamaNodeEngine, PREFILL_BATCH, type LlamaCppCounters, type LlamaRequestStats, type TestGrammar } from "./engine.ts";
 export { planMemory, type MemoryPlan } from "./memory.ts";
 export { noBinaryMessage } from "./runtime.ts";
 
@@ -41,14 +41,8 @@ export interface LocalModelOptions {
   availableBytes?: number;
   /** Tests only: per-request grammars that script a random-weight model (test-hook.ts). */
   testGrammar?: TestGrammar;
-  /** Tests only: keep llama.cpp's performance counters so `llamaCppCounters()` can read them. */
+  /** Tests only: keep llama.cpp's performance counters and report them with each request's stats. */
   performanceTracking?: boolean;
-}
-
-/** llama.cpp's own counts since the last read (llama_perf_context): prompt tokens evaluated in batches, and single-token evaluations. */
-export interface LlamaCppCounters {
-  promptEvalTokens: number;
-  evalRuns: number;
 }
 
 export interface LocalModels {
@@ -58,8 +52,6 @@ export interface LocalModels {
   threads: number;
   /** What was loaded and why the window is what it is, one line each (for --verbose). */
   describe(): string[];
-  /** Tests only (needs `performanceTracking`): llama.cpp's counters per context since the last call, root's first. */
-  llamaCppCounters(): Promise<LlamaCppCounters[]>;
   close(): Promise<void>;
 }
 
@@ -111,26 +103,26 @@ export async function openLocalModels(options: LocalModelOptions, signal?: Abort
       subSlots = rootSlots.splice(rootSequences);
     }
     const testGrammar = options.testGrammar ?? registeredTestGrammar();
-    const engine = (role: string, file: ModelFile, model: LlamaModel, slots: SequenceSlot[], window: number) =>
+    const engine = (role: string, file: ModelFile, opened: Opened, slots: SequenceSlot[], window: number) =>
       new LlamaNodeEngine({
         runtime,
-        model,
+        model: opened.model,
         label: file.label,
         role,
         contextWindow: window,
         slots: new Slots(slots),
         ...(options.onRequest ? { onRequest: options.onRequest } : {}),
         ...(testGrammar ? { testGrammar } : {}),
+        ...(options.performanceTracking ? { readCounters: () => readCounters(runtime, opened.context) } : {}),
       });
-    const rootEngine = engine("root", rootFile, root.model, rootSlots, rootPlan.window);
-    const subEngine = engine("sub", subFile ?? rootFile, subModel.model, subSlots, (subPlan ?? rootPlan).window);
+    const rootEngine = engine("root", rootFile, root, rootSlots, rootPlan.window);
+    const subEngine = engine("sub", subFile ?? rootFile, subModel, subSlots, (subPlan ?? rootPlan).window);
     return {
       root: rootEngine,
       sub: subEngine,
       plan,
       threads,
       describe: () => describe(runtime, plan, threads, rootEngine, subEngine, Boolean(subFile)),
-      llamaCppCounters: () => Promise.all(opened.map(({ context }) => readCounters(runtime, context))),
       close: async () => {
         stopLog();
         await closeAll(opened);
@@ -141,6 +133,11 @@ export async function openLocalModels(options: LocalModelOptions, signal?: Abort
     await closeAll(opened);
     throw err;
   }
+}
+
+interface Opened {
+  model: LlamaModel;
+  context: LlamaContext;
 }
 
 async function openContext(
