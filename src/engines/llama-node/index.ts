@@ -155,7 +155,9 @@ async function openContext(
   });
   let model: LlamaModel;
   try {
-    model = await runtime.llama.loadModel({ modelPath: file.path, gpuLayers: 0, ...(signal ? { loadSignal: signal } : {}) });
+    // On the CPU every layer stays in memory; Metal (Apple Silicon) decides itself what it offloads.
+    const gpuLayers = runtime.llama.gpu === false ? 0 : "auto";
+    model = await runtime.llama.loadModel({ modelPath: file.path, gpuLayers, ...(signal ? { loadSignal: signal } : {}) });
   } catch (err) {
     throw loadRefusal(file, runtime, err, errors, signal);
   } finally {
@@ -214,7 +216,7 @@ function describe(
 ): string[] {
   const [rootPlan] = plan.models;
   const lines = [
-    `${runtime.version} on the CPU, ${threads} thread(s): ${root.model} (${mib(rootPlan?.costs.weightsBytes ?? 0)} of weights)`,
+    `${runtime.version} on ${runtime.llama.gpu === false ? "the CPU" : `the CPU and ${runtime.llama.gpu}`}, ${threads} thread(s): ${root.model} (${mib(rootPlan?.costs.weightsBytes ?? 0)} of weights)`,
     `window ${groupDigits(plan.window)} tokens: ${plan.reason}`,
     `memory: ${plan.models.map(describeModelPlan).join("; ")} = ${mib(plan.totalBytes)} of ${mib(plan.availableBytes)} available`,
     separate

@@ -119,11 +119,14 @@ export function kvBytesPerToken(info: GgufFileInfo): number {
 const first = (v: number | number[] | undefined) => (Array.isArray(v) ? Math.max(...v) : v);
 
 /**
- * The model's name for trajectories and for choosing a prompt profile: the file's name, with the
- * parameter count added when the name does not carry one (the profile is chosen by size).
+ * The model's name for trajectories and for choosing a prompt profile: the file's name without
+ * hash-like runs (Ollama stores models as sha256-<hex> blobs, and "7b750a…" would read as 7B),
+ * with the parameter count added when the name does not carry one (the profile is chosen by size).
  */
 export function modelLabel(path: string, info: GgufFileInfo, insights: GgufInsights): string {
-  const name = basename(path).replace(/\.gguf$/i, "");
+  const name = basename(path)
+    .replace(/\.gguf$/i, "")
+    .replace(/[0-9a-f]{8,}/gi, "…");
   if (modelSizeB(name) !== null) return name;
   const sizeLabel = info.metadata?.general?.size_label;
   if (typeof sizeLabel === "string" && modelSizeB(sizeLabel) !== null) return `${name} (${sizeLabel})`;

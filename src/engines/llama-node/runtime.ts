@@ -1,7 +1,8 @@
 // node-llama-cpp, loaded on first use and only then: `rlm --help` and endpoint runs never pay
 // for it (nothing else in the CLI imports it; only types are imported statically). llama.cpp is
-// the prebuilt CPU build that `npm ci` installed (@node-llama-cpp/<platform>): never a GPU build,
-// never a build from source, never a download at run time.
+// the prebuilt CPU build that `npm ci` installed (@node-llama-cpp/<platform>): never a CUDA or
+// Vulkan build, never a build from source, never a download at run time. The one exception is
+// Apple Silicon, whose only prebuilt build is Metal's (the GPU shares the machine's memory).
 import type { Llama, LlamaLogLevel } from "node-llama-cpp";
 import { LocalEngineUnavailableError } from "../errors.ts";
 
@@ -46,7 +47,7 @@ async function start(): Promise<LlamaRuntime> {
   }
   try {
     const llama = await lib.getLlama({
-      gpu: false,
+      gpu: appleSilicon() ? "metal" : false,
       build: "never",
       progressLogs: false,
       // Warnings and errors reach the listeners (a load failure's reason is only logged);
@@ -62,6 +63,11 @@ async function start(): Promise<LlamaRuntime> {
     if (err instanceof lib.NoBinaryFoundError) throw new LocalEngineUnavailableError(noBinaryMessage());
     throw new LocalEngineUnavailableError(`llama.cpp did not start: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+/** node-llama-cpp ships no CPU-only build for arm64 macOS: its Metal build is the one there. */
+export function appleSilicon(platform = process.platform, arch = process.arch): boolean {
+  return platform === "darwin" && arch === "arm64";
 }
 
 /** One line: what this machine is, and what to do instead. */
