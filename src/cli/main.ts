@@ -218,6 +218,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   } finally {
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
-    await (local as LocalEngines | null)?.close();
+    // After Stop, llama.cpp may still be finishing a batch: do not hold the exit for it.
+    const closing = (local as LocalEngines | null)?.close().catch(() => undefined);
+    if (!controller.signal.aborted) await closing;
   }
 }
