@@ -33,7 +33,11 @@ function rlm(
   return new Promise((resolve) => {
     const started = performance.now();
     const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    // One llama.cpp thread: two fight the other tests for a 2-core machine's cores and run slower.
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args, "--threads", "1"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

@@ -12,12 +12,15 @@ import { SCRIPT, scriptedRlm } from "../fixtures/llama-script.ts";
 import { config, text } from "./helpers.ts";
 
 const DOCUMENT = "Line one says nothing.\nLine two says 42.\n";
+/** Two llama.cpp threads fight the other tests for a 2-core machine's cores and run slower than one. */
+const ONE_THREAD = 1;
 
 describe("llama.cpp in this process", () => {
   it("runs a scripted RLM answer; the root's second turn evaluates only its new tokens, though a sub-call ran in between", async () => {
     const stats: LlamaRequestStats[] = [];
     const local = await openLocalModels({
       modelFile: await tinyQwenGguf(),
+      threads: ONE_THREAD,
       testGrammar: scriptedRlm(),
       performanceTracking: true,
       onRequest: (s) => stats.push(s),
@@ -69,7 +72,7 @@ describe("llama.cpp in this process", () => {
   describe("Stop", () => {
     let local: LocalModels;
     beforeAll(async () => {
-      local = await openLocalModels({ modelFile: await tinyQwenGguf(), subCallSlots: 1 });
+      local = await openLocalModels({ modelFile: await tinyQwenGguf(), threads: ONE_THREAD, subCallSlots: 1 });
     });
     afterAll(async () => local?.close());
 
@@ -110,6 +113,7 @@ describe("llama.cpp in this process", () => {
     const local = await openLocalModels({
       modelFile: await tinyQwenGguf({ shape: "qwen2.5-0.5b" }),
       contextWindow: 8192,
+      threads: ONE_THREAD,
       subCallSlots: 1,
       onRequest: (s) => stats.push(s),
     });
