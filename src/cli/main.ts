@@ -4,6 +4,8 @@ import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
+import type { ChatEngine } from "../engines/types.ts";
+import { isLocalModelRefusal, openLocalEngines, type LocalEngines } from "./local-model.ts";
 import { nodeHttpFetch } from "../node/http-fetch.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
@@ -15,6 +17,8 @@ import { printSources, verbosePrinter } from "./verbose.ts";
 import { groupDigits } from "../core/numbers.ts";
 
 const VERSION = "0.1.0";
+/** --cell-timeout's default with --model-file: 10 minutes. */
+const LOCAL_MODEL_CELL_TIMEOUT_MS = 600_000;
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -42,6 +46,9 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.maxSubcalls !== undefined) c.maxSubcalls = o.maxSubcalls;
   if (o.maxTimeS !== undefined) c.maxWallTimeMs = o.maxTimeS * 1000;
   if (o.cellTimeoutS !== undefined) c.cellTimeoutMs = o.cellTimeoutS * 1000;
+  // A cell's llm_query calls count against its time limit; on a local CPU model a few of them
+  // take minutes (bench/RESULTS.md), so cells get longer unless told otherwise.
+  else if (o.modelFile) c.cellTimeoutMs = LOCAL_MODEL_CELL_TIMEOUT_MS;
   if (o.concurrency !== undefined) c.maxConcurrentSubcalls = o.concurrency;
   if (o.maxTokens !== undefined) c.maxTokensPerTurn = o.maxTokens;
   if (o.subMaxTokens !== undefined) c.subMaxTokens = o.subMaxTokens;
@@ -118,6 +125,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   }
 
   let session: RlmSession | null = null;
+  let local: LocalEngines | null = null;
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -129,7 +137,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const docs = await contextDocuments(options.contextFiles, io.readStdin);
     const cache = resolveCacheDir({ cacheDir: options.cacheDir, noCache: options.noCache, env: io.env });
     const snapshotDir = cache.dir;
-    const engines: { root?: OpenAIEngine; sub?: OpenAIEngine } = {};
+    const engines: { root?: ChatEngine; sub?: ChatEngine } = {};
     const config = configFrom(options);
     session = new RlmSession({
       // Python runs in its sandbox process, which may read these documents and nothing else of yours.
@@ -154,18 +162,27 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       () => undefined,
     );
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
-    engines.root = await OpenAIEngine.connect({
-      // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
-      fetch: nodeHttpFetch,
-      baseUrl: options.baseUrl,
-      model: options.model,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-      stream: options.stream,
-      ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
-    });
-    const { root } = engines;
-    const sub = (engines.sub = options.subModel ? root.withModel(options.subModel, options.subContextWindow) : root);
+    if (options.modelFile) {
+      // llama.cpp in this process; loaded only now, so endpoint runs never load it.
+      local = await openLocalEngines(options, io.stderr, controller.signal);
+      engines.root = local.root;
+      engines.sub = local.sub;
+    } else {
+      const server = await OpenAIEngine.connect({
+        // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
+        fetch: nodeHttpFetch,
+        baseUrl: options.baseUrl,
+        model: options.model,
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+        stream: options.stream,
+        ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
+      });
+      engines.root = server;
+      engines.sub = options.subModel ? server.withModel(options.subModel, options.subContextWindow) : server;
+    }
+    const root = engines.root;
+    const sub = engines.sub;
     const chars = await counting;
     const loading = session.addDocuments(docs.map((d, i) => sessionDocument(d, chars[i])));
     let documentMs = 0;
@@ -203,7 +220,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || isLocalModelRefusal(err)) {
       io.stderr(`rlm: ${err.message}\n`);
       return 2;
     }
@@ -212,5 +229,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   } finally {
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
+    // After Stop, llama.cpp may still be finishing a batch: do not hold the exit for it.
+    const closing = (local as LocalEngines | null)?.close().catch(() => undefined);
+    if (!controller.signal.aborted) await closing;
   }
 }
