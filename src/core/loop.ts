@@ -185,10 +185,10 @@ class QuestionRun {
    * Waits for the Python start this run overlapped (Stop still stops). True when `context` is
    * not what the first request said it would be: the conversation is then opened again from it.
    */
-  private async pythonReady(): Promise<boolean> {
+  private async pythonReady(signal: AbortSignal = this.stop.signal): Promise<boolean> {
     const pending = this.pending;
     if (!pending) return false;
-    await abortable(pending.ready, this.stop.signal, () => new EngineAbortedError());
+    await abortable(pending.ready, signal, () => new EngineAbortedError());
     this.pending = null;
     if (sameContextForPrompt(pending.context, this.o.repl.contextInfo)) return false;
     this.conversation = this.openConversation();
@@ -203,7 +203,9 @@ class QuestionRun {
    */
   private async afterPython(ending: Ending): Promise<Ending> {
     if (!this.pending || (ending.kind !== "limit" && ending.kind !== "fallback")) return ending;
-    const settled = await this.pythonReady().then(
+    // The time limit has tripped the run's stop already: only the person's Stop ends this wait,
+    // or a limit reached during the first request would be reported as Python never loading.
+    const settled = await this.pythonReady(this.o.signal ?? new AbortController().signal).then(
       () => ending,
       (err: unknown) => this.endingFor(err),
     );
