@@ -5,6 +5,8 @@ import type { PyodideInterface } from "pyodide";
 import { bootPython, type PyodideFiles } from "./snapshot-boot.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
 import type { SharedWasm } from "./shared-wasm.ts";
+import { bindRuntime, type PythonRuntime } from "./python-runtime.ts";
+import type { RuntimeFile } from "./runtime-package.ts";
 import {
   SAB_HEADER_BYTES,
   SAB_STATE_PENDING,
@@ -25,11 +27,6 @@ import {
 } from "../src/repl/protocol.ts";
 import { groupDigits } from "../src/core/numbers.ts";
 
-type PyCallable = ((...args: unknown[]) => unknown) & {
-  callPromising(...args: unknown[]): Promise<unknown>;
-  destroy?: () => void;
-};
-
 export type { BootPhase };
 
 /** The same test Pyodide makes: the new (Suspending) or the old (Suspender) JSPI API. */
@@ -38,10 +35,8 @@ function runtimeHasJspi(): boolean {
 }
 
 export interface ReplWorkerHooks {
-  /** Source of workers/python/rlm_runtime.py (each entry loads it its own way). */
-  pythonSource: string;
-  /** Sections run after it in the same namespace: workers/python/rlm_evidence.py. */
-  pythonSections?: Array<{ filename: string; source: string }>;
+  /** The runtime package's files (each entry reads them its own way: runtime-package.*.ts). */
+  runtimeFiles: readonly RuntimeFile[];
   /**
    * Runs once Pyodide is up, before the boot call answers: each entry raises its second wall here
    * (lockdown.ts). The boot waits for what it returns.
@@ -148,6 +143,7 @@ function droppedResult(length: number): string {
 
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   let py: PyodideInterface | undefined;
+  let runtime: PythonRuntime | undefined;
   let mountCount = 0;
   let pulse: Pulse | null = null;
   let cellOutputCap = 0;
@@ -158,15 +154,10 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     return py;
   };
 
-  // Python functions are looked up once; each lookup creates a proxy that would otherwise leak.
-  const functions = new Map<string, PyCallable>();
-  const fn = (name: string): PyCallable => {
-    let f = functions.get(name);
-    if (!f) {
-      f = need().globals.get(name) as PyCallable;
-      functions.set(name, f);
-    }
-    return f;
+  // The runtime's one object; its methods were looked up once, when Python started.
+  const python = (): PythonRuntime => {
+    need();
+    return runtime!;
   };
 
   /**
@@ -313,7 +304,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         cell_started: (id: number) => pulse?.cellStarted(Number(id)),
         cell_finished: (id: number, result: string) => pulse?.cellFinished(Number(id), capForHost(String(result), cellOutputCap)),
         // Python arms the interrupt buffer while a cell's own code runs, and only then (see
-        // _interrupts in rlm_runtime.py).
+        // interrupts in workers/python/rlm_runtime/host.py).
         // A buffer of the worker's own (the sandboxed frame's) cannot be cleared by the host before
         // a cell: clear it here. A Stop sent just before is not lost: the host repeats it.
         interrupts: (on: boolean) => {
@@ -328,8 +319,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       const store = hooks.snapshotStore?.(options.snapshot) ?? { off: "this runtime keeps no snapshots" };
       const { py: loaded, report } = await bootPython({
         ...((options.indexURL ?? hooks.indexURL) ? { indexURL: options.indexURL ?? hooks.indexURL } : {}),
-        runtimeSource: hooks.pythonSource,
-        runtimeSections: hooks.pythonSections ?? [],
+        runtimeFiles: hooks.runtimeFiles,
         hostModule,
         ...("off" in store ? { store: null, offNote: store.off } : { store }),
         ...(options.snapshot?.kind !== "off" && options.snapshot?.rebuild ? { rebuild: true } : {}),
@@ -343,11 +333,11 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         ...(hooks.jsglobals?.(options) ? { jsglobals: hooks.jsglobals(options) } : {}),
       });
       py = loaded;
+      runtime = bindRuntime(loaded);
       if (options.pingPort) pulse = privatePulse(options.pingPort);
-      if (options.recordSources === false) loaded.runPython("_evidence.enabled = False");
-      const version = String(loaded.runPython("import sys; sys.version.split()[0]"));
+      if (options.recordSources === false) runtime.recordSources(false);
       await hooks.afterBoot?.(loaded, options);
-      return { syncMode: mode, pythonVersion: version, bootMs: performance.now() - started, snapshot: report };
+      return { syncMode: mode, pythonVersion: runtime.pythonVersion, bootMs: performance.now() - started, snapshot: report };
     },
 
     async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string> {
@@ -358,7 +348,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         { depth: 1 },
       );
       try {
-        return String(fn("load_documents")(pyNames, pySources, shape));
+        return python().loadDocuments(pyNames, pySources, shape);
       } finally {
         (pyNames as { destroy?: () => void }).destroy?.();
         (pySources as { destroy?: () => void }).destroy?.();
@@ -369,23 +359,22 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     async addDocument(doc: ContextDocumentInput): Promise<string> {
       const source = await documentSource(doc);
       try {
-        return String(fn("add_document")(doc.name, source.value));
+        return python().addDocument(doc.name, source.value);
       } finally {
         source.release();
       }
     },
 
     async removeDocument(name: string): Promise<string> {
-      return String(fn("remove_document")(name));
+      return python().removeDocument(name);
     },
 
     async setContextText(text: string): Promise<string> {
-      fn("set_context")(text);
-      return String(fn("context_json")());
+      return python().setContext(text);
     },
 
     async runCell(code: string, outputCap: number, cellId = 0): Promise<string> {
-      const runCell = fn("run_cell");
+      const { runCell } = python();
       cellOutputCap = outputCap;
       try {
         // callPromising: JSPI can only suspend a stack that was entered through a promising call.
@@ -400,26 +389,25 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     },
 
     async beginQuestion(historyJson: string): Promise<void> {
-      fn("set_history")(historyJson);
-      fn("begin_question")();
+      python().beginQuestion(historyJson);
     },
 
     async resetNamespace(): Promise<void> {
-      fn("reset_namespace")();
+      python().resetNamespace();
     },
 
     async variableNames(): Promise<string> {
-      return String(fn("variable_names")());
+      return python().variableNames();
     },
 
     async sourcePassages(rangesJson: string): Promise<string> {
-      return String(fn("source_passages")(rangesJson));
+      return python().sourcePassages(rangesJson);
     },
 
-    // The host's own questions (syntax, layout, read, rank, configure, place): a call of its
+    // The host's own questions (syntax, layout, read, rank, configure, place, lines): a call of its
     // own, not a cell, so no output cap, evidence recording or locals snapshot applies.
     async probe(requestJson: string): Promise<string> {
-      return String(fn("probe")(String(requestJson)));
+      return python().probe(String(requestJson));
     },
 
     async stats() {

@@ -1,12 +1,15 @@
 // The names model code finds in the REPL, declared once: what each is, how Python declares it,
-// the line each prompt profile gives it, and the limits Python starts with. From it come:
+// the line each prompt profile gives it, and the limits Python starts with. Everything else is
+// derived from this table or tested against it:
+// - Python's reserved names, the order the namespace is built in, the names a NameError lists and
+//   the helpers' starting limits come from workers/python/rlm_runtime/vocabulary.py, which
+//   scripts/python-vocabulary.ts writes from this file (tests/unit/repl-vocabulary.test.ts fails
+//   when the two differ; tests/node/python-runtime.test.ts checks each function's signature);
 // - each profile's list of helpers in its system prompt, and the names feedback says exist
 //   (`helperLines`, `offeredNames`);
 // - which code reads the document (the stuck guard) and which needs the sub-model's limits first
 //   (the loop's configure probe);
 // - the question map_query() and the harness's own map-reduce ask about each piece (`mapPrompt`).
-// Python (workers/python/rlm_runtime.py) still writes these names itself, in RESERVED,
-// _install_scaffold, error_hint, _helper_config and _MAP_PROMPT.
 import type { Budgets } from "./budgets.ts";
 import { groupDigits } from "./numbers.ts";
 import type { PromptProfileName } from "./profiles/types.ts";

@@ -1,5 +1,7 @@
-// The helper vocabulary (src/core/repl-vocabulary.ts) is the one place a helper is declared: every
-// profile's prompt and feedback list come from it, and the guards that recognise helper calls use it.
+// The helper vocabulary (src/core/repl-vocabulary.ts) is the one place a helper is declared: Python's
+// generated file is in step with it, every profile's prompt and feedback list come from it, and the
+// guards that recognise helper calls use it.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { deriveBudgets } from "../../src/core/budgets.ts";
 import { mapPrompt as fallbackMapPrompt } from "../../src/core/fallback.ts";
@@ -14,16 +16,33 @@ import {
   mapPrompt,
   offeredNames,
 } from "../../src/core/repl-vocabulary.ts";
+import { PYTHON_VOCABULARY_FILE, renderPythonVocabulary } from "../../scripts/python-vocabulary.ts";
 
 const budgets = deriveBudgets({ rootWindow: 32_768, subWindow: 8192 });
 const profiles = Object.keys(PROMPT_PROFILES) as PromptProfileName[];
 const names = REPL_VOCABULARY.map((e) => e.name);
 
 describe("the vocabulary", () => {
+  it("is what Python reads: workers/python/rlm_runtime/vocabulary.py is generated from it and unedited", () => {
+    // On failure: node --import tsx scripts/python-vocabulary.ts --write
+    expect(readFileSync(PYTHON_VOCABULARY_FILE, "utf8")).toBe(renderPythonVocabulary());
+  });
+
   it("declares each name once, with a Python signature that names it", () => {
     expect(new Set(names).size).toBe(names.length);
     for (const e of REPL_VOCABULARY) expect(e.signature.startsWith(e.name), e.name).toBe(true);
     for (const e of REPL_VOCABULARY.filter((x) => x.kind === "function")) expect(e.signature, e.name).toMatch(/^\w+\(.*\)$/);
+  });
+
+  it("gives Python every name it reserves, the helpers it installs and the names a NameError lists", () => {
+    const python = renderPythonVocabulary();
+    const tuple = (name: string) =>
+      [...new RegExp(`^${name} = \\(([^)]*)\\)`, "m").exec(python)![1]!.matchAll(/"(\w+)"/g)].map((m) => m[1]);
+    expect(tuple("RESERVED")).toEqual(names);
+    expect(tuple("FUNCTIONS")).toEqual(REPL_VOCABULARY.filter((e) => e.kind === "function").map((e) => e.name));
+    expect(tuple("NAME_ERROR_NAMES")).toEqual(REPL_VOCABULARY.filter((e) => e.inNameErrors).map((e) => e.name));
+    expect(python).toContain('"chunk_chars": 8000');
+    expect(python).toContain(`NOT_FOUND = "${NOT_FOUND}"`);
   });
 });
 
