@@ -43,8 +43,11 @@ const TYPES: Record<string, string> = {
   ".webmanifest": "application/manifest+json",
 };
 
-/** The built worker's entry: `createReplWorker({pythonSource: ..., afterBoot: lockDown, ...})`. */
-const AFTER_BOOT = /afterBoot:[\w$]+(?=[,}])/;
+/**
+ * The built worker's entry: `createReplWorker({runtimeFiles: ..., afterBoot: () => lockDown(), ...})`,
+ * which the minifier writes `afterBoot:()=>Yt()` (or `afterBoot:Yt` where it can drop the arrow).
+ */
+const AFTER_BOOT = /afterBoot:(?:\(\)=>[\w$]+\(\)|[\w$]+)(?=[,}])/;
 /** What makes the frame document's <meta> a policy (src/repl/sandbox-frame.ts). */
 const FRAME_CSP = 'http-equiv="Content-Security-Policy"';
 /** How that policy allows the frame's own script. */
