@@ -236,7 +236,8 @@ export const REPL_VOCABULARY: readonly ReplName[] = [
     kind: "value",
     signature: "history",
     inNameErrors: false,
-    offeredBy: {},
+    // Named by these profiles' first message when there were earlier questions, not in the list.
+    offeredBy: { standard: { listed: false }, canonical: { listed: false } },
   },
 ];
 

@@ -65,6 +65,22 @@ describe("what each profile offers", () => {
     }
   });
 
+  it("offers every name Python installs through at least one profile, so each reaches the model", () => {
+    for (const e of REPL_VOCABULARY) expect(Object.keys(e.offeredBy).length, e.name).toBeGreaterThan(0);
+    const prompt = (name: PromptProfileName) =>
+      PROMPT_PROFILES[name].systemPrompt({ budgets, recursive: true }) +
+      PROMPT_PROFILES[name].firstUserMessage({
+        question: "Q?",
+        context: { type: "str", total_chars: 10, items: 1 },
+        previous: [{ question: "q", answer: "a" }],
+        budgets,
+      });
+    for (const e of REPL_VOCABULARY) {
+      for (const name of Object.keys(e.offeredBy) as PromptProfileName[])
+        expect(prompt(name), `${name} offers ${e.name}`).toContain(e.name);
+    }
+  });
+
   it("names rlm_query only where it recurses, and never offers a helper a profile does not list in its prompt", () => {
     expect(offeredNames("standard", false)).not.toContain("rlm_query");
     expect(offeredNames("standard", true)).toContain("rlm_query");
