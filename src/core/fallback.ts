@@ -8,8 +8,9 @@ import { EngineAbortedError } from "../engines/errors.ts";
 import { Limiter } from "../engines/limiter.ts";
 import type { Budgets } from "./budgets.ts";
 import { contextLayout, rankChunks, readContext, type ChunkRef, type ProbeRepl } from "./repl-probes.ts";
+import { NOT_FOUND, mapPrompt as mapQueryPrompt } from "./repl-vocabulary.ts";
 
-export const NOT_FOUND = "NOT FOUND";
+export { NOT_FOUND };
 
 export interface FallbackOptions {
   repl: ProbeRepl;
@@ -55,14 +56,9 @@ export interface FallbackResult {
   subcalls: number;
 }
 
-/** The question about one piece; the same wording as the REPL's map_query(). */
+/** The question about one piece: map_query()'s own (repl-vocabulary.ts). */
 export function mapPrompt(question: string, part: number, parts: number, ref: ChunkRef, text: string): string {
-  const where = ref.doc === null ? "" : ` (${ref.doc})`;
-  return (
-    `Here is part ${part} of ${parts} of a document${where}.\n<<<\n${text}\n>>>\n` +
-    `Question: ${question}\n` +
-    `Answer from this part only, briefly. If this part does not contain the answer, reply exactly: ${NOT_FOUND}`
-  );
+  return mapQueryPrompt({ part, parts, where: ref.doc === null ? "" : ` (${ref.doc})`, text, question });
 }
 
 export function combinePrompt(question: string, partials: ReadonlyArray<{ label: string; answer: string }>, final: boolean): string {

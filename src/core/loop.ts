@@ -22,6 +22,7 @@ import { chooseProfile, PROMPT_PROFILES, type PromptProfile } from "./profiles/i
 import { describeContext } from "./prompts.ts";
 import { blockRecord, iterationRecord } from "./records.ts";
 import { configureHelpers, helperLimits, replSyntaxChecker, type SyntaxChecker } from "./repl-probes.ts";
+import { CALLS_LIMITED_HELPER } from "./repl-vocabulary.ts";
 import { analyseReply, type ReplyAnalysis } from "./reply.ts";
 import { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
 import { StopSignal, abortable } from "./stop.ts";
@@ -258,7 +259,7 @@ class QuestionRun {
    * helpers keep their 4K-sized defaults: the cell itself will say what is wrong with Python.
    */
   private async configureHelpersFor(code: string): Promise<void> {
-    if (this.helpersConfigured || !/\b(?:search|map_query)\s*\(/.test(code)) return;
+    if (this.helpersConfigured || !CALLS_LIMITED_HELPER.test(code)) return;
     this.helpersConfigured = true;
     await configureHelpers(this.o.repl, helperLimits(this.budgets, this.o.config.maxSubcalls)).catch(() => undefined);
   }

@@ -61,7 +61,7 @@ export type SessionDocument = ({ path: string; data: Blob } | { path: string; fi
   chars?: number;
 };
 
-/** Keys Python lists in its description of a dict `context` (describe_context in rlm_runtime.py). */
+/** Keys Python lists in its description of a dict `context` (describe_context in workers/python/rlm_runtime/documents.py). */
 const KEYS_PREVIEW = 20;
 
 /** `context` as Python will describe it once these documents are loaded ("auto" shape), if known. */

@@ -13,7 +13,7 @@ export interface IngestInput {
 }
 
 /**
- * How Python's `decode_bytes` (workers/python/rlm_runtime.py) names the codec it used. The REPL
+ * How Python's `decode_bytes` (workers/python/rlm_runtime/documents.py) names the codec it used. The REPL
  * reports the same names in `ContextInfo.encodings`.
  */
 export type PythonEncoding = "utf-8" | "utf-8-sig" | "utf-16" | "utf-32" | "latin-1";

@@ -1,6 +1,6 @@
 // Building a document's map (DocumentIndex) from its Blob in one streaming pass over the bytes:
 // no string of the document is ever built, so a 100 MB file costs one read, in a worker. The
-// rules for what counts as a character follow Python's decoding (workers/python/rlm_runtime.py,
+// rules for what counts as a character follow Python's decoding (workers/python/rlm_runtime/documents.py,
 // `decode_bytes`): a BOM decides UTF-8/16/32, else the codec the ingest found.
 import { blobChunks } from "../ingest/blob-reader.ts";
 import { detectBom } from "../ingest/decode.ts";
