@@ -18,7 +18,8 @@ Model server (any OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp server, ..
   --sub-context-window N    sub-model window in tokens
   --no-stream               ask for plain JSON replies instead of SSE
 
-Local model (llama.cpp in this process, on the CPU; no server, nothing downloaded):
+Local model (llama.cpp in this process, on the CPU; no server, nothing downloaded; the page's
+WebLLM engine needs WebGPU and runs only in the page):
   --model-file PATH.gguf    run this GGUF (Qwen2.5, Qwen3, ... as LM Studio, Ollama or Jan store them)
   --sub-model-file PATH     a second GGUF for sub-calls (default: the same model, each sub-call
                             in a KV sequence of its own, so the root's cache is kept)
