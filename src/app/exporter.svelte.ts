@@ -1,9 +1,9 @@
 // What a person can take away from the open session: an answer as Markdown, trajectories as the
 // official visualizer's JSONL, answered runs as a fine-tuning dataset.
-import { runMetadata } from "../core/trajectory.ts";
+import { fineTuneJsonl, runMetadata, trajectoryJsonl } from "../core/trajectory.ts";
 import type { SessionView } from "./controller.svelte.ts";
 import type { EngineManager } from "./engines.svelte.ts";
-import { answerMarkdown, fineTuneJsonl, safeFileName, trajectoryJsonl } from "./exports.ts";
+import { answerMarkdown, safeFileName } from "./exports.ts";
 import type { Notices } from "./notices.svelte.ts";
 import type { Exchange } from "./run-view.ts";
 import { toRlmConfig, type Settings } from "./settings.ts";

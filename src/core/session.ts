@@ -13,7 +13,7 @@ import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { abortable as abortableWork } from "./stop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import type { ResumeRun } from "./resume.ts";
-import { runMetadata, toJsonl } from "./trajectory.ts";
+import { runMetadata, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
 
@@ -109,7 +109,8 @@ class Stopped extends Error {
 
 export class RlmSession {
   readonly history: HistoryEntry[];
-  readonly iterations: IterationRecord[] = [];
+  /** Every question's run in this session, for its exports. */
+  private readonly runs: ExportedRun[] = [];
   private readonly repl: SessionRepl;
   private child: SessionRepl | null = null;
   private docs: SessionDocument[] = [];
@@ -342,7 +343,7 @@ export class RlmSession {
    * every document's size known. Null otherwise.
    */
   private overlappable(): ContextInfo | null {
-    if (this.iterations.length || this.history.length || this.failedDocuments.size) return null;
+    if (this.runs.some((r) => r.iterations.length) || this.history.length || this.failedDocuments.size) return null;
     return expectedContext(this.docsAhead);
   }
 
@@ -399,13 +400,8 @@ export class RlmSession {
   }
 
   private remember(question: string, result: RlmResult): void {
-    const index = this.history.length;
-    const last = result.iterations.length - 1;
-    result.iterations.forEach((it, i) => {
-      this.turnsHere.add(turnKey(it));
-      const sources = i === last && result.sources?.length ? { answer_sources: result.sources } : {};
-      this.iterations.push({ ...it, question_index: index, ...sources });
-    });
+    for (const it of result.iterations) this.turnsHere.add(turnKey(it));
+    this.runs.push({ iterations: [...result.iterations], ...(result.sources?.length ? { sources: result.sources } : {}) });
     if (result.answer) this.history.push({ question, answer: result.answer });
     this.variablesKept = true;
   }
@@ -435,9 +431,9 @@ export class RlmSession {
     return runMetadata(none, none, config);
   }
 
-  /** Every question's iterations, in the official visualizer's JSONL format. */
+  /** Every question's run, in the official visualizer's JSONL format (trajectoryJsonl). */
   exportJsonl(): string {
-    return toJsonl(this.metadata(), this.iterations);
+    return trajectoryJsonl(this.metadata(), this.runs);
   }
 
   /** Ends the session's Python: its workers are terminated and its documents released. */
