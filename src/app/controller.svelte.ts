@@ -3,7 +3,6 @@
 // worker, documents, history, runs and stopping; this class never talks to Pyodide or WebLLM
 // itself. Everything it needs from the browser comes in as `AppDeps`, so a unit test can build
 // it with an in-memory store, a scripted engine and a stand-in REPL.
-import { answerDirectly } from "../core/direct.ts";
 import { sourceLabel, type RankedSource } from "../core/evidence.ts";
 import type { ResumeRun } from "../core/resume.ts";
 import { RlmSession } from "../core/session.ts";
@@ -432,17 +431,11 @@ export class AppController {
   ): Promise<void> {
     exchange.compare = { status: "running", answer: "" };
     const view = exchange.compare;
-    const { run } = this.settings;
-    // The page's documents are always Blobs (only the CLI gives files by path).
+    // The page's documents are always Blobs (only the CLI gives files by path). They are read
+    // from their bytes, not from Python, which the run beside this one is using.
     const stored: StoredDocument[] = session.documents.flatMap((d) => ("data" in d ? [{ sessionId: "", path: d.path, blob: d.data }] : []));
     try {
-      const direct = await answerDirectly({
-        engine: (await this.engines.forRun()).root,
-        question,
-        document: documentSource(stored, this.view.record?.documents ?? []),
-        ...(run.temperature !== null ? { temperature: run.temperature } : {}),
-        ...(run.topP !== null ? { topP: run.topP } : {}),
-        ...(run.seed !== null ? { seed: run.seed } : {}),
+      const direct = await session.directAnswer(question, documentSource(stored, this.view.record?.documents ?? []), {
         signal,
         onToken: (t) => {
           view.answer += t;

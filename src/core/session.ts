@@ -4,10 +4,10 @@
 // and results. Questions share the REPL, so variables survive from one question to the next and
 // the model sees what was asked and answered before.
 import type { ChatEngine } from "../engines/types.ts";
-import type { ContextDocumentInput, ContextInfo, ReplBootInfo } from "../repl/protocol.ts";
+import type { ContextDocumentInput, ContextInfo, ContextShape, ReplBootInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
-import type { DocumentSource } from "./direct.ts";
+import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { abortable as abortableWork } from "./stop.ts";
@@ -29,6 +29,11 @@ export interface RlmSessionDeps {
   engines: () => SessionEngines | Promise<SessionEngines>;
   /** Limits and sampling for the next question. */
   config: () => RlmConfig;
+  /**
+   * Whether `rlm_query` may start a child RLM (in a REPL of its own, from `createRepl`) when the
+   * depth allows. Default true; the benchmark measures the loop without them, as it always has.
+   */
+  childRlms?: boolean;
 }
 
 export interface RlmSessionInit {
@@ -185,6 +190,33 @@ export class RlmSession {
     });
   }
 
+  /**
+   * A new conversation over these documents in the same Python: every variable and every earlier
+   * question is forgotten (and so are their runs, for the exports), and `context` becomes these
+   * documents, shaped as asked. The benchmark asks each task this way, one worker for all of them.
+   */
+  startOver(docs: SessionDocument[], shape: ContextShape = "auto"): Promise<void> {
+    if (this.running) throw new SessionBusyError();
+    this.history.length = 0;
+    this.runs.length = 0;
+    this.turnsHere.clear();
+    this.variablesKept = true;
+    this.docsAhead = [...docs];
+    return this.queueDocumentWork(async () => {
+      this.docs = [];
+      this.failedDocuments.clear();
+      await this.repl.resetNamespace();
+      try {
+        await this.repl.loadDocuments(docs.map(replInput), shape);
+      } catch (err) {
+        const failure = new DocumentLoadError(docs.map((d) => d.path).join(", "), err);
+        for (const doc of docs) this.failedDocuments.set(doc.path, failure);
+        throw failure;
+      }
+      this.docs = [...docs];
+    });
+  }
+
   private queueDocumentWork(work: () => Promise<void>): Promise<void> {
     const next = this.documentWork.then(work);
     this.documentWork = next.catch(() => undefined);
@@ -283,7 +315,7 @@ export class RlmSession {
       signal,
       ...(onEvent ? { onEvent } : {}),
       ...(pending ? { pending } : {}),
-      createChildRepl: this.lendChildRepl,
+      ...this.childRepls(),
     });
     return { ...result, mode: { used: "rlm", reason: choice.reason } };
   }
@@ -315,7 +347,7 @@ export class RlmSession {
       resume: { iterations: earlier.iterations, variablesKept },
       signal,
       ...(onEvent ? { onEvent } : {}),
-      createChildRepl: this.lendChildRepl,
+      ...this.childRepls(),
     });
     return { ...result, mode: { used: "rlm", reason: "continuing an earlier run" } };
   }
@@ -330,6 +362,29 @@ export class RlmSession {
     const document = await replDocumentSource(this.repl);
     const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested);
     return exact.mode === "direct" ? { ...exact, document } : exact;
+  }
+
+  /**
+   * The model's answer from the documents cut to its window, in one call, with this session's
+   * engine and sampling: compare mode, beside a run of the same question. The caller reads the
+   * documents (`document`): a run may be using Python meanwhile, so this never asks it.
+   */
+  async directAnswer(
+    question: string,
+    document: DocumentSource,
+    options: { signal?: AbortSignal; onToken?: (text: string) => void } = {},
+  ): Promise<DirectAnswer> {
+    const { root } = await this.deps.engines();
+    const config = this.deps.config();
+    return answerDirectly({
+      engine: root,
+      question,
+      document,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.topP !== undefined ? { topP: config.topP } : {}),
+      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      ...options,
+    });
   }
 
   /** Stops the running question (Python is interrupted, model calls are aborted). */
@@ -411,6 +466,11 @@ export class RlmSession {
     this.variablesKept = false;
     this.turnsHere.clear();
     await fresh.beginQuestion(this.history);
+  }
+
+  /** What lets a run start child RLMs, unless this session's runs have none. */
+  private childRepls(): { createChildRepl?: () => Promise<ChildRepl> } {
+    return this.deps.childRlms === false ? {} : { createChildRepl: this.lendChildRepl };
   }
 
   /** Child RLMs share one extra REPL, reset before each child (see loop.ts). */

@@ -6,6 +6,7 @@ import { AppController, type AppDeps } from "../../src/app/controller.svelte.ts"
 import type { IngestFiles } from "../../src/app/documents.ts";
 import { EngineManager } from "../../src/app/engines.svelte.ts";
 import { DEFAULT_SETTINGS } from "../../src/app/settings.ts";
+import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import type { SessionRecord } from "../../src/store/types.ts";
 import type { IngestInput } from "../../src/ingest/index.ts";
@@ -99,6 +100,24 @@ describe("the page's controller", () => {
     expect((await store.loadExchanges(id))[0]).toMatchObject({ status: "answered", answer: "42" });
     expect((await store.loadDocuments(id)).map((d) => d.path)).toEqual(["notes.txt"]);
     expect((await store.getSession(id))?.title).toBe("What is the answer?");
+  });
+
+  it("compare mode answers directly beside the run, with the session's engine and sampling, from the stored bytes", async () => {
+    const { app, repls } = harness();
+    await app.start();
+    app.updateSettings({ ...app.settings, compare: true, run: { ...app.settings.run, temperature: 0.3, seed: 7 } });
+    await app.addFiles([file("notes.txt", "the answer is 42")]);
+    server.scripts.root = (req) => (req.messages[0]?.content === VANILLA_SYSTEM_PROMPT ? "42, read directly" : code("FINAL('42')"));
+    await app.ask("What is the answer?");
+    const [exchange] = app.view.exchanges;
+    expect(exchange).toMatchObject({ status: "answered", answer: "42", compare: { status: "done", answer: "42, read directly" } });
+    expect(exchange!.compare).toMatchObject({ shownChars: "the answer is 42".length, totalChars: "the answer is 42".length });
+    const direct = server.requests.filter((r) => r.messages[0]?.content === VANILLA_SYSTEM_PROMPT);
+    expect(direct).toHaveLength(1);
+    expect(direct[0]!.lastUser).toContain("the answer is 42");
+    expect(direct[0]!.body).toMatchObject({ temperature: 0.3, seed: 7 });
+    // Read from the stored bytes, not from Python (which the run beside it was using).
+    expect(repls[0]!.cells.join("\n")).not.toContain("print(context)");
   });
 
   it("Python that failed to start can be restarted from the page, with the documents back", async () => {
