@@ -32,6 +32,7 @@ import {
   markInterrupted,
   newExchange,
   resumeExchange,
+  stepsUnread,
   type Exchange,
   type RunLimits,
 } from "./run-view.ts";
@@ -92,7 +93,14 @@ export class AppController {
     // applying them here sent the saved API key to whatever host a link named.
     this.settings = $state(loadSettings(deps.settingsStorage));
     this.engines = deps.engines(() => this.settings);
-    this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
+    this.exports = new Exporter(
+      this.view,
+      this.engines,
+      () => this.settings,
+      this.notices,
+      deps.download,
+      (e) => this.readSteps(e),
+    );
   }
 
   /** Opens storage and the last session (its Python starts), then checks for a GPU. */
@@ -376,11 +384,23 @@ export class AppController {
   async continueRun(exchangeId: string): Promise<void> {
     const exchange = this.view.exchanges.find((e) => e.id === exchangeId);
     if (!exchange || this.view.running || !canContinue(exchange)) return;
+    await this.readSteps(exchange); // the turns it goes on from
+    if (stepsUnread(exchange)) return; // they could not be read (a notice says why)
     const session = await this.openLiveSession();
     if (!session) return;
     const iterations = $state.snapshot(exchange.iterations) as IterationRecord[];
     resumeExchange(exchange, this.runLimits());
     await this.drive(session, exchange, { iterations });
+  }
+
+  /** Shows an exchange's steps: a reopened session reads them from storage when they are asked for. */
+  async showSteps(exchangeId: string): Promise<void> {
+    const exchange = this.view.exchanges.find((e) => e.id === exchangeId);
+    if (exchange) await this.readSteps(exchange);
+  }
+
+  private async readSteps(exchange: Exchange): Promise<void> {
+    await this.library?.loadSteps(exchange);
   }
 
   private runLimits(): RunLimits {
