@@ -3,7 +3,6 @@
 // worker, documents, history, runs and stopping; this class never talks to Pyodide or WebLLM
 // itself. Everything it needs from the browser comes in as `AppDeps`, so a unit test can build
 // it with an in-memory store, a scripted engine and a stand-in REPL.
-import { answerDirectly } from "../core/direct.ts";
 import { sourceLabel, type RankedSource } from "../core/evidence.ts";
 import type { ResumeRun } from "../core/resume.ts";
 import { RlmSession } from "../core/session.ts";
@@ -33,6 +32,7 @@ import {
   markInterrupted,
   newExchange,
   resumeExchange,
+  stepsUnread,
   type Exchange,
   type RunLimits,
 } from "./run-view.ts";
@@ -97,7 +97,14 @@ export class AppController {
       () => this.settings,
       (next) => this.updateSettings(next),
     );
-    this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
+    this.exports = new Exporter(
+      this.view,
+      this.engines,
+      () => this.settings,
+      this.notices,
+      deps.download,
+      (e) => this.readSteps(e),
+    );
   }
 
   /** Opens storage and the last session (its Python starts), then checks for a GPU. */
@@ -390,11 +397,23 @@ export class AppController {
   async continueRun(exchangeId: string): Promise<void> {
     const exchange = this.view.exchanges.find((e) => e.id === exchangeId);
     if (!exchange || this.view.running || !canContinue(exchange)) return;
+    await this.readSteps(exchange); // the turns it goes on from
+    if (stepsUnread(exchange)) return; // they could not be read (a notice says why)
     const session = await this.openLiveSession();
     if (!session) return;
     const iterations = $state.snapshot(exchange.iterations) as IterationRecord[];
     resumeExchange(exchange, this.runLimits());
     await this.drive(session, exchange, { iterations });
+  }
+
+  /** Shows an exchange's steps: a reopened session reads them from storage when they are asked for. */
+  async showSteps(exchangeId: string): Promise<void> {
+    const exchange = this.view.exchanges.find((e) => e.id === exchangeId);
+    if (exchange) await this.readSteps(exchange);
+  }
+
+  private async readSteps(exchange: Exchange): Promise<void> {
+    await this.library?.loadSteps(exchange);
   }
 
   private runLimits(): RunLimits {
@@ -445,17 +464,11 @@ export class AppController {
   ): Promise<void> {
     exchange.compare = { status: "running", answer: "" };
     const view = exchange.compare;
-    const { run } = this.settings;
-    // The page's documents are always Blobs (only the CLI gives files by path).
+    // The page's documents are always Blobs (only the CLI gives files by path). They are read
+    // from their bytes, not from Python, which the run beside this one is using.
     const stored: StoredDocument[] = session.documents.flatMap((d) => ("data" in d ? [{ sessionId: "", path: d.path, blob: d.data }] : []));
     try {
-      const direct = await answerDirectly({
-        engine: (await this.engines.forRun()).root,
-        question,
-        document: documentSource(stored, this.view.record?.documents ?? []),
-        ...(run.temperature !== null ? { temperature: run.temperature } : {}),
-        ...(run.topP !== null ? { topP: run.topP } : {}),
-        ...(run.seed !== null ? { seed: run.seed } : {}),
+      const direct = await session.directAnswer(question, documentSource(stored, this.view.record?.documents ?? []), {
         signal,
         onToken: (t) => {
           view.answer += t;

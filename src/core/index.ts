@@ -14,7 +14,7 @@ export { findCodeBlocks, findTextAnswer, stripThinking, type TextAnswer } from "
 export { systemPrompt, firstUserMessage, describeContext } from "./prompts.ts";
 export { RootConversation } from "./conversation.ts";
 export { clipMiddle, formatCell, formatTurnOutput } from "./format.ts";
-export { runMetadata, toJsonl, parseJsonl } from "./trajectory.ts";
+export { fineTuneJsonl, parseJsonl, runMetadata, toJsonl, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
 export {
   MAX_RANKED_SOURCES,
   REASON_TEXT,

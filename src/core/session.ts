@@ -4,16 +4,16 @@
 // and results. Questions share the REPL, so variables survive from one question to the next and
 // the model sees what was asked and answered before.
 import type { ChatEngine } from "../engines/types.ts";
-import type { ContextDocumentInput, ContextInfo, ReplBootInfo } from "../repl/protocol.ts";
+import type { ContextDocumentInput, ContextInfo, ContextShape, ReplBootInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
-import type { DocumentSource } from "./direct.ts";
+import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { abortable as abortableWork } from "./stop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import type { ResumeRun } from "./resume.ts";
-import { runMetadata, toJsonl } from "./trajectory.ts";
+import { runMetadata, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
 
@@ -29,6 +29,11 @@ export interface RlmSessionDeps {
   engines: () => SessionEngines | Promise<SessionEngines>;
   /** Limits and sampling for the next question. */
   config: () => RlmConfig;
+  /**
+   * Whether `rlm_query` may start a child RLM (in a REPL of its own, from `createRepl`) when the
+   * depth allows. Default true; the benchmark measures the loop without them, as it always has.
+   */
+  childRlms?: boolean;
 }
 
 export interface RlmSessionInit {
@@ -109,7 +114,8 @@ class Stopped extends Error {
 
 export class RlmSession {
   readonly history: HistoryEntry[];
-  readonly iterations: IterationRecord[] = [];
+  /** Every question's run in this session, for its exports. */
+  private readonly runs: ExportedRun[] = [];
   private readonly repl: SessionRepl;
   private child: SessionRepl | null = null;
   private docs: SessionDocument[] = [];
@@ -181,6 +187,33 @@ export class RlmSession {
       this.docs = this.docs.filter((d) => d.path !== path);
       this.failedDocuments.delete(path);
       await this.repl.removeDocument(path);
+    });
+  }
+
+  /**
+   * A new conversation over these documents in the same Python: every variable and every earlier
+   * question is forgotten (and so are their runs, for the exports), and `context` becomes these
+   * documents, shaped as asked. The benchmark asks each task this way, one worker for all of them.
+   */
+  startOver(docs: SessionDocument[], shape: ContextShape = "auto"): Promise<void> {
+    if (this.running) throw new SessionBusyError();
+    this.history.length = 0;
+    this.runs.length = 0;
+    this.turnsHere.clear();
+    this.variablesKept = true;
+    this.docsAhead = [...docs];
+    return this.queueDocumentWork(async () => {
+      this.docs = [];
+      this.failedDocuments.clear();
+      await this.repl.resetNamespace();
+      try {
+        await this.repl.loadDocuments(docs.map(replInput), shape);
+      } catch (err) {
+        const failure = new DocumentLoadError(docs.map((d) => d.path).join(", "), err);
+        for (const doc of docs) this.failedDocuments.set(doc.path, failure);
+        throw failure;
+      }
+      this.docs = [...docs];
     });
   }
 
@@ -282,7 +315,7 @@ export class RlmSession {
       signal,
       ...(onEvent ? { onEvent } : {}),
       ...(pending ? { pending } : {}),
-      createChildRepl: this.lendChildRepl,
+      ...this.childRepls(),
     });
     return { ...result, mode: { used: "rlm", reason: choice.reason } };
   }
@@ -314,7 +347,7 @@ export class RlmSession {
       resume: { iterations: earlier.iterations, variablesKept },
       signal,
       ...(onEvent ? { onEvent } : {}),
-      createChildRepl: this.lendChildRepl,
+      ...this.childRepls(),
     });
     return { ...result, mode: { used: "rlm", reason: "continuing an earlier run" } };
   }
@@ -331,6 +364,29 @@ export class RlmSession {
     return exact.mode === "direct" ? { ...exact, document } : exact;
   }
 
+  /**
+   * The model's answer from the documents cut to its window, in one call, with this session's
+   * engine and sampling: compare mode, beside a run of the same question. The caller reads the
+   * documents (`document`): a run may be using Python meanwhile, so this never asks it.
+   */
+  async directAnswer(
+    question: string,
+    document: DocumentSource,
+    options: { signal?: AbortSignal; onToken?: (text: string) => void } = {},
+  ): Promise<DirectAnswer> {
+    const { root } = await this.deps.engines();
+    const config = this.deps.config();
+    return answerDirectly({
+      engine: root,
+      question,
+      document,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.topP !== undefined ? { topP: config.topP } : {}),
+      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      ...options,
+    });
+  }
+
   /** Stops the running question (Python is interrupted, model calls are aborted). */
   stop(): void {
     this.running?.abort();
@@ -342,7 +398,7 @@ export class RlmSession {
    * every document's size known. Null otherwise.
    */
   private overlappable(): ContextInfo | null {
-    if (this.iterations.length || this.history.length || this.failedDocuments.size) return null;
+    if (this.runs.some((r) => r.iterations.length) || this.history.length || this.failedDocuments.size) return null;
     return expectedContext(this.docsAhead);
   }
 
@@ -399,13 +455,8 @@ export class RlmSession {
   }
 
   private remember(question: string, result: RlmResult): void {
-    const index = this.history.length;
-    const last = result.iterations.length - 1;
-    result.iterations.forEach((it, i) => {
-      this.turnsHere.add(turnKey(it));
-      const sources = i === last && result.sources?.length ? { answer_sources: result.sources } : {};
-      this.iterations.push({ ...it, question_index: index, ...sources });
-    });
+    for (const it of result.iterations) this.turnsHere.add(turnKey(it));
+    this.runs.push({ iterations: [...result.iterations], ...(result.sources?.length ? { sources: result.sources } : {}) });
     if (result.answer) this.history.push({ question, answer: result.answer });
     this.variablesKept = true;
   }
@@ -415,6 +466,11 @@ export class RlmSession {
     this.variablesKept = false;
     this.turnsHere.clear();
     await fresh.beginQuestion(this.history);
+  }
+
+  /** What lets a run start child RLMs, unless this session's runs have none. */
+  private childRepls(): { createChildRepl?: () => Promise<ChildRepl> } {
+    return this.deps.childRlms === false ? {} : { createChildRepl: this.lendChildRepl };
   }
 
   /** Child RLMs share one extra REPL, reset before each child (see loop.ts). */
@@ -435,9 +491,9 @@ export class RlmSession {
     return runMetadata(none, none, config);
   }
 
-  /** Every question's iterations, in the official visualizer's JSONL format. */
+  /** Every question's run, in the official visualizer's JSONL format (trajectoryJsonl). */
   exportJsonl(): string {
-    return toJsonl(this.metadata(), this.iterations);
+    return trajectoryJsonl(this.metadata(), this.runs);
   }
 
   /** Ends the session's Python: its workers are terminated and its documents released. */
