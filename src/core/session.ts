@@ -48,6 +48,13 @@ export interface AskOptions {
   resume?: ResumeRun;
   /** Asked before the harness reads the document itself above the fallback's limits (RlmConfig.fallback). */
   confirmFallback?: FallbackAsker;
+  /**
+   * A fresh try of an earlier question (Retry, Edit; issue 28 §4): the questions and answers it
+   * follows — those before the one asked again, never the answer being replaced, which a small
+   * model tends to repeat. Its answer is not appended to the session's history: the caller puts
+   * it where the question stood (`setHistory`). Without it, the run follows every answer so far.
+   */
+  history?: readonly HistoryEntry[];
 }
 
 /**
@@ -108,7 +115,7 @@ function lastLine(cause: unknown): string {
 
 /** What one question's run carries through the session's steps. */
 interface RunContext {
-  /** The questions and answers it follows. */
+  /** The questions and answers it follows (the session's own list, or a fresh try's copy). */
   history: HistoryEntry[];
   signal: AbortSignal;
   onEvent?: RlmEventListener;
@@ -221,7 +228,7 @@ export class RlmSession {
     const stop = new AbortController();
     this.running = stop;
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-    const history = this.history;
+    const history = options.history ? [...options.history] : this.history;
     const run: RunContext = {
       history,
       signal,
@@ -417,6 +424,14 @@ export class RlmSession {
     onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
   }
 
+  /**
+   * The answers later questions build on, in order, as the person now sees them: after a fresh
+   * try, its answer where the question it replaced stood (or the version they chose).
+   */
+  setHistory(entries: readonly HistoryEntry[]): void {
+    this.history.splice(0, this.history.length, ...entries);
+  }
+
   private remember(question: string, result: RlmResult, followed: readonly HistoryEntry[]): void {
     const index = followed.length;
     const last = result.iterations.length - 1;
@@ -425,7 +440,8 @@ export class RlmSession {
       const sources = i === last && result.sources?.length ? { answer_sources: result.sources } : {};
       this.iterations.push({ ...it, question_index: index, ...sources });
     });
-    if (result.answer) this.history.push({ question, answer: result.answer });
+    // A fresh try (it followed another history than the session's) is placed by the caller.
+    if (result.answer && followed === this.history) this.history.push({ question, answer: result.answer });
     this.variablesKept = true;
   }
 
