@@ -154,6 +154,14 @@ export class SessionStore implements SessionStorage {
     }
   }
 
+  async deleteExchange(id: string): Promise<void> {
+    try {
+      await this.db.delete("exchanges", id);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
   async loadExchanges(sessionId: string): Promise<Exchange[]> {
     // One request per exchange, not one getAll: a record is turned back into objects on the
     // main thread when its request succeeds, and a session of long answers (14 MB) read in one

@@ -46,6 +46,10 @@ export class MemoryStore implements SessionStorage {
     this.exchanges.set(exchange.id, { ...structuredClone(exchange), sessionId });
   }
 
+  async deleteExchange(id: string): Promise<void> {
+    this.exchanges.delete(id);
+  }
+
   async loadExchanges(sessionId: string): Promise<Exchange[]> {
     return [...this.exchanges.values()]
       .filter((e) => e.sessionId === sessionId)

@@ -44,6 +44,8 @@ export interface SessionStorage {
   /** Saves the session's record (which no longer lists `path`) and drops its bytes, in one step. */
   removeDocument(session: SessionRecord, path: string): Promise<void>;
   saveExchange(sessionId: string, exchange: Exchange): Promise<void>;
+  /** Drops one exchange (a retry replaced it). */
+  deleteExchange(id: string): Promise<void>;
   /** Oldest first. */
   loadExchanges(sessionId: string): Promise<Exchange[]>;
 }
