@@ -126,6 +126,10 @@ export class SessionLibrary {
     if (steps !== undefined && stepsUnread(exchange)) fillSteps(exchange, steps);
   }
 
+  async deleteExchange(id: string): Promise<void> {
+    await this.notices.guard(() => this.store.deleteExchange(id));
+  }
+
   /** A saver for one running exchange; `snapshot` must return plain data (no reactive proxies). */
   exchangeSaver(sessionId: string, snapshot: () => Exchange): ExchangeSaver {
     return throttledSaver(() => this.saveExchange(sessionId, snapshot()));

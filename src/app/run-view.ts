@@ -1,5 +1,6 @@
 // What the page shows of a run, built from the loop's events. Pure data and one reducer, so it
 // can be tested without a browser; what of it is stored, and how, is src/store/schema.ts's.
+import { readingWords } from "../core/fallback-cost.ts";
 import type { RlmEvent, RlmResult } from "../core/types.ts";
 import {
   summarizeSteps,
@@ -147,27 +148,49 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   else delete exchange.unverified;
 }
 
-/** One line on how the answer came about, when it was not the usual RLM run (else null). */
+/**
+ * How an answer came about, when it was not the usual RLM run (else null): the one explanation a
+ * fallback answer gets (issue 28 §3: the step, a notice and this line said it three times).
+ */
 export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback" | "unverified">): string | null {
   const f = exchange.fallback;
   if (exchange.producedBy === "fallback" && f) {
-    const read = f.partial
-      ? `the ${f.chunksRead} most relevant of the document's ${f.chunksTotal} parts`
-      : f.chunksRead === 1
-        ? "the whole document"
-        : `all ${f.chunksRead} parts of the document`;
-    return `Answered by the fallback: ${f.reason.replace(/\.$/, "")}, so the harness read ${read} itself with the helper model.`;
+    const read = readingWords({ parts: f.chunksRead, partsTotal: f.chunksTotal });
+    const asked = f.decision === "agreed" ? ", as you chose" : "";
+    return `Answered by the fallback, not by the model. ${f.reason} So the harness read ${read} with the helper model${asked}.`;
   }
   if (exchange.unverified) return exchange.unverified;
   if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
   return null;
 }
 
+/** How an exchange's status reads, and its colour's meaning (a fallback's answer is not the model's green "Answered"). */
+export function statusLabel(exchange: Pick<Exchange, "status" | "producedBy" | "fallbackQuestion">): {
+  text: string;
+  tone: "busy" | "ok" | "fallback" | "warn" | "err";
+} {
+  const { status } = exchange;
+  if (status === "running") return { text: exchange.fallbackQuestion ? "Waiting for your choice" : "Working…", tone: "busy" };
+  if (status === "answered")
+    return exchange.producedBy === "fallback" ? { text: "Answered by the fallback", tone: "fallback" } : { text: "Answered", tone: "ok" };
+  if (status === "failed") return { text: "Failed", tone: "err" };
+  return { text: STATUS_TEXT[status], tone: "warn" };
+}
+
+const STATUS_TEXT: Record<Exclude<ExchangeStatus, "running" | "answered" | "failed">, string> = {
+  "out-of-iterations": "Out of turns: best answer",
+  "out-of-time": "Out of time: best answer",
+  "too-many-errors": "Too many errors: best answer",
+  stopped: "Stopped",
+  interrupted: "Cut off",
+};
+
 /** Runs that were going when the page went away are marked, never lost. */
 export function markInterrupted(exchange: Exchange): Exchange {
   if (exchange.status !== "running") return exchange;
+  const { fallbackQuestion: _unanswered, ...rest } = exchange;
   return {
-    ...exchange,
+    ...rest,
     status: "interrupted",
     // The run's clock stops at the last thing it is known to have done, not at "now".
     endedAt: lastActivity(exchange),
@@ -215,6 +238,7 @@ export function canContinue(exchange: Pick<Exchange, "status" | "turns" | "itera
 
 /** The exchange goes back to running for its continuation; its turns and steps stay. */
 export function resumeExchange(exchange: Exchange, limits: RunLimits): void {
+  exchange.placedAt ??= exchange.startedAt; // it stays where it was asked
   exchange.status = "running";
   exchange.startedAt = Date.now();
   exchange.limits = limits;

@@ -1,5 +1,6 @@
 // Command-line options, in the spirit of mlx_lm.rlm. Parsing is pure so it can be tested.
 import { parseArgs } from "node:util";
+import { FALLBACK_MODES, type FallbackMode } from "../core/fallback-cost.ts";
 import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
 import { RUN_MODE_CHOICES, type RunModeRequest } from "../core/run-mode.ts";
 
@@ -47,6 +48,11 @@ export interface CliOptions {
   mode?: RunModeRequest;
   /** Let a Qwen3-style root reason before it writes (off by default). */
   thinking: boolean;
+  /** --fallback: may the harness read the document itself when the model cannot drive (ask: within the limits, else ask on a terminal). */
+  fallback?: FallbackMode;
+  /** --max-fallback-calls / --max-fallback-tokens: the limits of that reading without asking. */
+  maxFallbackCalls?: number;
+  maxFallbackTokens?: number;
   help: boolean;
   version: boolean;
 }
@@ -101,6 +107,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         "no-cache": { type: "boolean", default: false },
         mode: { type: "string" },
         thinking: { type: "boolean", default: false },
+        fallback: { type: "string" },
+        "max-fallback-calls": { type: "string" },
+        "max-fallback-tokens": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -165,6 +174,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     }
     opts.mode = v.mode as RunModeRequest;
   }
+  if (v.fallback !== undefined) {
+    if (!(FALLBACK_MODES as readonly string[]).includes(v.fallback)) {
+      throw new UsageError(`--fallback must be one of ${FALLBACK_MODES.join(", ")}, got "${v.fallback}"`);
+    }
+    opts.fallback = v.fallback as FallbackMode;
+  }
   const numbers: Array<[keyof CliOptions, string, boolean]> = [
     ["contextWindow", "context-window", true],
     ["subContextWindow", "sub-context-window", true],
@@ -180,6 +195,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     ["topP", "top-p", false],
     ["seed", "seed", true],
     ["threads", "threads", true],
+    ["maxFallbackCalls", "max-fallback-calls", true],
+    ["maxFallbackTokens", "max-fallback-tokens", true],
   ];
   for (const [key, flag, integer] of numbers) {
     const value = num(flag, v[flag as keyof typeof v] as string | undefined, integer);

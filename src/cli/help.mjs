@@ -59,6 +59,12 @@ Prompt and method:
   --thinking                let a Qwen3-style root reason before it writes (off by default;
                             sub-calls never think)
 
+When the model cannot drive a run, the harness can read the whole document with the helper model:
+  --fallback MODE           ask (default: read within the limits below; above them ask on a
+                            terminal, and without one do not read), always, or never
+  --max-fallback-calls N    helper calls that reading may make without asking (default 12)
+  --max-fallback-tokens N   tokens it may use without asking (default 100000)
+
   -h, --help                this help
   --version                 the version
 Exit status: 0 with an answer, 1 when the run failed or ended without one, 2 on bad options.`;

@@ -12,6 +12,7 @@ import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
 import { resolveCacheDir } from "./cache-dir.mjs";
 import { contextDocuments, decodedChars } from "./context-files.ts";
+import { fallbackLine, fallbackPolicyFrom, terminalAsker, yesNo } from "./fallback-prompt.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
 import { groupDigits } from "../core/numbers.ts";
@@ -25,6 +26,8 @@ export interface CliIO {
   stderr: (s: string) => void;
   readStdin: () => Promise<Buffer | null>;
   env: Record<string, string | undefined>;
+  /** A yes/no question to the person at a terminal; null when there is none (a pipe, a script). */
+  ask?: ((prompt: string, signal: AbortSignal) => Promise<boolean>) | null;
 }
 
 const defaultIO: CliIO = {
@@ -37,6 +40,8 @@ const defaultIO: CliIO = {
     return Buffer.concat(chunks);
   },
   env: process.env,
+  // Only a person at a terminal can answer (stdin then holds no document: see readStdin).
+  ask: process.stdin.isTTY && process.stderr.isTTY ? yesNo(process.stdin, process.stderr) : null,
 };
 
 function configFrom(o: CliOptions): RlmConfig {
@@ -58,6 +63,7 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.prompt !== undefined) c.prompt = o.prompt;
   if (o.mode !== undefined) c.runMode = o.mode;
   if (o.thinking) c.thinking = true;
+  c.fallback = fallbackPolicyFrom(o);
   return c;
 }
 
@@ -90,10 +96,7 @@ function jsonResult(result: RlmResult): string {
  * the answer is not simply the model's (the fallback wrote it, or no output showed it).
  */
 function howAnswered(result: RlmResult): string {
-  if (result.producedBy === "fallback" && result.fallback) {
-    const f = result.fallback;
-    return `rlm: answered by the fallback (${f.reason}); the harness read ${f.chunksRead} of ${f.chunksTotal} parts itself.\n`;
-  }
+  if (result.fallback) return fallbackLine(result);
   if (result.unverified) return `rlm: ${result.unverified}\n`;
   if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
   return "";
@@ -200,18 +203,23 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const result = await session.ask(options.task, {
       signal: controller.signal,
       ...(printer ? { onEvent: printer } : {}),
+      ...(io.ask && config.fallback?.mode === "ask" ? { confirmFallback: terminalAsker(io.ask) } : {}),
     });
     // A start that failed is the run's error; after a question, the boot has long finished.
     const boot = await booting;
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
     if (options.verbose && result.answer) printSources(io.stderr, result.sources ?? []);
-    if (options.verbose || result.producedBy === "fallback" || result.unverified) io.stderr(howAnswered(result));
+    // Without an answer, the line on the fallback (how to allow it) follows the message saying why.
+    const how = howAnswered(result);
+    const hintAfter = !result.answer && !!result.fallback;
+    if (!hintAfter && (options.verbose || result.fallback || result.unverified)) io.stderr(how);
     if (options.json) {
       io.stdout(jsonResult(result));
     } else if (result.answer) {
       io.stdout(`${result.answer}\n`);
     }
     if (result.status !== "answered" && result.message) io.stderr(`rlm: ${result.message}\n`);
+    if (hintAfter) io.stderr(how);
     // performance.now() counts from process start: "other" includes Node and module loading.
     if (options.verbose) io.stderr(`rlm: ${timeSplitLine({ totalMs: performance.now(), boot, documentMs, usage: result.usage })}\n`);
     if (!result.answer) {

@@ -97,12 +97,29 @@ export {
 export { SubcallPolicy, SubcallTooLongError, type SubcallOutcome, type SubcallPolicyOptions } from "./subcall-policy.ts";
 export {
   runFallback,
+  planFallback,
   fallbackChunkBudget,
   type FallbackEvent,
   type FallbackOptions,
+  type FallbackPlan,
   type FallbackResult,
   type FallbackSource,
 } from "./fallback.ts";
+export {
+  DEFAULT_FALLBACK_POLICY,
+  FALLBACK_MODES,
+  estimateFallback,
+  fallbackEndpoint,
+  gateFallback,
+  overLimits,
+  questionWords,
+  type FallbackAsker,
+  type FallbackDecision,
+  type FallbackEstimate,
+  type FallbackMode,
+  type FallbackPolicy,
+  type FallbackQuestion,
+} from "./fallback-cost.ts";
 export { chooseRunMode, RUN_MODE_CHOICES, type RunModeChoice, type RunModeRequest } from "./run-mode.ts";
 export { directQuestion, runDirect, type DirectRunInput } from "./direct-run.ts";
 export { replDocumentSource } from "./context-source.ts";

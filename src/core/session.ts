@@ -9,6 +9,7 @@ import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
 import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
+import type { FallbackAsker } from "./fallback-cost.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { abortable as abortableWork } from "./stop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
@@ -50,6 +51,15 @@ export interface AskOptions {
    * rebuilt since; otherwise it continues anyway and the model is told they are gone.
    */
   resume?: ResumeRun;
+  /** Asked before the harness reads the document itself above the fallback's limits (RlmConfig.fallback). */
+  confirmFallback?: FallbackAsker;
+  /**
+   * A fresh try of an earlier question (Retry, Edit; issue 28 §4): the questions and answers it
+   * follows — those before the one asked again, never the answer being replaced, which a small
+   * model tends to repeat. Its answer is not appended to the session's history: the caller puts
+   * it where the question stood (`setHistory`). Without it, the run follows every answer so far.
+   */
+  history?: readonly HistoryEntry[];
 }
 
 /**
@@ -106,6 +116,15 @@ function lastLine(cause: unknown): string {
     .map((l) => l.trim())
     .filter(Boolean);
   return (lines.at(-1) ?? text).slice(0, 300);
+}
+
+/** What one question's run carries through the session's steps. */
+interface RunContext {
+  /** The questions and answers it follows (the session's own list, or a fresh try's copy). */
+  history: HistoryEntry[];
+  signal: AbortSignal;
+  onEvent?: RlmEventListener;
+  confirmFallback?: FallbackAsker;
 }
 
 class Stopped extends Error {
@@ -242,17 +261,24 @@ export class RlmSession {
     const stop = new AbortController();
     this.running = stop;
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const history = options.history ? [...options.history] : this.history;
+    const run: RunContext = {
+      history,
+      signal,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.confirmFallback ? { confirmFallback: options.confirmFallback } : {}),
+    };
     try {
       // A new question on a ready session, or one to resume, waits for Python as before; the
       // first question about documents of known size asks the model while Python gets ready.
       const overlap = options.resume ? null : this.overlappable();
       const { engines, pending } = overlap
-        ? await this.prepareOverlapped(overlap, signal, options.onEvent)
-        : { engines: await this.prepare(signal, options.onEvent), pending: undefined };
+        ? await this.prepareOverlapped(overlap, run)
+        : { engines: await this.prepare(run), pending: undefined };
       const result = options.resume
-        ? await this.resume(question, options.resume, engines, signal, options.onEvent)
-        : await this.answer(question, engines, this.deps.config(), signal, options.onEvent, pending);
-      this.remember(question, result);
+        ? await this.resume(question, options.resume, engines, run)
+        : await this.answer(question, engines, this.deps.config(), run, pending);
+      this.remember(question, result, history);
       return result;
     } catch (err) {
       return failedBeforeStart(signal.aborted || err instanceof Stopped ? null : err);
@@ -270,16 +296,16 @@ export class RlmSession {
     question: string,
     engines: SessionEngines,
     config: RlmConfig,
-    signal: AbortSignal,
-    onEvent?: RlmEventListener,
+    run: RunContext,
     pending?: PendingPython,
   ): Promise<RlmResult> {
+    const { history, signal, onEvent } = run;
     // While Python is getting ready, only a document too big for one call is decided at once
     // (by size, as always); a closer call waits for Python and measures the text.
     const early = pending
       ? chooseRunMode(
           pending.context.total_chars,
-          directQuestion(question, this.history).length,
+          directQuestion(question, history).length,
           engines.root.contextWindow,
           config.runMode ?? "auto",
         )
@@ -289,13 +315,12 @@ export class RlmSession {
       pending = undefined;
     }
     const choice: RunModeChoice & { document?: DocumentSource } =
-      early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config);
+      early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config, history);
     onEvent?.({ type: "run-mode", mode: choice.mode, reason: choice.reason, depth: 0 });
     if (choice.document) {
-      const previous = this.history;
       return runDirect({
         question,
-        previous,
+        previous: history,
         engine: engines.root,
         document: choice.document,
         config,
@@ -310,10 +335,11 @@ export class RlmSession {
       rootEngine: engines.root,
       subEngine: engines.sub,
       config,
-      previous: this.history,
+      previous: history,
       previousVariablesKept: this.variablesKept,
       signal,
       ...(onEvent ? { onEvent } : {}),
+      ...(run.confirmFallback ? { confirmFallback: run.confirmFallback } : {}),
       ...(pending ? { pending } : {}),
       ...this.childRepls(),
     });
@@ -321,13 +347,8 @@ export class RlmSession {
   }
 
   /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
-  private async resume(
-    question: string,
-    earlier: ResumeRun,
-    engines: SessionEngines,
-    signal: AbortSignal,
-    onEvent?: RlmEventListener,
-  ): Promise<RlmResult> {
+  private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, run: RunContext): Promise<RlmResult> {
+    const { signal, onEvent } = run;
     const last = earlier.iterations.at(-1);
     const variablesKept = !!last && this.turnsHere.has(turnKey(last));
     if (!variablesKept)
@@ -342,20 +363,26 @@ export class RlmSession {
       rootEngine: engines.root,
       subEngine: engines.sub,
       config: this.deps.config(),
-      previous: this.history,
+      previous: run.history,
       previousVariablesKept: this.variablesKept,
       resume: { iterations: earlier.iterations, variablesKept },
       signal,
       ...(onEvent ? { onEvent } : {}),
+      ...(run.confirmFallback ? { confirmFallback: run.confirmFallback } : {}),
       ...this.childRepls(),
     });
     return { ...result, mode: { used: "rlm", reason: "continuing an earlier run" } };
   }
 
   /** The run mode; for "direct", the document to read. Most documents are decided by size alone. */
-  private async chooseMode(question: string, root: ChatEngine, config: RlmConfig): Promise<RunModeChoice & { document?: DocumentSource }> {
+  private async chooseMode(
+    question: string,
+    root: ChatEngine,
+    config: RlmConfig,
+    history: readonly HistoryEntry[],
+  ): Promise<RunModeChoice & { document?: DocumentSource }> {
     const requested = config.runMode ?? "auto";
-    const asked = directQuestion(question, this.history).length;
+    const asked = directQuestion(question, history).length;
     const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested);
     if (bySize.mode === "rlm") return bySize;
     // Close enough to fit: measure the text the direct prompt would hold (paths included).
@@ -408,16 +435,13 @@ export class RlmSession {
    * cell (RlmRunOptions.pending). The page's waiting steps are not announced: the run's own
    * events follow at once.
    */
-  private async prepareOverlapped(
-    context: ContextInfo,
-    signal: AbortSignal,
-    onEvent?: RlmEventListener,
-  ): Promise<{ engines: SessionEngines; pending: PendingPython }> {
+  private async prepareOverlapped(context: ContextInfo, run: RunContext): Promise<{ engines: SessionEngines; pending: PendingPython }> {
+    const { signal, onEvent } = run;
     const ready = (async () => {
       await this.repl.start();
       await this.documentsReady();
       await this.checkResponsive(onEvent);
-      await this.repl.beginQuestion(this.history);
+      await this.repl.beginQuestion(run.history);
     })();
     ready.catch(() => undefined); // the run awaits it; a question stopped first must not leave it unhandled
     onEvent?.({ type: "preparing", step: "model", depth: 0 } satisfies RlmEvent);
@@ -427,7 +451,8 @@ export class RlmSession {
   }
 
   /** What a question waits for before its first turn, each step announced, each abortable. */
-  private async prepare(signal: AbortSignal, onEvent?: RlmEventListener): Promise<SessionEngines> {
+  private async prepare(run: RunContext): Promise<SessionEngines> {
+    const { signal, onEvent } = run;
     const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
     say("python");
     await abortable(this.repl.start(), signal);
@@ -437,7 +462,8 @@ export class RlmSession {
     say("model");
     const engines = await abortable(Promise.resolve(this.deps.engines()), signal);
     this.lastEngines = engines;
-    await abortable(this.repl.beginQuestion(this.history), signal);
+    // Python's `history` is what the run follows (a fresh try sees only the questions before it).
+    await abortable(this.repl.beginQuestion(run.history), signal);
     return engines;
   }
 
@@ -454,10 +480,19 @@ export class RlmSession {
     onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
   }
 
-  private remember(question: string, result: RlmResult): void {
+  /**
+   * The answers later questions build on, in order, as the person now sees them: after a fresh
+   * try, its answer where the question it replaced stood (or the version they chose).
+   */
+  setHistory(entries: readonly HistoryEntry[]): void {
+    this.history.splice(0, this.history.length, ...entries);
+  }
+
+  private remember(question: string, result: RlmResult, followed: readonly HistoryEntry[]): void {
     for (const it of result.iterations) this.turnsHere.add(turnKey(it));
     this.runs.push({ iterations: [...result.iterations], ...(result.sources?.length ? { sources: result.sources } : {}) });
-    if (result.answer) this.history.push({ question, answer: result.answer });
+    // A fresh try (it followed another history than the session's) is placed by the caller.
+    if (result.answer && followed === this.history) this.history.push({ question, answer: result.answer });
     this.variablesKept = true;
   }
 

@@ -150,6 +150,15 @@ export class SessionStore implements SessionStorage {
     }
   }
 
+  async deleteExchange(id: string): Promise<void> {
+    try {
+      const tx = this.db.transaction(["exchanges", "steps"], "readwrite");
+      await Promise.all([tx.objectStore("exchanges").delete(id), tx.objectStore("steps").delete(id), tx.done]);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
   async loadExchanges(sessionId: string): Promise<StoredExchange[]> {
     // The records only: a question's steps (every prompt of every turn) are read when shown.
     // One request per record, not one getAll, so a session of long answers is turned back into

@@ -50,6 +50,11 @@ export class MemoryStore implements SessionStorage {
     if (steps) this.steps.set(record.id, { ...steps, sessionId });
   }
 
+  async deleteExchange(id: string): Promise<void> {
+    this.exchanges.delete(id);
+    this.steps.delete(id);
+  }
+
   async loadExchanges(sessionId: string): Promise<StoredExchange[]> {
     return [...this.exchanges.values()]
       .filter((e) => e.sessionId === sessionId)

@@ -4,6 +4,7 @@
 // A reopened session reads the records only; a question's steps are read when they are shown,
 // exported or continued. A change to these shapes is a change of SCHEMA_VERSION with a numbered
 // migration (migrations.ts), so a session saved by an older page opens unchanged.
+import type { FallbackQuestion } from "../core/fallback-cost.ts";
 import type { RankedSource } from "../core/evidence.ts";
 import type { FallbackSummary, IterationRecord, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
 import type { ChatUsage } from "../engines/types.ts";
@@ -135,6 +136,17 @@ export interface StoredExchange extends RunSteps {
   docChars?: number;
   /** Present when the steps were not read (a reopened session): what they hold. */
   steps?: StepsSummary;
+  /**
+   * While the run waits for the person (issue 28 §3): whether the harness should read the
+   * document itself, and what that would cost. Gone once they chose (or the run stopped).
+   */
+  fallbackQuestion?: FallbackQuestion;
+  /** A fresh try (Retry, Edit) of an earlier exchange's question: the id of that question's first exchange (versions.ts). */
+  versionOf?: string;
+  /** Another version of the same question is the one shown. */
+  setAside?: boolean;
+  /** Where it stands in the session: when its question was first asked (a retry or Continue keeps the place). Absent: startedAt. */
+  placedAt?: number;
 }
 
 // --- how a question is kept: its record and, apart, its steps --------------------------------

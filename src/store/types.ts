@@ -52,4 +52,6 @@ export interface SessionStorage {
   loadExchanges(sessionId: string): Promise<StoredExchange[]>;
   /** A question's steps (null when none were kept). */
   loadSteps(exchangeId: string): Promise<RunSteps | null>;
+  /** Drops one question's record and its steps (a retry replaced it). */
+  deleteExchange(id: string): Promise<void>;
 }

@@ -330,3 +330,42 @@ describe("the page's controller", () => {
     await expect.poll(() => [...repls[0]!.docs.keys()]).toEqual(["zeta.txt", "alpha.txt"]);
   });
 });
+
+describe("fresh tries and the fallback's question (issue 28 §3, §4)", () => {
+  it("Replace whose new try ends without an answer keeps the earlier answer as a version to go back to", async () => {
+    const store = new MemoryStore();
+    const { app } = harness(store);
+    await app.start();
+    await app.addFiles([file("a.txt", "text")]);
+    server.scripts.root = code("FINAL('the first answer')");
+    await app.ask("Which one?");
+    const first = app.view.exchanges[0]!;
+    server.scripts.root = { text: "", status: 500, error: "the model server broke" };
+    await app.askAgain(first.id, "Which one?", false);
+    // The failed try is shown in its place; the answer it would have replaced is still there.
+    expect(app.view.exchanges.map((e) => [e.status, !!e.setAside])).toEqual([
+      ["answered", true],
+      ["failed", false],
+    ]);
+    const stored = await store.loadExchanges(app.view.record!.id);
+    expect(stored.map((e) => e.answer)).toContain("the first answer");
+    await app.showVersion(app.view.exchanges[1]!.id, -1);
+    expect(app.view.exchanges.find((e) => !e.setAside)?.answer).toBe("the first answer");
+  });
+
+  it("the run's question about the fallback waits in the exchange until the person answers", async () => {
+    const { app } = harness();
+    await app.start();
+    await app.addFiles([file("a.txt", "The vault code is 7419.")]);
+    app.updateSettings({ ...app.settings, run: { ...app.settings.run, fallbackMaxCalls: 1 } });
+    server.scripts.root = "Let me think.";
+    server.scripts.sub = (req) => (req.lastUser.includes("7419") ? "7419" : "NOT FOUND");
+    const pending = app.ask("What is the code?");
+    await expect.poll(() => app.view.exchanges[0]?.fallbackQuestion?.estimate.calls, { timeout: 10_000 }).toBe(2);
+    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
+    app.answerFallback(app.view.exchanges[0]!.id, true);
+    await pending;
+    expect(app.view.exchanges[0]).toMatchObject({ status: "answered", answer: "7419", producedBy: "fallback" });
+    expect(app.view.exchanges[0]?.fallbackQuestion).toBeUndefined();
+  });
+});
