@@ -17,8 +17,19 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-const settled = (page: import("playwright-core").Page) =>
-  page.locator("article.exchange").last().locator('section.answer[aria-busy="false"]').waitFor({ timeout: 90_000 });
+/**
+ * The run has ended. A run out of turns with no answer may first ask whether the harness should
+ * read the document itself (the fallback, issue 28 §3) when that would pass the preset's limits:
+ * these runs are about turns, so the person says "Stop here" and nothing more is spent.
+ */
+async function settled(page: import("playwright-core").Page): Promise<void> {
+  const exchange = page.locator("article.exchange").last();
+  const done = exchange.locator('section.answer[aria-busy="false"]');
+  const choice = exchange.getByTestId("fallback-choice");
+  await done.or(choice).first().waitFor({ timeout: 90_000 });
+  if (await choice.isVisible()) await choice.getByRole("button", { name: "Stop here" }).click();
+  await done.waitFor({ timeout: 90_000 });
+}
 const rootRequests = (question: string) => stack.server.requests.filter((r) => r.isRoot && r.firstUser.includes(question)).length;
 
 describe("effort presets", () => {
