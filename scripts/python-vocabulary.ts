@@ -6,8 +6,8 @@
 //   node --import tsx scripts/python-vocabulary.ts --write
 //
 // tests/unit/repl-vocabulary.test.ts fails when the file on disk differs from what this renders.
-import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { generateWhenRun } from "./generated-file.ts";
 import { MAP_PROMPT_TEMPLATE, NOT_FOUND, REPL_VOCABULARY, type HelperLimitDefaults } from "../src/core/repl-vocabulary.ts";
 
 export const PYTHON_VOCABULARY_FILE = fileURLToPath(new URL("../workers/python/rlm_runtime/vocabulary.py", import.meta.url));
@@ -76,11 +76,4 @@ export function renderPythonVocabulary(): string {
   ].join("\n");
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  if (process.argv.includes("--write")) {
-    writeFileSync(PYTHON_VOCABULARY_FILE, renderPythonVocabulary());
-    console.log(`wrote ${PYTHON_VOCABULARY_FILE}`);
-  } else {
-    process.stdout.write(renderPythonVocabulary());
-  }
-}
+generateWhenRun(import.meta.url, PYTHON_VOCABULARY_FILE, renderPythonVocabulary);

@@ -12,9 +12,9 @@ type PyCallable = ((...args: unknown[]) => unknown) & {
 type PyProxy = Record<string, unknown>;
 
 export interface PythonRuntime {
-  /** `context` from exactly these documents (names and sources already converted for Python). */
-  loadDocuments(names: unknown, sources: unknown, shape: string): string;
-  addDocument(name: string, source: unknown): string;
+  /** `context` from exactly these documents (names, sources and kinds already converted for Python). */
+  loadDocuments(names: unknown, sources: unknown, shape: string, kinds: unknown): string;
+  addDocument(name: string, source: unknown, kind: string): string;
   removeDocument(name: string): string;
   /** `context` becomes this text; returns its description as JSON. */
   setContext(text: string): string;
@@ -47,8 +47,8 @@ export function bindRuntime(py: PyodideInterface): PythonRuntime {
   const runCell = method("run_cell");
   const pythonVersion = String(runtime.python_version);
   return {
-    loadDocuments: (names, sources, shape) => String(loadDocuments(names, sources, shape)),
-    addDocument: (name, source) => String(addDocument(name, source)),
+    loadDocuments: (names, sources, shape, kinds) => String(loadDocuments(names, sources, shape, kinds)),
+    addDocument: (name, source, kind) => String(addDocument(name, source, kind)),
     removeDocument: (name) => String(removeDocument(name)),
     setContext: (value) => String(setContext(value)),
     runCell,

@@ -102,6 +102,11 @@ async function raiseWalls(py: PyodideInterface, options: ReplBootOptions, hooks:
   await hooks.afterBoot?.(py, options);
 }
 
+/** The kind Python gets with a document (the host checked it against the format registry); plain text without one. */
+function kindOf(doc: ContextDocumentInput): string {
+  return typeof doc.kind === "string" ? doc.kind : "text";
+}
+
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   let started: Started | undefined;
   let pulse: Pulse | null = null;
@@ -134,11 +139,13 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
         sources.map((s) => s.value),
         { depth: 1 },
       );
+      const pyKinds = py.toPy(docs.map(kindOf));
       try {
-        return runtime.loadDocuments(pyNames, pySources, shape);
+        return runtime.loadDocuments(pyNames, pySources, shape, pyKinds);
       } finally {
         (pyNames as { destroy?: () => void }).destroy?.();
         (pySources as { destroy?: () => void }).destroy?.();
+        (pyKinds as { destroy?: () => void }).destroy?.();
         for (const s of sources) s.release();
       }
     },
@@ -147,7 +154,7 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       const { py, runtime } = need();
       const source = await documentSource(py, doc);
       try {
-        return runtime.addDocument(doc.name, source.value);
+        return runtime.addDocument(doc.name, source.value, kindOf(doc));
       } finally {
         source.release();
       }

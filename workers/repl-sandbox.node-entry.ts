@@ -116,9 +116,13 @@ async function call(method: string, args: unknown[]): Promise<unknown> {
 /** Blobs cannot cross the IPC channel; the parent sends their bytes (see src/repl/node-sandbox.ts). */
 function asWorkerArgument(arg: unknown): unknown {
   if (Array.isArray(arg)) return arg.map(asWorkerArgument);
-  const doc = arg as { name?: unknown; bytes?: unknown };
+  const doc = arg as { name?: unknown; bytes?: unknown; kind?: unknown };
   if (doc && typeof doc.name === "string" && doc.bytes instanceof Uint8Array)
-    return { name: doc.name, data: new Blob([doc.bytes as Uint8Array<ArrayBuffer>]) };
+    return {
+      name: doc.name,
+      data: new Blob([doc.bytes as Uint8Array<ArrayBuffer>]),
+      ...(typeof doc.kind === "string" ? { kind: doc.kind } : {}),
+    };
   return arg;
 }
 

@@ -13,6 +13,7 @@ import evidencePositionsPy from "./python/rlm_runtime/evidence/positions.py?raw"
 import evidenceRecorderPy from "./python/rlm_runtime/evidence/recorder.py?raw";
 import evidenceRegexPy from "./python/rlm_runtime/evidence/regex.py?raw";
 import evidenceSlicesPy from "./python/rlm_runtime/evidence/slices.py?raw";
+import formatsPy from "./python/rlm_runtime/formats.py?raw";
 import helpersPy from "./python/rlm_runtime/helpers.py?raw";
 import hostPy from "./python/rlm_runtime/host.py?raw";
 import namespacePy from "./python/rlm_runtime/namespace.py?raw";
@@ -35,6 +36,7 @@ export const RUNTIME_FILES: readonly RuntimeFile[] = packageFiles([
   { path: "rlm_runtime/evidence/recorder.py", source: evidenceRecorderPy },
   { path: "rlm_runtime/evidence/regex.py", source: evidenceRegexPy },
   { path: "rlm_runtime/evidence/slices.py", source: evidenceSlicesPy },
+  { path: "rlm_runtime/formats.py", source: formatsPy },
   { path: "rlm_runtime/helpers.py", source: helpersPy },
   { path: "rlm_runtime/host.py", source: hostPy },
   { path: "rlm_runtime/namespace.py", source: namespacePy },

@@ -6,7 +6,7 @@
 import { sourceLabel, type RankedSource } from "../core/evidence.ts";
 import type { FallbackAsker } from "../core/fallback-cost.ts";
 import type { ResumeRun } from "../core/resume.ts";
-import { RlmSession } from "../core/session.ts";
+import { RlmSession, type SessionDocument } from "../core/session.ts";
 import type { IterationRecord } from "../core/types.ts";
 import type { ReplStatus, SessionRepl } from "../repl/types.ts";
 import {
@@ -18,7 +18,14 @@ import {
 } from "../store/index.ts";
 import type { IngestInput } from "../ingest/index.ts";
 import { titleFor } from "./lead-document.ts";
-import { documentSource, type IngestFiles, type IngestProblemView, type IngestProgressView } from "./documents.ts";
+import {
+  documentSource,
+  sessionDocument,
+  storedSessionDocuments,
+  type IngestFiles,
+  type IngestProblemView,
+  type IngestProgressView,
+} from "./documents.ts";
 import { EngineManager, type EngineStatus } from "./engines.svelte.ts";
 import { Exporter } from "./exporter.svelte.ts";
 import { newId } from "./ids.ts";
@@ -146,7 +153,7 @@ export class AppController {
     if (loaded.lost.length) this.notices.notify("warning", lostDocumentsMessage(loaded.lost));
     if (this.live.get(id)) return; // its Python kept running: variables and all
     const history = answeredHistory(exchanges);
-    this.createSession(id, history, loaded.documents);
+    this.createSession(id, history, storedSessionDocuments(loaded.documents, loaded.record.documents));
     if (history.length) {
       this.notices.notify(
         "info",
@@ -181,7 +188,7 @@ export class AppController {
   }
 
   /** A new RlmSession (and so a new Python worker) for a stored session, its documents loading. */
-  private createSession(id: string, history: HistoryEntry[], documents: StoredDocument[]): RlmSession {
+  private createSession(id: string, history: HistoryEntry[], documents: SessionDocument[]): RlmSession {
     const session = new RlmSession(
       {
         createRepl: () => this.deps.createRepl((status) => this.onReplStatus(id, status)),
@@ -194,7 +201,7 @@ export class AppController {
     void session.start().catch(() => undefined); // the status chip shows a failure
     if (documents.length) {
       // Not awaited: a question asked meanwhile waits for them (RlmSession.ask says so).
-      void session.addDocuments(documents.map((d) => ({ path: d.path, data: d.blob }))).catch((err: unknown) => this.reportError(err));
+      void session.addDocuments(documents).catch((err: unknown) => this.reportError(err));
     }
     return session;
   }
@@ -206,7 +213,11 @@ export class AppController {
     const live = this.live.get(id);
     if (live) return live;
     const loaded = await this.library.load(id);
-    return this.createSession(id, answeredHistory(this.view.exchanges), loaded?.documents ?? []);
+    return this.createSession(
+      id,
+      answeredHistory(this.view.exchanges),
+      loaded ? storedSessionDocuments(loaded.documents, loaded.record.documents) : [],
+    );
   }
 
   /** Python failed to start (or died): a new sandbox for the open session, its documents reloaded. */
@@ -292,7 +303,7 @@ export class AppController {
     void requestPersistentStorage();
     const session = await this.openLiveSession();
     await session
-      ?.addDocuments(result.documents.map((d) => ({ path: d.meta.path, data: d.blob })))
+      ?.addDocuments(result.documents.map((d) => sessionDocument(d.meta, d.blob)))
       .catch((err: unknown) => this.reportError(err));
   }
 

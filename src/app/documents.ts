@@ -3,6 +3,8 @@
 // string of a whole large file.
 import { joinedSource } from "../core/context-source.ts";
 import type { DocumentSource } from "../core/direct.ts";
+import type { SessionDocument } from "../core/session.ts";
+import { formatOf } from "../ingest/formats/index.ts";
 import { createIngestClient, type IngestClient, type IngestInput, type IngestProgress } from "../ingest/index.ts";
 import { UniquePaths } from "../ingest/paths.ts";
 import type { DocumentMeta, StoredDocument } from "../store/index.ts";
@@ -66,6 +68,24 @@ export const ingestForSession: IngestFiles = async (inputs, takenPaths, onProgre
   });
   return { documents, problems: result.problems.map((p) => ({ path: p.path, message: p.message })) };
 };
+
+/**
+ * A document as the session hands it to Python: its bytes, and the kind its record gives, so a
+ * PDF is cited by page whatever it is named. A kind this version's registry does not know (a
+ * record written by a later version) goes as plain text, as the viewer reads it.
+ */
+export function sessionDocument(meta: DocumentMeta, blob: Blob): SessionDocument {
+  return { path: meta.path, data: blob, kind: formatOf(meta.kind).kind };
+}
+
+/** A stored session's documents, in the record's order, each with the kind its record gives. */
+export function storedSessionDocuments(docs: readonly StoredDocument[], metas: readonly DocumentMeta[]): SessionDocument[] {
+  const byPath = new Map(docs.map((d) => [d.path, d.blob]));
+  return metas.flatMap((meta) => {
+    const blob = byPath.get(meta.path);
+    return blob ? [sessionDocument(meta, blob)] : [];
+  });
+}
 
 /**
  * The session's documents as one text, read from either end, as the REPL decodes them: compare

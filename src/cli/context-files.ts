@@ -23,13 +23,15 @@ export async function contextDocuments(files: string[], readStdin: () => Promise
         if (err instanceof UsageError) throw err;
         throw new UsageError(`cannot read --context-file ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       }
-      docs.push({ name: files.length === 1 ? basename(file) : file, path });
+      // The bytes of a file are its text, whatever its name: rlm reads no PDF or DOCX (the page's
+      // ingest does), so every document is plain text, cited by lines.
+      docs.push({ name: files.length === 1 ? basename(file) : file, path, kind: "text" });
     }
     return docs;
   }
   const stdin = await readStdin();
   if (!stdin) throw new UsageError("no document: give --context-file PATH or pipe the document on stdin");
-  return [{ name: "stdin", data: new Blob([stdin as Uint8Array<ArrayBuffer>]) }];
+  return [{ name: "stdin", data: new Blob([stdin as Uint8Array<ArrayBuffer>]), kind: "text" }];
 }
 
 const CHUNK = 1 << 20;

@@ -69,7 +69,7 @@ function configFrom(o: CliOptions): RlmConfig {
 
 /** A CLI document as the session holds it: a host file by path, or bytes (stdin); its size in characters if known. */
 function sessionDocument(doc: ContextDocumentInput, chars: number | undefined): SessionDocument {
-  const known = chars === undefined ? {} : { chars };
+  const known = { ...(chars === undefined ? {} : { chars }), ...(doc.kind === undefined ? {} : { kind: doc.kind }) };
   return "path" in doc ? { path: doc.name, file: doc.path, ...known } : { path: doc.name, data: doc.data, ...known };
 }
 

@@ -68,6 +68,11 @@ export interface AskOptions {
  */
 export type SessionDocument = ({ path: string; data: Blob } | { path: string; file: string }) & {
   /**
+   * Its kind in the format registry (DocumentMeta.kind: "text", "pdf", "docx"…), which Python
+   * cites its places by (pages, paragraphs); plain text without one.
+   */
+  kind?: string;
+  /**
    * The characters the document decodes to, when the caller already knows (the CLI counts a
    * file's UTF-8 without decoding it). With it, a question's first model request goes out while
    * Python is still starting and decoding (see `pending` in loop.ts); a wrong count only costs
@@ -88,7 +93,8 @@ export function expectedContext(docs: readonly SessionDocument[]): ContextInfo |
 }
 
 function replInput(doc: SessionDocument): ContextDocumentInput {
-  return "file" in doc ? { name: doc.path, path: doc.file } : { name: doc.path, data: doc.data };
+  const kind = doc.kind === undefined ? {} : { kind: doc.kind };
+  return "file" in doc ? { name: doc.path, path: doc.file, ...kind } : { name: doc.path, data: doc.data, ...kind };
 }
 
 export class SessionBusyError extends Error {

@@ -24,6 +24,7 @@ import {
   type SyncMode,
   writeBlockingReply,
 } from "./protocol.ts";
+import { FORMATS, isDocumentKind } from "../ingest/formats/index.ts";
 import { WorkerPulse } from "./pulse.ts";
 import { SANDBOX_CRASHED } from "./sandbox-protocol.ts";
 import type {
@@ -47,6 +48,26 @@ export class WorkerGoneError extends Error {
   constructor(readonly reason: string) {
     super(`The Python worker stopped before it answered (${reason}). Ask again: a new worker is started with the documents.`);
   }
+}
+
+/**
+ * A document handed to Python with a kind no format of the registry has: Python would cite it by
+ * lines alone, silently, where its format has pages or paragraphs. A caller's bug, refused before
+ * anything reaches the worker.
+ */
+export class UnknownDocumentKindError extends Error {
+  override name = "UnknownDocumentKindError";
+  constructor(doc: string, kind: string) {
+    super(
+      `The document ${doc} was given the kind ${JSON.stringify(kind)}, which no document format has ` +
+        `(${FORMATS.map((f) => f.kind).join(", ")}). Pass the kind ingest gave it (DocumentMeta.kind), or none for plain text.`,
+    );
+  }
+}
+
+/** Throws unless the document's kind is one the format registry knows (or it has none: plain text). */
+function checkKind(doc: ContextDocumentInput): void {
+  if (doc.kind !== undefined && !isDocumentKind(doc.kind)) throw new UnknownDocumentKindError(doc.name, String(doc.kind));
 }
 
 export class ReplStartError extends Error {
@@ -296,6 +317,7 @@ export class ReplClient implements SessionRepl {
 
   /** Replace `context` with exactly these documents. */
   async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape = "auto"): Promise<ContextInfo> {
+    docs.forEach(checkKind);
     await this.ready();
     this.loaded = { kind: "documents", docs: new Map(docs.map((d) => [d.name, d])), shape };
     return this.changeContext((t) => t.api.loadDocuments(docs, shape));
@@ -303,6 +325,7 @@ export class ReplClient implements SessionRepl {
 
   /** Decode one more document into `context`; the others are not touched. */
   async addDocument(doc: ContextDocumentInput): Promise<ContextInfo> {
+    checkKind(doc);
     await this.ready();
     const docs = this.loaded.kind === "documents" ? this.loaded.docs : new Map<string, ContextDocumentInput>();
     docs.set(doc.name, doc);

@@ -219,10 +219,11 @@ function sandboxTransport(
 async function crossable(arg: unknown, launch: SandboxLaunch): Promise<unknown> {
   if (Array.isArray(arg)) return Promise.all(arg.map((a) => crossable(a, launch)));
   if (!isDocument(arg)) return arg;
-  if ("data" in arg) return { name: arg.name, bytes: new Uint8Array(await arg.data.arrayBuffer()) };
+  const kind = arg.kind === undefined ? {} : { kind: arg.kind };
+  if ("data" in arg) return { name: arg.name, bytes: new Uint8Array(await arg.data.arrayBuffer()), ...kind };
   if (mayRead(launch, resolve(arg.path))) return arg;
   const { readFile } = await import("node:fs/promises");
-  return { name: arg.name, bytes: new Uint8Array(await readFile(arg.path)) };
+  return { name: arg.name, bytes: new Uint8Array(await readFile(arg.path)), ...kind };
 }
 
 function isDocument(v: unknown): v is ContextDocumentInput {

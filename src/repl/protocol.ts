@@ -150,9 +150,12 @@ export interface SandboxReport {
 /**
  * A document on its way into Python. Blobs travel as handles, not as copies. A `path` is a file
  * the worker reads itself (Node only: a file-backed Blob cannot be posted to a worker thread, and
- * reading it on the host first would hold a second copy of a 500 MB document).
+ * reading it on the host first would hold a second copy of a 500 MB document). `kind` is the
+ * document's kind in the format registry (src/ingest/formats: what ingest gave it, DocumentMeta's
+ * `kind`), which decides whether Python cites it by pages or paragraphs; without one it is plain
+ * text. ReplClient refuses a kind the registry does not know.
  */
-export type ContextDocumentInput = { name: string; data: Blob } | { name: string; path: string };
+export type ContextDocumentInput = ({ name: string; data: Blob } | { name: string; path: string }) & { kind?: string };
 
 export type ContextShape = "auto" | "str" | "list" | "dict";
 

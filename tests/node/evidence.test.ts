@@ -250,8 +250,8 @@ describe("multi-byte text, pages and paragraphs", () => {
     const pdf = pages.map((p, i) => `--- page ${i + 1} ---\n\n${p}`).join("\n\n");
     const docx = ["Title", "First paragraph.", "Second paragraph mentions the secret word OSPREY.", "Third."].join("\n\n");
     await repl.loadDocuments([
-      { name: "report.pdf", data: text(pdf) },
-      { name: "notes.docx", data: text(docx) },
+      { name: "report.pdf", data: text(pdf), kind: "pdf" },
+      { name: "notes.docx", data: text(docx), kind: "docx" },
     ]);
     const matchOf = async (code: string) => only((await repl.runCell(`import re\nm = ${code}`)).sources, "match");
     expect(await matchOf("re.search('4,200', context['report.pdf'])")).toEqual([

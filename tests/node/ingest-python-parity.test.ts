@@ -46,7 +46,7 @@ describe("ingest sizes match Python's len(context)", () => {
     expect(documents.length).toBe(inputs.length - 1 + 2);
 
     const info = await repl.loadDocuments(
-      documents.map((d) => ({ name: d.path, data: d.data })),
+      documents.map((d) => ({ name: d.path, data: d.data, kind: d.kind })),
       "dict",
     );
     expect(info.total_chars).toBe(documents.reduce((n, d) => n + d.chars, 0));

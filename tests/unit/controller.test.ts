@@ -23,7 +23,7 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-/** Reads "files" whose content is their name's text: enough for the controller's part. */
+/** Reads "files" whose content is their text (a PDF if it starts so): enough for the controller's part. */
 const ingest: IngestFiles = async (inputs, taken) => {
   const used = new Set(taken);
   const documents = await Promise.all(
@@ -35,7 +35,7 @@ const ingest: IngestFiles = async (inputs, taken) => {
       const meta = {
         path,
         name: path,
-        kind: "text",
+        kind: text.startsWith("%PDF-") ? "pdf" : "text",
         sourceBytes: text.length,
         chars: text.length,
         tokensEstimate: 1,
@@ -317,6 +317,20 @@ describe("the page's controller", () => {
     expect(app.notices.list.some((n) => n.kind === "warning" && n.text.includes("“lost.txt”") && /Add it again/.test(n.text))).toBe(true);
     await expect.poll(() => [...repls[0]!.docs.keys()]).toEqual(["kept.txt"]);
     expect((await store.getSession("s1"))?.documents.map((d) => d.path)).toEqual(["kept.txt"]); // saved so: said once
+  });
+
+  it("documents reach Python with the kind ingest gave them, also after a reload; a kind this version does not know goes as text", async () => {
+    const store = new MemoryStore();
+    const before = harness(store);
+    await before.app.start();
+    await before.app.addFiles([file("scan", "%PDF-1.7 a PDF named without .pdf"), file("notes.txt", "plain")]);
+    expect(Object.fromEntries(before.repls[0]!.kinds)).toEqual({ scan: "pdf", "notes.txt": "text" });
+    // A later version's format, in a record it wrote: read as plain text, as the viewer reads it.
+    const record = (await store.getSession(before.app.view.record!.id))!;
+    await store.saveSession({ ...record, documents: record.documents.map((d) => (d.path === "notes.txt" ? { ...d, kind: "slides" } : d)) });
+    const { app, repls } = harness(store);
+    await app.start();
+    await expect.poll(() => Object.fromEntries(repls[0]!.kinds)).toEqual({ scan: "pdf", "notes.txt": "text" });
   });
 
   it("documents reach Python after a reload in the order they were added", async () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG } from "../../src/core/types.ts";
-import { ReplClient } from "../../src/repl/client.ts";
+import { ReplClient, UnknownDocumentKindError } from "../../src/repl/client.ts";
 import type { ReplWorkerApi } from "../../src/repl/protocol.ts";
 import { SANDBOX_CRASHED } from "../../src/repl/sandbox-protocol.ts";
 import type { ReplTransport } from "../../src/repl/types.ts";
@@ -266,6 +266,32 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
     const info = await repl.addDocument(blob);
     expect(info.total_chars).toBe(7);
     expect(boots.count).toBe(2);
+    repl.close();
+  }, 5_000);
+
+  it("a document's kind goes to the worker with it, also to a rebuilt worker; a kind no format has is refused before any worker sees it", async () => {
+    const boots = { count: 0 };
+    const sent: unknown[] = [];
+    const repl = new ReplClient(
+      fakeTransport(
+        async () => good(""),
+        boots,
+        {},
+        (boot, exit) => ({
+          addDocument: async (doc) => (sent.push(doc), boot === 1 ? dieDuringCall(exit, "worker exited with code 1") : context),
+          loadDocuments: async (docs) => (sent.push(...docs), docInfo(7)),
+        }),
+      ),
+    );
+    await repl.start();
+    await repl.addDocument({ name: "scan", data: new Blob(["--- page 1 ---"]), kind: "pdf" });
+    expect(sent).toEqual([expect.objectContaining({ name: "scan", kind: "pdf" }), expect.objectContaining({ name: "scan", kind: "pdf" })]);
+    sent.length = 0;
+    await expect(repl.addDocument({ name: "report", data: new Blob(["x"]), kind: "PDF" })).rejects.toThrow(
+      /The document report was given the kind "PDF", which no document format has \(text, zip-entry, pdf, docx\)/,
+    );
+    await expect(repl.loadDocuments([{ name: "a", data: new Blob(["x"]), kind: "slides" }])).rejects.toThrow(UnknownDocumentKindError);
+    expect(sent).toEqual([]);
     repl.close();
   }, 5_000);
 

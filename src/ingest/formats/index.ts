@@ -76,14 +76,20 @@ export function zipPackageNamed(name: string): RegisteredExtractedFormat | null 
   return claimed?.reader.zipEntry !== undefined ? claimed : null;
 }
 
+/** Whether a kind is one of the registry's (the kind a document is handed to Python with). */
+export function isDocumentKind(kind: string): kind is DocumentKind {
+  return BY_KIND.has(kind);
+}
+
 /**
- * What the Python runtime needs to know of each format whose places are more than lines: its kind,
- * the extensions a document's name ends with, and how its text marks pages or paragraphs. Python
- * keeps its own copy today (see docs/architecture.md, "Add a document format");
- * tests/node/format-places.test.ts holds it to these facts.
+ * What the Python runtime needs to know of each format whose places are more than lines: its kind
+ * and how its text marks pages or paragraphs. scripts/python-formats.ts writes it into
+ * workers/python/rlm_runtime/formats.py (tests/unit/python-formats.test.ts fails while that file
+ * is stale), and the host passes each document's kind with its bytes (ContextDocumentInput.kind),
+ * so Python never guesses a format from a name.
  */
-export function pythonFormatFacts(): Array<{ kind: string; extensions: readonly string[]; places: Places }> {
-  return FORMATS.filter((f) => f.places.unit !== "line").map((f) => ({ kind: f.kind, extensions: f.extensions, places: f.places }));
+export function pythonFormatFacts(): Array<{ kind: string; places: Exclude<Places, { unit: "line" }> }> {
+  return FORMATS.flatMap((f) => (f.places.unit === "line" ? [] : [{ kind: f.kind, places: f.places }]));
 }
 
 export type { DocumentFormat, ExtractedFormat, ExtractOptions, Extracted, FieldsOf, ParserOf, Places, TextFormat } from "./types.ts";

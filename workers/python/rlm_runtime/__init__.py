@@ -6,6 +6,7 @@
 # Modules, each importing only those before it:
 #   host        the bridge to JavaScript (_rlm_host, registered by the worker)
 #   vocabulary  the names model code finds, generated from src/core/repl-vocabulary.ts
+#   formats     how each kind of document marks its places, generated from src/ingest/formats
 #   namespace   the namespace dict, the final-answer slot, `answer`, `context`, `history`
 #   documents   decoding documents and building `context` from them
 #   evidence/   which passages cells read (a subpackage)
@@ -15,7 +16,7 @@
 #   probes      the host's own questions, never a cell
 #   runtime     Runtime, the object the worker holds
 
-from . import cells, documents, evidence, helpers, host, namespace, patches, probes, vocabulary
+from . import cells, documents, evidence, formats, helpers, host, namespace, patches, probes, vocabulary
 from .runtime import Runtime
 
 # What changes outside the package, in this order: Python's own functions first, then the
@@ -28,4 +29,4 @@ documents.on_change.append(evidence.recorder.documents_changed)
 runtime = Runtime()
 runtime.reset_namespace()
 
-__all__ = ["Runtime", "cells", "documents", "evidence", "helpers", "host", "namespace", "patches", "probes", "runtime", "vocabulary"]
+__all__ = ["Runtime", "cells", "documents", "evidence", "formats", "helpers", "host", "namespace", "patches", "probes", "runtime", "vocabulary"]

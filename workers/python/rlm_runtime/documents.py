@@ -35,6 +35,14 @@ def decode_bytes(data):
 # document decodes only that one; rebuilding `context` copies no text, only references.
 loaded_documents = {}
 _encodings = {}
+# name -> the document's kind, as the host says (the format registry's: "text", "pdf", "docx"…),
+# never guessed from the name: it decides how its places are counted (formats.py).
+_kinds = {}
+
+
+def kind_of(name):
+    """The kind the host gave the document `name` ("text" for one it gave none)."""
+    return _kinds.get(name, "text")
 
 # Called with no arguments whenever `context` is rebuilt (the evidence recorder's
 # documents_changed; __init__ wires it).
@@ -45,6 +53,7 @@ def set_context(value):
     """Replace `context` with a value (a child RLM's task text, tests); forgets the documents."""
     loaded_documents.clear()
     _encodings.clear()
+    _kinds.clear()
     _set_context_value(value)
 
 
@@ -83,13 +92,15 @@ def _documents_json():
     return json.dumps(describe_context([_encodings[n] for n in loaded_documents]))
 
 
-def add_document(name, src):
-    """Decode one document and add it to `context` (a document of the same name is replaced)."""
+def add_document(name, src, kind="text"):
+    """Decode one document of this kind and add it to `context` (a document of the same name is
+    replaced)."""
     text, enc = _read_source(src)
     name = str(name)
     loaded_documents.pop(name, None)
     loaded_documents[name] = text
     _encodings[name] = enc
+    _kinds[name] = str(kind)
     _rebuild_context()
     return _documents_json()
 
@@ -99,21 +110,27 @@ def remove_document(name):
     name = str(name)
     loaded_documents.pop(name, None)
     _encodings.pop(name, None)
+    _kinds.pop(name, None)
     _rebuild_context()
     return _documents_json()
 
 
-def load_documents(names, sources, shape):
-    """Build `context` from these documents only. `sources[i]` is bytes or a path to read.
+def load_documents(names, sources, shape, kinds=None):
+    """Build `context` from these documents only. `sources[i]` is bytes or a path to read, and
+    `kinds[i]` its kind (all "text" without kinds).
 
     shape: "auto" (one document -> str, several -> dict path -> text), "str", "list", "dict".
     Returns a JSON description of what was loaded."""
     loaded_documents.clear()
     _encodings.clear()
-    for name, src in zip(list(names), sources):
+    _kinds.clear()
+    names = [str(name) for name in names]
+    kinds = [str(kind) for kind in kinds] if kinds is not None else ["text"] * len(names)
+    for name, src, kind in zip(names, sources, kinds):
         text, enc = _read_source(src)
-        loaded_documents[str(name)] = text
-        _encodings[str(name)] = enc
+        loaded_documents[name] = text
+        _encodings[name] = enc
+        _kinds[name] = kind
         del text
     _rebuild_context(shape)
     return _documents_json()

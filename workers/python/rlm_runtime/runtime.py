@@ -14,12 +14,13 @@ class Runtime:
 
     # --- documents and `context` ----------------------------------------------------------------
 
-    def load_documents(self, names, sources, shape):
-        """`context` from exactly these documents; returns their description as JSON."""
-        return documents.load_documents(names, sources, shape)
+    def load_documents(self, names, sources, shape, kinds=None):
+        """`context` from exactly these documents, each of its kind (the format registry's, as the
+        host says); returns their description as JSON."""
+        return documents.load_documents(names, sources, shape, kinds)
 
-    def add_document(self, name, source):
-        return documents.add_document(name, source)
+    def add_document(self, name, source, kind="text"):
+        return documents.add_document(name, source, kind)
 
     def remove_document(self, name):
         return documents.remove_document(name)

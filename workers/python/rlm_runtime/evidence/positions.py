@@ -1,48 +1,52 @@
-# Line numbers (and PDF pages, DOCX paragraphs) of offsets in a document, from sparse checkpoints
-# built lazily, only as far into a document as a range needs, so a range costs at most one
-# checkpoint block of counting.
+# Line numbers (and pages, paragraphs: the places a document's format marks) of offsets in a
+# document, from sparse checkpoints built lazily, only as far into a document as a range needs, so
+# a range costs at most one checkpoint block of counting. How a format marks its places is the
+# registry's (formats.py, generated from src/ingest/formats); which format a document is, the host
+# says when it hands the document over (documents.kind_of).
 
+from ..formats import PLACES
 from .limits import EV_BLOCK
 
-_PAGE_MARK = "--- page "        # src/ingest/pdf.ts starts every page with "--- page N ---"
 
-
-def doc_kind(name, text):
-    lowered = name.lower()
-    if lowered.endswith(".pdf") and text.startswith(_PAGE_MARK + "1 ---"):
-        return "pdf"
-    if lowered.endswith(".docx"):
-        return "docx"
-    return "text"
-
-
-def _last_page(text, a, b):
-    """The number in the last page marker that starts a line at an offset in [a, b), or None."""
-    end = min(len(text), b + len(_PAGE_MARK) - 1)
+def _last_page(text, a, b, before, after):
+    """The number in the last page marker (a line starting before + digits + after) that starts
+    at an offset in [a, b), or None."""
+    end = min(len(text), b + len(before) - 1)
     while True:
-        i = text.rfind(_PAGE_MARK, a, end)
+        i = text.rfind(before, a, end)
         if i < 0:
             return None
         if i == 0 or text[i - 1] == "\n":
-            j = k = i + len(_PAGE_MARK)
+            j = k = i + len(before)
             while k < len(text) and k - j < 7 and "0" <= text[k] <= "9":
                 k += 1
-            if k > j and text.startswith(" ---", k):
+            if k > j and text.startswith(after, k):
                 return int(text[j:k])
-        end = i + len(_PAGE_MARK) - 1
+        end = i + len(before) - 1
 
 
 class DocIndex:
-    """Line numbers (and PDF pages, DOCX paragraphs) of one document from checkpoints every
-    EV_BLOCK characters, built only as far as a lookup needs."""
+    """Line numbers (and pages or paragraphs, when the document's kind marks them) of one document
+    from checkpoints every EV_BLOCK characters, built only as far as a lookup needs."""
 
-    __slots__ = ("kind", "lines", "pages", "paras")
+    __slots__ = ("unit", "places", "lines", "pages", "paras")
 
     def __init__(self, kind):
-        self.kind = kind
+        self.places = PLACES.get(kind)
+        self.unit = self.places["unit"] if self.places else "line"
         self.lines = [0]   # newlines before checkpoint k
-        self.pages = [1]   # page at checkpoint k (PDF)
-        self.paras = [0]   # blank-line paragraph breaks before checkpoint k (DOCX)
+        self.pages = [1]   # page at checkpoint k (unit "page")
+        self.paras = [0]   # paragraph separators before checkpoint k (unit "paragraph")
+
+    def _last_page(self, text, a, b):
+        return _last_page(text, a, b, self.places["before"], self.places["after"])
+
+    def _separators(self, text, a, b):
+        """Separators starting in [a, b): one that starts in a block belongs to it. A run of more
+        separator characters than one separator across a checkpoint may be counted one off
+        (mammoth writes exactly two newlines)."""
+        separator = self.places["separator"]
+        return text.count(separator, a, b + len(separator) - 1)
 
     def _extend(self, text, k):
         n = len(self.lines) - 1
@@ -50,13 +54,11 @@ class DocIndex:
             a = n * EV_BLOCK
             b = a + EV_BLOCK
             self.lines.append(self.lines[n] + text.count("\n", a, b))
-            if self.kind == "pdf":
-                page = _last_page(text, a, b)
+            if self.unit == "page":
+                page = self._last_page(text, a, b)
                 self.pages.append(self.pages[n] if page is None else page)
-            elif self.kind == "docx":
-                # A break belongs to the block it starts in; a run of 3+ newlines across a
-                # checkpoint may be counted one off (mammoth writes exactly two).
-                self.paras.append(self.paras[n] + text.count("\n\n", a, b + 1))
+            elif self.unit == "paragraph":
+                self.paras.append(self.paras[n] + self._separators(text, a, b))
             n += 1
 
     def position(self, text, offset):
@@ -67,9 +69,9 @@ class DocIndex:
         a = k * EV_BLOCK
         line = self.lines[k] + text.count("\n", a, offset) + 1
         page = para = None
-        if self.kind == "pdf":
-            found = _last_page(text, a, offset + 1)
+        if self.unit == "page":
+            found = self._last_page(text, a, offset + 1)
             page = self.pages[k] if found is None else found
-        elif self.kind == "docx":
-            para = self.paras[k] + text.count("\n\n", a, offset + 1) + 1
+        elif self.unit == "paragraph":
+            para = self.paras[k] + self._separators(text, a, offset) + 1
         return line, page, para

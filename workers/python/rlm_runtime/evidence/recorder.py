@@ -3,7 +3,7 @@
 import ast
 import sys
 
-from ..documents import loaded_documents
+from ..documents import kind_of, loaded_documents
 from .align import common_backward, common_forward, covering_end, segments
 from .answers import answer_span, answer_terms, read_unions
 from .limits import (
@@ -12,7 +12,7 @@ from .limits import (
     EV_QUESTION_RANGES, EV_RANGES_PER_CELL, EV_RANGES_PER_PROMPT, EV_RAW_PER_CELL, EV_SLICE_TRIES, EV_SLICES,
     EV_TRIES_PER_SEGMENT, EV_WINDOW,
 )
-from .positions import DocIndex, doc_kind
+from .positions import DocIndex
 from .regex import RE
 from .slices import SliceHints
 
@@ -52,7 +52,7 @@ class Evidence:
     def _index(self, name, doc):
         index = self._indexes.get(name)
         if index is None:
-            index = self._indexes[name] = DocIndex(doc_kind(name, doc))
+            index = self._indexes[name] = DocIndex(kind_of(name))
         return index
 
     # --- what a question and a cell have recorded --------------------------------------------
