@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findCatalogEntry } from "../../src/engines/webllm/catalog.ts";
+import { resolveWeightsBaseUrl } from "../../src/engines/webllm/custom-model.ts";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { repl as code, startScriptedServer } from "../fixtures/scripted-server.ts";
 import { WEBGPU_ARGS, askQuestion, launch, newPage, openaiUrl, startStack, uploadText, type Stack } from "./harness.ts";
@@ -192,6 +194,45 @@ describe("status that tells the truth: a local model on the GPU (WebLLM) that is
     await newSession(page);
     await expectStep(page, false);
     await shots(page, "webllm-failed");
+    await context.close();
+  });
+});
+
+describe("status that tells the truth: a local model on the GPU (WebLLM) that is downloaded", () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launch(WEBGPU_ARGS);
+  });
+  afterAll(async () => browser?.close());
+
+  it("is a done step that loads when asked, and not done once it failed to load", async () => {
+    const id = "Qwen2.5-0.5B-Instruct-q4f32_1-MLC";
+    const { context, page } = await newPage(browser);
+    await context.route(/huggingface\.co|githubusercontent\.com/, (route) => route.abort("internetdisconnected"));
+    await page.goto(`${stack.app.url}?${new URLSearchParams({ backend: "webllm", model: id })}`);
+    await expectChip(page, /\(in browser\) · not downloaded/, "none");
+    // Its weights in the browser's cache, as WebLLM keeps them (tiny stand-ins: no weights here).
+    const base = resolveWeightsBaseUrl(findCatalogEntry(id)!.record.model);
+    await page.evaluate(async (base) => {
+      const cache = await caches.open("webllm/model");
+      const records = [0, 1].map((i) => ({ dataPath: `params_shard_${i}.bin`, nbytes: 64, records: [] }));
+      await cache.put(new URL("tensor-cache.json", base).href, new Response(JSON.stringify({ records })));
+      for (const i of [0, 1]) await cache.put(new URL(`params_shard_${i}.bin`, base).href, new Response(new Uint8Array(64)));
+    }, base);
+    await page.reload();
+    // Downloaded: done, but grey until it has loaded, and its button loads rather than downloads.
+    await expectChip(page, /\(in browser\) · downloaded, not loaded/, "none");
+    await expectStep(page, true);
+    await steps(page)
+      .getByText(/Downloaded: it loads when you ask\./)
+      .waitFor();
+    await shots(page, "webllm-downloaded");
+
+    await steps(page).getByRole("button", { name: "Load now" }).click();
+    await page.getByRole("alert").filter({ hasText: "The model is not available" }).waitFor({ timeout: 120_000 });
+    await expectChip(page, /\(in browser\) · not available/, "err");
+    await expectStep(page, false);
+    await shots(page, "webllm-downloaded-load-failed");
     await context.close();
   });
 });
