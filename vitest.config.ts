@@ -15,6 +15,10 @@ export default defineConfig({
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
+          // A few unit tests do real work (write an 11 MB GGUF, measure 100 MB of text, run eslint):
+          // seconds alone, several times that on a busy machine. Generous limits, not flaky ones.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           sequence: { groupOrder: 0 },
         },
       },

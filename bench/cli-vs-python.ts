@@ -13,8 +13,9 @@
 // repository; without one, its column is skipped and the ratios are left out.
 //
 // --baseline=DIR adds another checkout of this project (a git worktree of an earlier commit, with
-// its own node_modules) as one more interleaved column, warm cache: an A/B of two versions of
-// `rlm` in the same run, the ratio against it in its own column.
+// its own node_modules) as two more interleaved columns, warm and cold cache: an A/B of two
+// versions of `rlm` in the same run, the ratio against it (warm against warm, cold against cold)
+// in its own column.
 //
 // Run: node --import tsx bench/cli-vs-python.ts [--write] [--runs=3] [--big-mb=500] [--no-big] [--baseline=DIR]
 import { execFile } from "node:child_process";
@@ -33,6 +34,7 @@ const bin = new URL("../bin/rlm.mjs", import.meta.url).pathname;
 const baselineDir = arg("baseline") ?? null;
 const baselineBin = baselineDir ? join(baselineDir, "bin/rlm.mjs") : null;
 const BASELINE = "baseline checkout, warm cache";
+const BASELINE_COLD = "baseline checkout, cold cache";
 const driver = new URL("./python/canonical_rlm.py", import.meta.url).pathname;
 const TIME = "/usr/bin/time";
 const NEEDLE = "ZEBRA-4242";
@@ -148,7 +150,10 @@ try {
       ["ours, cold cache", () => timed(process.execPath, ourArgs(hay, coldDir))],
     ];
     if (canonicalPython) order.push(["canonical Python harness", () => timed(canonicalPython, canonicalArgs(hay))]);
-    if (baselineBin) order.push([BASELINE, () => timed(process.execPath, ourArgs(hay, baselineWarmDir, baselineBin))]);
+    if (baselineBin) {
+      order.push([BASELINE, () => timed(process.execPath, ourArgs(hay, baselineWarmDir, baselineBin))]);
+      order.push([BASELINE_COLD, () => timed(process.execPath, ourArgs(hay, mkdtempSync(join(coldDir, "baseline-")), baselineBin))]);
+    }
     // Node parses the whole NODE_EXTRA_CA_CERTS bundle as the process starts, before any of our
     // code (~60 ms of CPU for a system bundle here); Python reads CA files only when it opens a
     // TLS connection. Where the machine sets it, also time a run without it.
@@ -188,7 +193,6 @@ try {
 
 const medianMs = (key: string) => (samples[key] ? summarize(samples[key]!.map((s) => s.ms)).median : NaN);
 const canonical = medianMs("canonical Python harness");
-const baseline = medianMs(BASELINE);
 const medianCpu = (key: string) =>
   samples[key]?.every((x) => x.cpuS !== null) ? summarize(samples[key]!.map((x) => x.cpuS!)).median : NaN;
 report.line();
@@ -202,7 +206,9 @@ report.table([
   "CPU s (user+sys), median",
   "× baseline: wall, CPU (same run)",
 ]);
-for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", BASELINE, "canonical Python harness"]) {
+/** What a row is compared with in the baseline column: a cold start with the baseline's cold start. */
+const againstBaseline = (key: string) => (key === "ours, cold cache" || key === BASELINE_COLD ? BASELINE_COLD : BASELINE);
+for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", BASELINE, BASELINE_COLD, "canonical Python harness"]) {
   const list = samples[key];
   if (!list) continue;
   const s = spread(list.map((x) => x.ms));
@@ -214,8 +220,9 @@ for (const key of ["ours, warm cache", EXTRA_CERTS_UNSET, "ours, cold cache", BA
         2,
       ).median
     : "–";
-  const vsBaseline = Number.isFinite(baseline)
-    ? `${(medianMs(key) / baseline).toFixed(2)}×, ${(medianCpu(key) / medianCpu(BASELINE)).toFixed(2)}×`
+  const base = againstBaseline(key);
+  const vsBaseline = Number.isFinite(medianMs(base))
+    ? `${(medianMs(key) / medianMs(base)).toFixed(2)}×, ${(medianCpu(key) / medianCpu(base)).toFixed(2)}×`
     : "–";
   report.row([key, s.median, s.range, s.n, ratio, rss, cpu, vsBaseline]);
 }

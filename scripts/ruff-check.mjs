@@ -25,12 +25,6 @@ const settings = {
   lint: { select: ["F", "E9", "PLE", "B"], ignore: ["B905"] },
 };
 
-// Scripts that Python runs one after another in a single namespace (workers/repl-runtime.ts:
-// `evidence` runs after the runtime), keyed by the later one. Linted alone, the later script's
-// use of the earlier one's names would look undefined; so its undefined names are checked with
-// the earlier script in front of it, as Python runs them.
-const runsAfter = { "rlm_evidence.py": "rlm_runtime.py" };
-
 function pythonFiles(dir) {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((entry) => {
@@ -41,32 +35,15 @@ function pythonFiles(dir) {
     .sort();
 }
 
-const alone = new Workspace(settings, PositionEncoding.Utf16);
-const sharedNames = new Workspace({ ...settings, lint: { select: ["F821"] } }, PositionEncoding.Utf16);
-const aloneButSharedNames = new Workspace(
-  { ...settings, lint: { ...settings.lint, ignore: [...settings.lint.ignore, "F821"] } },
-  PositionEncoding.Utf16,
-);
+// The runtime is a package whose modules import what they use: each file is linted alone.
+const workspace = new Workspace(settings, PositionEncoding.Utf16);
 
 const findings = [];
 for (const file of pythonFiles(pythonDir)) {
   const name = relative(root, file);
-  const source = readFileSync(file, "utf8");
-  const earlier = runsAfter[relative(pythonDir, file)];
-  const report = (diagnostics, lineOffset = 0) => {
-    for (const d of diagnostics) {
-      const line = d.start_location.row - lineOffset;
-      if (line < 1) continue; // a finding in the earlier script: reported when that one is linted
-      findings.push(`${name}:${line}:${d.start_location.column} ${d.code ?? "syntax"} ${d.message}`);
-    }
-  };
-  if (!earlier) {
-    report(alone.check(source));
-    continue;
+  for (const d of workspace.check(readFileSync(file, "utf8"))) {
+    findings.push(`${name}:${d.start_location.row}:${d.start_location.column} ${d.code ?? "syntax"} ${d.message}`);
   }
-  report(aloneButSharedNames.check(source));
-  const prefix = readFileSync(join(pythonDir, earlier), "utf8").replace(/\n?$/, "\n");
-  report(sharedNames.check(prefix + source), prefix.split("\n").length - 1);
 }
 
 if (findings.length) {

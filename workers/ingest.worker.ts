@@ -5,9 +5,10 @@ import { createExtractors } from "../src/ingest/extractors.ts";
 import type { IngestProgressCallback } from "../src/ingest/types.ts";
 import { createIngestWorkerApi } from "../src/ingest/worker-api.ts";
 
-// pdfjs and mammoth load on the first PDF or DOCX, not at worker start: most drops are text.
+// Each parsed format's parser (src/ingest/formats/), loaded on its first file, not at worker
+// start: most drops are text. pdfjs for PDF, mammoth for DOCX.
 const extractors = createExtractors({
-  pdfjs: async () => {
+  pdf: async () => {
     const [pdfjs, worker] = await Promise.all([import("pdfjs-dist"), import("pdfjs-dist/build/pdf.worker.mjs")]);
     // Parse in this thread with pdfjs's "fake worker": this is already a worker, and a nested
     // worker would need its own script URL, bundled and cached for offline use separately.
@@ -15,7 +16,7 @@ const extractors = createExtractors({
     return pdfjs;
   },
   // mammoth's package.json "browser" field swaps its Node file access for ArrayBuffer input.
-  mammoth: async () => (await import("mammoth")).default,
+  docx: async () => (await import("mammoth")).default,
 });
 
 const release = (callback: IngestProgressCallback) =>

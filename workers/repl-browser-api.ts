@@ -6,12 +6,11 @@
 // Content-Security-Policy (a header set by the server, see vite.config.ts, or the sandboxed
 // frame's own policy) is the wall the browser enforces; lockDown() is the second wall, for hosts
 // that fail to send that header (the sandbox e2e test runs the attacks against each wall alone).
-import pythonSource from "./python/rlm_runtime.py?raw";
-import evidenceSource from "./python/rlm_evidence.py?raw";
 import { guardTimers, removeGlobals, removeStringCompilation } from "./lockdown.ts";
 import { createReplWorker, type ReplWorkerHooks } from "./repl-runtime.ts";
 import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 import { portSnapshotStore } from "./snapshot-store-port.ts";
+import { RUNTIME_FILES } from "./runtime-package.browser.ts";
 import type { ReplWorkerApi } from "../src/repl/protocol.ts";
 
 /** Globals that reach the network, other origins' data, storage or other contexts. */
@@ -69,15 +68,12 @@ function lockDown(): void {
   ]);
 }
 
-const evidence = { filename: "rlm_evidence.py", source: evidenceSource };
-
 /** Hooks only the sandboxed frame's worker has: Pyodide's files and the interrupt buffer come from the frame. */
 export type SandboxedWorkerHooks = Pick<ReplWorkerHooks, "pyodideFiles" | "interruptBuffer" | "wasmModule">;
 
 export function browserReplWorker(sandboxed: SandboxedWorkerHooks = {}): ReplWorkerApi {
   return createReplWorker({
-    pythonSource,
-    pythonSections: [evidence],
+    runtimeFiles: RUNTIME_FILES,
     // Python snapshots live in Cache Storage: read, and written (the put may finish later), before
     // lockDown() takes `caches` away from everything that runs after it. A sandboxed worker has
     // no storage of its own (an opaque origin): the page keeps its snapshot, over a port.

@@ -1,7 +1,7 @@
 // The REPL worker as a Node worker thread: in the CLI's sandbox process (workers/repl-sandbox.node-entry.ts
 // starts it there), or directly in a test's process. Snapshots are files in the directory the host
 // names (the CLI's cache directory); without one, Python boots from scratch.
-import { constants as fsConstants, readFileSync } from "node:fs";
+import { constants as fsConstants } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { parentPort, workerData } from "node:worker_threads";
@@ -13,6 +13,7 @@ import { mountHostFile } from "./host-file-node.ts";
 import { jsGlobals, lockDownNode, type NodeLockdown } from "./lockdown.node.ts";
 import { createReplWorker } from "./repl-runtime.ts";
 import { pyodideScript, type PyodideScript } from "./pyodide-code-cache.node.ts";
+import { readRuntimePackage } from "./runtime-package.node.ts";
 import { fileSnapshotStore } from "./snapshot-store-node.ts";
 import type { SnapshotSetting } from "../src/repl/protocol.ts";
 
@@ -23,7 +24,6 @@ if (!parentPort) throw new Error("repl.node-entry.ts must run as a worker thread
 const withBinding = process as unknown as { binding(name: string): unknown };
 const binding = withBinding.binding.bind(process);
 withBinding.binding = (name: string) => (name === "constants" ? { fs: fsConstants } : binding(name));
-const pythonSource = readFileSync(new URL("./python/rlm_runtime.py", import.meta.url), "utf8");
 // Pyodide finds its own files from a stack trace, which source maps (tsx, --enable-source-maps in
 // the parent's flags) point at its TypeScript sources: "Cannot find module …/src/js/pyodide.asm.mjs".
 const pyodideDir = `${dirname(createRequire(import.meta.url).resolve("pyodide/package.json"))}/`;
@@ -35,7 +35,6 @@ delete (globalThis as Record<symbol, unknown>)[slot];
 const setup = (workerData ?? {}) as { interruptBuffer?: SharedArrayBuffer };
 let script: PyodideScript | null = null;
 let lockdown: NodeLockdown | null = null;
-const evidence = { filename: "rlm_evidence.py", source: readFileSync(new URL("./python/rlm_evidence.py", import.meta.url), "utf8") };
 
 /** Who writes the cache directory: the sandbox's parent when a port is given, else this thread. */
 function cacheWriter(setting: Extract<SnapshotSetting, { kind: "directory" }>): CacheWriter {
@@ -46,8 +45,7 @@ const writerFor = (setting: Extract<SnapshotSetting, { kind: "directory" }>) => 
 
 Comlink.expose(
   createReplWorker({
-    pythonSource,
-    pythonSections: [evidence],
+    runtimeFiles: readRuntimePackage(),
     indexURL: pyodideDir,
     ...(prefetched?.wasm === `${pyodideDir}pyodide.asm.wasm` ? { compiledWasm: prefetched.compiling } : {}),
     ...(setup.interruptBuffer ? { interruptBuffer: setup.interruptBuffer } : {}),

@@ -1,4 +1,4 @@
-// Starting Python: from a memory snapshot of "Pyodide + rlm_runtime.py" when a valid one is
+// Starting Python: from a memory snapshot of "Pyodide + the runtime package" when a valid one is
 // stored, else from scratch (and then a snapshot is made for next time). About 80 % of a bare
 // start is Python bootstrapping itself; a restore skips all of it (see
 // /work/shared/reference/pyodide-startup.md for the measurements behind each choice here).
@@ -18,6 +18,7 @@ import {
   snapshotKey,
 } from "./snapshot-format.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
+import { RUNTIME_PACKAGE, type RuntimeFile } from "./runtime-package.ts";
 import { withSharedWasm, withWrapperCache, type SharedWasm } from "./shared-wasm.ts";
 
 /** The name the host module goes into a snapshot under; a restore swaps in the new worker's own. */
@@ -34,10 +35,8 @@ export interface PyodideFiles {
 export interface PythonBootRequest {
   indexURL?: string;
   pyodideFiles?: PyodideFiles;
-  /** Source of workers/python/rlm_runtime.py. */
-  runtimeSource: string;
-  /** More runtime files, run after it in the same namespace (rlm_evidence.py); part of the snapshot. */
-  runtimeSections?: ReadonlyArray<{ filename: string; source: string }>;
+  /** The files of the runtime package (workers/python/rlm_runtime/), imported once; part of the snapshot. */
+  runtimeFiles: readonly RuntimeFile[];
   /** The `_rlm_host` module the runtime imports: JavaScript, so never part of the heap itself. */
   hostModule: object;
   /** Where snapshots live; null when they are off (then `offNote` says why). */
@@ -93,7 +92,7 @@ export async function bootPython(request: PythonBootRequest): Promise<PythonBoot
   };
   if (!store) return finish(await plainBoot(request, clock), "plain", [request.offNote ?? "snapshots are off"]);
 
-  const key = snapshotKey(pyodideVersion, runtimeText(request.runtimeSource, request.runtimeSections));
+  const key = snapshotKey(pyodideVersion, runtimeText(request.runtimeFiles));
   const notes: string[] = [];
   if (request.rebuild) notes.push("asked to rebuild the snapshot");
   const restored = request.rebuild ? null : await restoreStored(request, store, key, clock, notes);
@@ -210,10 +209,58 @@ async function plainBoot(request: PythonBootRequest, clock: Clock): Promise<Pyod
   return py;
 }
 
+/** Where the package's files are written for the one import that installs it; removed after it. */
+const INSTALL_DIR = "/tmp/rlm-runtime-install";
+
+/**
+ * Registers the host module, then imports the runtime package from files written for the purpose
+ * and removed once it is in sys.modules: the file system is not part of a snapshot, so a restored
+ * interpreter has the imported modules and no files either way, and both starts behave alike.
+ */
 function installRuntime(py: PyodideInterface, request: PythonBootRequest): void {
   py.registerJsModule(HOST_MODULE_NAME, request.hostModule);
-  py.runPython(request.runtimeSource, { filename: "rlm_runtime.py" });
-  for (const section of request.runtimeSections ?? []) py.runPython(section.source, { filename: section.filename });
+  const fs = py.FS as unknown as {
+    mkdirTree(path: string): void;
+    writeFile(path: string, data: string): void;
+    rmdir(path: string): void;
+    unlink(path: string): void;
+    readdir(path: string): string[];
+    isDir(mode: number): boolean;
+    stat(path: string): { mode: number };
+  };
+  for (const file of request.runtimeFiles) {
+    const path = `${INSTALL_DIR}/${file.path}`;
+    fs.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    fs.writeFile(path, file.source);
+  }
+  try {
+    inScratch(
+      py,
+      `import sys\n` +
+        `sys.path.insert(0, ${JSON.stringify(INSTALL_DIR)})\n` +
+        `written, sys.dont_write_bytecode = sys.dont_write_bytecode, True\n` +
+        `try:\n    import ${RUNTIME_PACKAGE}\n` +
+        `finally:\n    sys.dont_write_bytecode = written\n    sys.path.remove(${JSON.stringify(INSTALL_DIR)})\n` +
+        `    sys.path_importer_cache.pop(${JSON.stringify(INSTALL_DIR)}, None)`,
+    );
+  } finally {
+    const remove = (path: string): void => {
+      if (!fs.isDir(fs.stat(path).mode)) return fs.unlink(path);
+      for (const name of fs.readdir(path)) if (name !== "." && name !== "..") remove(`${path}/${name}`);
+      fs.rmdir(path);
+    };
+    remove(INSTALL_DIR);
+  }
+}
+
+/** Runs `code` in a namespace of its own, so the interpreter's __main__ keeps nothing of it. */
+function inScratch(py: PyodideInterface, code: string): void {
+  const scratch = py.toPy({}) as { destroy(): void };
+  try {
+    py.runPython(code, { globals: scratch as never });
+  } finally {
+    scratch.destroy();
+  }
 }
 
 async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promise<Uint8Array>): Promise<PyodideInterface> {
@@ -244,15 +291,10 @@ async function restore(request: PythonBootRequest, snapshot: Uint8Array | Promis
  */
 function startSession(py: PyodideInterface): void {
   // A scratch namespace: the runtime's own globals (its `sys`, its helpers) stay untouched.
-  const scratch = py.toPy({}) as { destroy(): void };
-  try {
-    py.runPython(
-      "import sys\n" + "if 'random' in sys.modules: sys.modules['random'].seed()\n" + "if sys.path[:2] == ['', '']: del sys.path[0]",
-      { globals: scratch as never },
-    );
-  } finally {
-    scratch.destroy();
-  }
+  inScratch(
+    py,
+    "import sys\n" + "if 'random' in sys.modules: sys.modules['random'].seed()\n" + "if sys.path[:2] == ['', '']: del sys.path[0]",
+  );
 }
 
 /**

@@ -1,16 +1,19 @@
 // What a stored Python memory snapshot is keyed by, and the envelope it is stored in. Pure code:
 // the browser worker, the Node worker and the tests share it.
 //
-// Pyodide's own snapshot header only carries a BUILD_ID, so on its own it cannot tell that
-// rlm_runtime.py changed (the old runtime would come back silently), that a file was cut short
-// by a full disk (the heap would be restored half-empty and crash later, not at restore), or
-// that a file is not a snapshot at all. The envelope answers all three before Pyodide sees a byte.
+// Pyodide's own snapshot header only carries a BUILD_ID, so on its own it cannot tell that the
+// runtime package (workers/python/rlm_runtime/) changed (the old runtime would come back
+// silently), that a file was cut short by a full disk (the heap would be restored half-empty and
+// crash later, not at restore), or that a file is not a snapshot at all. The envelope answers all three before Pyodide sees a byte.
+import type { RuntimeFile } from "./runtime-package.ts";
 
 /**
- * Bump when anything besides the Pyodide version and the runtime source changes what the heap
- * holds at snapshot time (the modules registered before the runtime runs, load options).
+ * Bump when anything besides the Pyodide version and the runtime's files changes what the heap
+ * holds at snapshot time (the modules registered before the runtime runs, load options, how the
+ * runtime is installed). 2: Node gives Pyodide a `jsglobals` of its own (lockdown.node.ts);
+ * 3: the runtime is a package, imported once (snapshot-boot.ts).
  */
-export const SNAPSHOT_RECIPE = 2; // 2: Node gives Pyodide a `jsglobals` of its own (lockdown.node.ts)
+export const SNAPSHOT_RECIPE = 3;
 
 /**
  * Pyodide's INITIAL_MEMORY. A snapshot of a heap that grew past it cannot be restored
@@ -46,12 +49,15 @@ export function fingerprint(text: string): string {
   return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0");
 }
 
-/** The key a snapshot is stored and checked under: changes whenever the heap it holds would. */
-/** Every runtime file goes into the heap a snapshot keeps, so the key covers all of them, in order. */
-export function runtimeText(runtimeSource: string, sections: ReadonlyArray<{ source: string }> = []): string {
-  return [runtimeSource, ...sections.map((s) => s.source)].join("\n");
+/**
+ * Every file of the runtime package goes into the heap a snapshot keeps, so the key covers all of
+ * them, each with its path (a renamed module changes the key too), in the package's fixed order.
+ */
+export function runtimeText(files: readonly RuntimeFile[]): string {
+  return files.map((f) => `# ${f.path}\n${f.source}`).join("\n");
 }
 
+/** The key a snapshot is stored and checked under: changes whenever the heap it holds would. */
 export function snapshotKey(pyodideVersion: string, runtimeSource: string): string {
   const safeVersion = pyodideVersion.replace(/[^0-9A-Za-z.]/g, "_");
   return `pyodide-${safeVersion}-runtime-${fingerprint(runtimeSource)}-r${SNAPSHOT_RECIPE}`;

@@ -27,6 +27,7 @@ import {
 import { createBrowserRepl } from "../repl/browser.ts";
 import type { ReplClient } from "../repl/client.ts";
 import type { EngineManager } from "./engines.svelte.ts";
+import type { RlmConfig } from "../core/types.ts";
 import { toRlmConfig, type Settings } from "./settings.ts";
 
 const STORAGE_KEY = "browser-rlm.bench.results";
@@ -151,7 +152,7 @@ export class BenchmarkState {
         rootEngine: root,
         subEngine: sub,
         repl: this.repl,
-        config: toRlmConfig(this.settings()),
+        config: benchConfig(this.settings()),
         store: this.store,
         signal: this.abort.signal,
         onProgress: (p) => {
@@ -188,4 +189,14 @@ export class BenchmarkState {
   resultsJsonl(): string {
     return this.results.map(resultLine).join("");
   }
+}
+
+/**
+ * The run settings a benchmark uses: the person's, except the fallback's question (issue 28):
+ * nobody is there to answer it in the middle of a suite, and a task whose fallback was skipped
+ * would score the policy rather than the method. Tasks read as `rlm bench` reads them.
+ */
+function benchConfig(settings: Settings): RlmConfig {
+  const { fallback: _notAskedMidSuite, ...config } = toRlmConfig(settings);
+  return config;
 }

@@ -6,6 +6,7 @@ import type { AppDeps } from "./controller.svelte.ts";
 import { ingestForSession } from "./documents.ts";
 import { EngineManager } from "./engines.svelte.ts";
 import { documentIndexer } from "../viewer/client.ts";
+import { indexRequestFor } from "./viewer.svelte.ts";
 import { download } from "./exports.ts";
 
 export function browserAppDeps(): AppDeps {
@@ -26,7 +27,7 @@ export function browserAppDeps(): AppDeps {
     prepareDocument: (blob, meta) => {
       // Errors show when the document is opened; here there is no one to tell.
       documentIndexer()
-        .index(blob, { encoding: meta.encoding, pages: meta.kind === "pdf" })
+        .index(blob, indexRequestFor(meta))
         .catch(() => undefined);
     },
   };

@@ -3,12 +3,12 @@
 // worker, documents, history, runs and stopping; this class never talks to Pyodide or WebLLM
 // itself. Everything it needs from the browser comes in as `AppDeps`, so a unit test can build
 // it with an in-memory store, a scripted engine and a stand-in REPL.
-import { answerDirectly } from "../core/direct.ts";
 import { sourceLabel, type RankedSource } from "../core/evidence.ts";
+import type { FallbackAsker } from "../core/fallback-cost.ts";
 import type { ResumeRun } from "../core/resume.ts";
 import { RlmSession } from "../core/session.ts";
 import type { IterationRecord } from "../core/types.ts";
-import type { HistoryEntry, ReplStatus, SessionRepl } from "../repl/types.ts";
+import type { ReplStatus, SessionRepl } from "../repl/types.ts";
 import {
   requestPersistentStorage,
   type DocumentMeta,
@@ -33,11 +33,14 @@ import {
   markInterrupted,
   newExchange,
   resumeExchange,
+  stepsUnread,
   type Exchange,
   type RunLimits,
 } from "./run-view.ts";
 import { describeEndpoint, loadSettings, saveSettings, toRlmConfig, type Settings } from "./settings.ts";
+import { answeredHistory, freshTryOf, historyBefore, orderExchanges, shownExchanges, versionsOf } from "./versions.ts";
 import { ViewerState, sourceRequest } from "./viewer.svelte.ts";
+import type { HistoryEntry } from "../repl/types.ts";
 
 export type { Notice } from "./notices.svelte.ts";
 
@@ -86,6 +89,8 @@ export class AppController {
   library = $state<SessionLibrary | null>(null);
 
   private readonly live = new LiveSessions(LIVE_SESSIONS);
+  /** Runs waiting for the person's choice about the fallback, by exchange: the answer settles them. */
+  private readonly choices = new Map<string, (read: boolean) => void>();
   private readonly replStatuses = new Map<string, ReplStatus>();
   private abort: AbortController | null = null;
 
@@ -97,7 +102,14 @@ export class AppController {
       () => this.settings,
       (next) => this.updateSettings(next),
     );
-    this.exports = new Exporter(this.view, this.engines, () => this.settings, this.notices, deps.download);
+    this.exports = new Exporter(
+      this.view,
+      this.engines,
+      () => this.settings,
+      this.notices,
+      deps.download,
+      (e) => this.readSteps(e),
+    );
   }
 
   /** Opens storage and the last session (its Python starts), then checks for a GPU. */
@@ -129,7 +141,7 @@ export class AppController {
     if (this.view.running || !this.library) return;
     const loaded = await this.library.load(id);
     if (!loaded) return;
-    const exchanges = await this.markCutOff(id, loaded.exchanges);
+    const exchanges = orderExchanges(await this.markCutOff(id, loaded.exchanges));
     this.show(loaded.record, exchanges);
     if (loaded.lost.length) this.notices.notify("warning", lostDocumentsMessage(loaded.lost));
     if (this.live.get(id)) return; // its Python kept running: variables and all
@@ -356,20 +368,90 @@ export class AppController {
     if (!this.take()) return;
     const session = await this.openLiveSession();
     if (!session) return;
-    // Where the question goes is recorded with it, so every answer shows which endpoint saw it.
-    this.view.exchanges.push({
-      ...newExchange(newId(), q),
-      endpoint: describeEndpoint(this.settings),
-      limits: this.runLimits(),
-      docChars: this.view.totalChars,
-    });
+    this.view.exchanges.push({ ...newExchange(newId(), q), ...this.askedWith() });
     const exchange = this.view.exchanges[this.view.exchanges.length - 1]!;
     const library = this.library;
-    await this.drive(session, exchange, undefined, async () => {
-      if (record.title !== UNTITLED && this.view.exchanges.length !== 1) return;
-      record.title = q.length > 60 ? `${q.slice(0, 57)}…` : q;
-      await library.update($state.snapshot(record) as SessionRecord);
+    await this.drive(session, exchange, {
+      first: async () => {
+        if (record.title !== UNTITLED && this.view.exchanges.length !== 1) return;
+        record.title = q.length > 60 ? `${q.slice(0, 57)}…` : q;
+        await library.update($state.snapshot(record) as SessionRecord);
+      },
     });
+  }
+
+  /** Where a question goes and what it may use, recorded with it: every answer shows which endpoint saw it. */
+  private askedWith(): Pick<Exchange, "endpoint" | "limits" | "docChars"> {
+    return { endpoint: describeEndpoint(this.settings), limits: this.runLimits(), docChars: this.view.totalChars };
+  }
+
+  /**
+   * Asks an earlier question again as a fresh try (Retry, Edit; issue 28 §4): the run follows
+   * only the answers shown before it, never the one it retries, which a small model tends to
+   * repeat. `keep`: the earlier exchange stays as another version of the question. Otherwise the
+   * new try replaces it once it has an answer; a try that ends without one leaves the earlier
+   * exchange as a version to go back to, so no answer is lost to a failed retry.
+   */
+  async askAgain(exchangeId: string, question: string, keep: boolean): Promise<void> {
+    const q = question.trim();
+    const earlier = this.view.exchanges.find((e) => e.id === exchangeId);
+    const record = this.view.record;
+    if (!q || !earlier || this.view.running || !record || !this.library || !this.take()) return;
+    const session = await this.openLiveSession();
+    if (!session) return;
+    const history = historyBefore(shownExchanges(this.view.exchanges), earlier);
+    earlier.setAside = true;
+    const at = this.view.exchanges.indexOf(earlier);
+    this.view.exchanges.splice(at + 1, 0, { ...newExchange(newId(), q), ...this.askedWith(), ...freshTryOf(earlier) });
+    const exchange = this.view.exchanges[at + 1]!;
+    await this.library.saveExchange(record.id, $state.snapshot(earlier) as Exchange);
+    await this.drive(session, exchange, { history });
+    if (!keep && exchange.answer) {
+      this.view.exchanges = this.view.exchanges.filter((e) => e !== earlier);
+      await this.library.deleteExchange(earlier.id);
+    }
+    session.setHistory(answeredHistory(this.view.exchanges));
+  }
+
+  /** Shows the previous (-1) or next (1) version of an exchange's question; later questions build on the one shown. */
+  async showVersion(exchangeId: string, step: -1 | 1): Promise<void> {
+    const current = this.view.exchanges.find((e) => e.id === exchangeId);
+    const record = this.view.record;
+    if (!current || !record || !this.library || this.view.running) return;
+    const { all, index } = versionsOf(this.view.exchanges, current);
+    const next = all[index + step];
+    if (!next) return;
+    current.setAside = true;
+    delete next.setAside;
+    for (const e of [current, next]) await this.library.saveExchange(record.id, $state.snapshot(e) as Exchange);
+    this.live.get(record.id)?.setHistory(answeredHistory(this.view.exchanges));
+  }
+
+  /** The person's answer to a run's question about the fallback (read the document, or stop here). */
+  answerFallback(exchangeId: string, read: boolean): void {
+    this.choices.get(exchangeId)?.(read);
+  }
+
+  /**
+   * How a run asks the person about the fallback: the question goes into the running exchange
+   * (the page shows it with its two buttons) and the run waits for `answerFallback`, or Stop.
+   */
+  private fallbackAsker(exchange: Exchange, changed: () => void): FallbackAsker {
+    return (question, signal) =>
+      new Promise<boolean>((resolve) => {
+        const settle = (read: boolean) => {
+          signal.removeEventListener("abort", stopped);
+          this.choices.delete(exchange.id);
+          delete exchange.fallbackQuestion;
+          changed();
+          resolve(read);
+        };
+        const stopped = () => settle(false);
+        signal.addEventListener("abort", stopped, { once: true });
+        this.choices.set(exchange.id, settle);
+        exchange.fallbackQuestion = question;
+        changed();
+      });
   }
 
   /** What stops a question from going anywhere now (no model set), or null. */
@@ -390,11 +472,23 @@ export class AppController {
   async continueRun(exchangeId: string): Promise<void> {
     const exchange = this.view.exchanges.find((e) => e.id === exchangeId);
     if (!exchange || this.view.running || !canContinue(exchange)) return;
+    await this.readSteps(exchange); // the turns it goes on from
+    if (stepsUnread(exchange)) return; // they could not be read (a notice says why)
     const session = await this.openLiveSession();
     if (!session) return;
     const iterations = $state.snapshot(exchange.iterations) as IterationRecord[];
     resumeExchange(exchange, this.runLimits());
-    await this.drive(session, exchange, { iterations });
+    await this.drive(session, exchange, { resume: { iterations } });
+  }
+
+  /** Shows an exchange's steps: a reopened session reads them from storage when they are asked for. */
+  async showSteps(exchangeId: string): Promise<void> {
+    const exchange = this.view.exchanges.find((e) => e.id === exchangeId);
+    if (exchange) await this.readSteps(exchange);
+  }
+
+  private async readSteps(exchange: Exchange): Promise<void> {
+    await this.library?.loadSteps(exchange);
   }
 
   private runLimits(): RunLimits {
@@ -402,16 +496,19 @@ export class AppController {
     return { turns: c.maxIterations, subcalls: c.maxSubcalls, timeMs: c.maxWallTimeMs };
   }
 
-  /** Runs one exchange to its end, saving it as it grows; Stop aborts it. */
-  private async drive(session: RlmSession, exchange: Exchange, resume?: ResumeRun, first?: () => Promise<void>): Promise<void> {
+  /**
+   * Runs one exchange to its end, saving it as it grows; Stop aborts it. `resume`: Continue;
+   * `history`: a fresh try's (the answers before the question it retries); `first`: before the run.
+   */
+  private async drive(session: RlmSession, exchange: Exchange, how: RunHow = {}): Promise<void> {
     const saver = this.library!.exchangeSaver(this.view.record!.id, () => $state.snapshot(exchange) as Exchange);
     this.abort = new AbortController();
     this.view.running = true;
     this.view.stopping = false;
     try {
-      await first?.();
+      await how.first?.();
       await saver.now(); // a reload right away still finds the question (marked as cut off)
-      await this.run(session, exchange, this.abort.signal, saver.soon, resume);
+      await this.run(session, exchange, this.abort.signal, saver.soon, how);
     } finally {
       await saver.now(); // the final state, whatever happened: a failed start stays "Failed"
       this.view.running = false;
@@ -420,12 +517,15 @@ export class AppController {
     }
   }
 
-  private async run(session: RlmSession, exchange: Exchange, signal: AbortSignal, changed: () => void, resume?: ResumeRun): Promise<void> {
+  private async run(session: RlmSession, exchange: Exchange, signal: AbortSignal, changed: () => void, how: RunHow): Promise<void> {
+    const { resume, history } = how;
     const question = exchange.question;
     const compare = this.settings.compare && !resume ? this.runCompare(session, exchange, question, signal, changed) : Promise.resolve();
     const result = await session.ask(question, {
       signal,
       ...(resume ? { resume } : {}),
+      ...(history ? { history } : {}),
+      confirmFallback: this.fallbackAsker(exchange, changed),
       onEvent: (event) => {
         applyEvent(exchange, event);
         changed();
@@ -445,17 +545,11 @@ export class AppController {
   ): Promise<void> {
     exchange.compare = { status: "running", answer: "" };
     const view = exchange.compare;
-    const { run } = this.settings;
-    // The page's documents are always Blobs (only the CLI gives files by path).
+    // The page's documents are always Blobs (only the CLI gives files by path). They are read
+    // from their bytes, not from Python, which the run beside this one is using.
     const stored: StoredDocument[] = session.documents.flatMap((d) => ("data" in d ? [{ sessionId: "", path: d.path, blob: d.data }] : []));
     try {
-      const direct = await answerDirectly({
-        engine: (await this.engines.forRun()).root,
-        question,
-        document: documentSource(stored, this.view.record?.documents ?? []),
-        ...(run.temperature !== null ? { temperature: run.temperature } : {}),
-        ...(run.topP !== null ? { topP: run.topP } : {}),
-        ...(run.seed !== null ? { seed: run.seed } : {}),
+      const direct = await session.directAnswer(question, documentSource(stored, this.view.record?.documents ?? []), {
         signal,
         onToken: (t) => {
           view.answer += t;
@@ -520,9 +614,11 @@ export class AppController {
   }
 }
 
-/** Earlier answered questions, as a session's history. */
-function answeredHistory(exchanges: readonly Exchange[]): HistoryEntry[] {
-  return exchanges.filter((e) => e.answer).map((e) => ({ question: e.question, answer: e.answer }));
+/** How `drive` runs an exchange: a Continue, a fresh try's history, something to do first. */
+interface RunHow {
+  resume?: ResumeRun;
+  history?: HistoryEntry[];
+  first?: () => Promise<void>;
 }
 
 /** Names documents a session listed but whose bytes were never stored, and what to do. */

@@ -1,8 +1,6 @@
-// What a user can take away: the answer as markdown, the trajectory as JSONL the official rlm
-// visualizer opens, and successful runs as a chat-format dataset for fine-tuning.
+// The answer as a Markdown file, the page's own export (the trajectory and the fine-tuning
+// dataset are src/core/trajectory.ts's, shared with the command line), and saving a file.
 import { REASON_TEXT, sourceLabel, type RankedSource } from "../core/evidence.ts";
-import { toJsonl } from "../core/trajectory.ts";
-import type { RunMetadataRecord } from "../core/types.ts";
 import { inertMarkdown } from "./inert-markdown.ts";
 import type { Exchange } from "./run-view.ts";
 import { visibleName } from "./visible-text.ts";
@@ -50,36 +48,6 @@ export function answerMarkdown(exchange: Exchange, documents: string[]): string 
     lines.push("## Direct answer (no RLM, document cut to the window)", "", inertMarkdown(exchange.compare.answer.trim()), "");
   }
   return lines.join("\n");
-}
-
-/** The visualizer's JSONL for one or more exchanges (iteration numbers restart per question). */
-export function trajectoryJsonl(metadata: RunMetadataRecord, exchanges: Exchange[]): string {
-  return toJsonl(
-    metadata,
-    exchanges.flatMap((e, i) =>
-      e.iterations.map((it, j) => ({
-        ...it,
-        question_index: i,
-        // The ranked sources ride on the question's last line (a field the visualizer ignores).
-        ...(j === e.iterations.length - 1 && e.sources?.length ? { answer_sources: e.sources } : {}),
-      })),
-    ),
-  );
-}
-
-/**
- * One {"messages": [...]} line per answered exchange: the conversation the root model saw on
- * its last turn plus the reply that submitted the answer — the usual chat SFT format.
- */
-export function fineTuneJsonl(exchanges: Exchange[]): string {
-  const lines: string[] = [];
-  for (const e of exchanges) {
-    if (e.status !== "answered") continue;
-    const last = e.iterations.at(-1);
-    if (!last || last.final_answer === null) continue;
-    lines.push(JSON.stringify({ messages: [...last.prompt, { role: "assistant", content: last.response }] }));
-  }
-  return lines.length ? `${lines.join("\n")}\n` : "";
 }
 
 /** A download's file name: letters and digits only, so no control or bidi character survives. */

@@ -2,7 +2,7 @@
 // session, its documents and its exchanges. A storage failure (full disk, blocked IndexedDB)
 // becomes a notice; the page keeps working in memory.
 import { newId } from "./ids.ts";
-import type { Exchange } from "./run-view.ts";
+import { fillSteps, stepsUnread, type Exchange } from "./run-view.ts";
 import type { Notices } from "./notices.svelte.ts";
 import { MemoryStore, StorageUnavailableError, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
 
@@ -113,6 +113,21 @@ export class SessionLibrary {
 
   async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {
     await this.notices.guard(() => this.store.saveExchange(sessionId, exchange));
+  }
+
+  /**
+   * Reads an exchange's steps (a reopened session reads its records only) into it, once: the
+   * turns to show, the trajectory to export or continue from.
+   */
+  async loadSteps(exchange: Exchange): Promise<void> {
+    if (!stepsUnread(exchange)) return;
+    const steps = await this.notices.guard(() => this.store.loadSteps(exchange.id));
+    // A read that failed (said as a notice) leaves them unread: a later save must not store none.
+    if (steps !== undefined && stepsUnread(exchange)) fillSteps(exchange, steps);
+  }
+
+  async deleteExchange(id: string): Promise<void> {
+    await this.notices.guard(() => this.store.deleteExchange(id));
   }
 
   /** A saver for one running exchange; `snapshot` must return plain data (no reactive proxies). */

@@ -1,89 +1,36 @@
 // What the page shows of a run, built from the loop's events. Pure data and one reducer, so it
-// can be tested without a browser and stored in IndexedDB as it grows.
-import type { ChatUsage } from "../engines/types.ts";
-import type { CellResult } from "../repl/protocol.ts";
-import type { RankedSource } from "../core/evidence.ts";
-import type { FallbackSummary, IterationRecord, RlmEvent, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
+// can be tested without a browser; what of it is stored, and how, is src/store/schema.ts's.
+import { readingWords } from "../core/fallback-cost.ts";
+import type { RlmEvent, RlmResult } from "../core/types.ts";
+import {
+  summarizeSteps,
+  type RunLimits,
+  type RunSteps,
+  type StepsSummary,
+  type StoredCell,
+  type StoredCompare,
+  type StoredExchange,
+  type StoredStatus,
+  type StoredSubcall,
+  type StoredTurn,
+} from "../store/schema.ts";
 
-export interface SubcallView {
-  id: string;
-  kind: "llm" | "rlm";
-  model: string;
-  prompt: string;
-  response?: string;
-  error?: string;
-  durationMs?: number;
-  usage?: ChatUsage;
-  /** Turns of the child RLM that an rlm_query started. */
-  child: TurnView[];
-}
+/** A sub-call as the page shows it (the stored shape: src/store/schema.ts). */
+export type SubcallView = StoredSubcall;
+export type CellView = StoredCell;
+export type TurnView = StoredTurn;
+export type ExchangeStatus = StoredStatus;
+export type CompareView = StoredCompare;
+export type { RunLimits };
 
-export interface CellView {
-  index: number;
-  code: string;
-  result?: CellResult;
-  subcalls: SubcallView[];
-}
-
-export interface TurnView {
-  index: number;
-  /** The model's reply, streamed in as it is written. */
-  text: string;
-  done: boolean;
-  usage?: ChatUsage;
-  durationMs?: number;
-  cells: CellView[];
-  notices: string[];
-}
-
-export type ExchangeStatus = RunStatus | "running" | "interrupted";
-
-export interface CompareView {
-  status: "running" | "done" | "failed";
-  answer: string;
-  durationMs?: number;
-  usage?: ChatUsage;
-  shownChars?: number;
-  totalChars?: number;
-  error?: string;
-}
-
-export interface Exchange {
-  id: string;
-  question: string;
-  startedAt: number;
-  endedAt?: number;
-  status: ExchangeStatus;
-  answer: string;
-  message?: string;
-  turns: TurnView[];
-  usage?: UsageSummary;
-  /** The visualizer-format records of the root run, kept as they finish. */
-  iterations: IterationRecord[];
-  compare?: CompareView;
-  notices: string[];
+/**
+ * A question as the page shows it: its stored record (src/store/schema.ts: RlmSession's result
+ * and what the page noted around the run) with its steps, when they have been read, and what
+ * only a running question has.
+ */
+export interface Exchange extends StoredExchange {
   /** Before the first turn: what the question is waiting for. */
   waitingFor?: "python" | "documents" | "model";
-  /** The passages the answer came from, best first. */
-  sources?: RankedSource[];
-  /** Where this question was sent: the endpoint's origin (or "this browser") and the model. */
-  endpoint?: { origin: string; model: string };
-  /** How it was answered: one direct call or the RLM (auto mode), and who wrote the answer. */
-  mode?: RlmResult["mode"];
-  producedBy?: RlmResult["producedBy"];
-  fallback?: FallbackSummary;
-  /** The answer stands although no output showed it (RlmResult.unverified). */
-  unverified?: string;
-  /** The limits the run was given, shown beside what it has used while it runs. */
-  limits?: RunLimits;
-  /** Characters of the session's documents when it was asked: what it took is measured against them. */
-  docChars?: number;
-}
-
-export interface RunLimits {
-  turns: number;
-  subcalls: number;
-  timeMs: number;
 }
 
 export function newExchange(id: string, question: string): Exchange {
@@ -201,27 +148,49 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   else delete exchange.unverified;
 }
 
-/** One line on how the answer came about, when it was not the usual RLM run (else null). */
+/**
+ * How an answer came about, when it was not the usual RLM run (else null): the one explanation a
+ * fallback answer gets (issue 28 §3: the step, a notice and this line said it three times).
+ */
 export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback" | "unverified">): string | null {
   const f = exchange.fallback;
   if (exchange.producedBy === "fallback" && f) {
-    const read = f.partial
-      ? `the ${f.chunksRead} most relevant of the document's ${f.chunksTotal} parts`
-      : f.chunksRead === 1
-        ? "the whole document"
-        : `all ${f.chunksRead} parts of the document`;
-    return `Answered by the fallback: ${f.reason.replace(/\.$/, "")}, so the harness read ${read} itself with the helper model.`;
+    const read = readingWords({ parts: f.chunksRead, partsTotal: f.chunksTotal });
+    const asked = f.decision === "agreed" ? ", as you chose" : "";
+    return `Answered by the fallback, not by the model. ${f.reason} So the harness read ${read} with the helper model${asked}.`;
   }
   if (exchange.unverified) return exchange.unverified;
   if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
   return null;
 }
 
+/** How an exchange's status reads, and its colour's meaning (a fallback's answer is not the model's green "Answered"). */
+export function statusLabel(exchange: Pick<Exchange, "status" | "producedBy" | "fallbackQuestion">): {
+  text: string;
+  tone: "busy" | "ok" | "fallback" | "warn" | "err";
+} {
+  const { status } = exchange;
+  if (status === "running") return { text: exchange.fallbackQuestion ? "Waiting for your choice" : "Working…", tone: "busy" };
+  if (status === "answered")
+    return exchange.producedBy === "fallback" ? { text: "Answered by the fallback", tone: "fallback" } : { text: "Answered", tone: "ok" };
+  if (status === "failed") return { text: "Failed", tone: "err" };
+  return { text: STATUS_TEXT[status], tone: "warn" };
+}
+
+const STATUS_TEXT: Record<Exclude<ExchangeStatus, "running" | "answered" | "failed">, string> = {
+  "out-of-iterations": "Out of turns: best answer",
+  "out-of-time": "Out of time: best answer",
+  "too-many-errors": "Too many errors: best answer",
+  stopped: "Stopped",
+  interrupted: "Cut off",
+};
+
 /** Runs that were going when the page went away are marked, never lost. */
 export function markInterrupted(exchange: Exchange): Exchange {
   if (exchange.status !== "running") return exchange;
+  const { fallbackQuestion: _unanswered, ...rest } = exchange;
   return {
-    ...exchange,
+    ...rest,
     status: "interrupted",
     // The run's clock stops at the last thing it is known to have done, not at "now".
     endedAt: lastActivity(exchange),
@@ -233,12 +202,27 @@ export function markInterrupted(exchange: Exchange): Exchange {
 
 /** When a cut-off run was last seen doing something: its last finished turn, else its start. */
 function lastActivity(exchange: Exchange): number {
-  let last = exchange.startedAt;
-  for (const it of exchange.iterations) {
-    const at = Date.parse(it.timestamp) + (it.iteration_time ?? 0) * 1000;
-    if (Number.isFinite(at)) last = Math.max(last, at);
-  }
-  return last;
+  const { lastActivityAt } = exchange.steps ?? summarizeSteps(exchange);
+  return Math.max(exchange.startedAt, lastActivityAt ?? exchange.startedAt);
+}
+
+type StepsOf = Pick<Exchange, "turns" | "iterations" | "steps">;
+
+/** What an exchange's steps hold, whether they have been read (a reopened session) or not. */
+export function stepsOf(exchange: StepsOf): StepsSummary {
+  return exchange.steps ?? summarizeSteps(exchange);
+}
+
+/** Whether the steps still have to be read from storage before they can be shown, exported or continued. */
+export function stepsUnread(exchange: Pick<Exchange, "steps">): boolean {
+  return exchange.steps !== undefined;
+}
+
+/** The steps read from storage: the exchange shows them and exports them like a live one. */
+export function fillSteps(exchange: Exchange, steps: RunSteps | null): void {
+  exchange.turns = steps?.turns ?? [];
+  exchange.iterations = steps?.iterations ?? [];
+  delete exchange.steps;
 }
 
 export function turnTokens(turn: TurnView): number {
@@ -248,12 +232,13 @@ export function turnTokens(turn: TurnView): number {
 /** Statuses a run can be continued from: it stopped before it was done, with turns to go on from. */
 const CONTINUABLE: ReadonlySet<ExchangeStatus> = new Set(["stopped", "interrupted", "out-of-iterations", "out-of-time", "too-many-errors"]);
 
-export function canContinue(exchange: Pick<Exchange, "status" | "iterations">): boolean {
-  return CONTINUABLE.has(exchange.status) && exchange.iterations.some((it) => !it.fallback && !it.direct);
+export function canContinue(exchange: Pick<Exchange, "status" | "turns" | "iterations" | "steps">): boolean {
+  return CONTINUABLE.has(exchange.status) && stepsOf(exchange).continuable;
 }
 
 /** The exchange goes back to running for its continuation; its turns and steps stay. */
 export function resumeExchange(exchange: Exchange, limits: RunLimits): void {
+  exchange.placedAt ??= exchange.startedAt; // it stays where it was asked
   exchange.status = "running";
   exchange.startedAt = Date.now();
   exchange.limits = limits;

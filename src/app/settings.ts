@@ -1,6 +1,7 @@
 // User settings, kept in localStorage. A setup can be shared as a link; what a link proposes is
 // read in link-settings.ts and applied only when the person confirms. An API key belongs to the
 // origin of the endpoint it was entered for and is only ever handed to that origin.
+import { DEFAULT_FALLBACK_POLICY, FALLBACK_MODES, type FallbackMode, type FallbackPolicy } from "../core/fallback-cost.ts";
 import type { PromptChoice } from "../core/profiles/types.ts";
 import type { RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
@@ -29,6 +30,13 @@ export type Settings = EngineSettingsMap & {
     prompt: PromptChoice;
     /** "auto": one direct call when the document fits the window, else the RLM. */
     mode: RunModeRequest;
+    /**
+     * When the model cannot drive a run, may the harness read the document itself with the
+     * helper model: "ask" above the two limits below (issue 28), "always", or "never".
+     */
+    fallback: FallbackMode;
+    fallbackMaxCalls: number;
+    fallbackMaxTokens: number;
   };
   compare: boolean;
   theme: Theme;
@@ -50,6 +58,9 @@ export const DEFAULT_SETTINGS: Settings = {
     maxTimeS: DEFAULT_CONFIG.maxWallTimeMs / 1000,
     prompt: "auto",
     mode: "auto",
+    fallback: DEFAULT_FALLBACK_POLICY.mode,
+    fallbackMaxCalls: DEFAULT_FALLBACK_POLICY.maxCalls,
+    fallbackMaxTokens: DEFAULT_FALLBACK_POLICY.maxTokens,
   },
   compare: false,
   theme: "system",
@@ -125,5 +136,16 @@ export function toRlmConfig(s: Settings): RlmConfig {
     runMode: s.compare ? "rlm" : s.run.mode,
     // An engine's "let Qwen3 think" switch; the loop keeps thinking off otherwise.
     ...(engineDescriptor(s.backend).thinking?.(engineSettings(s)) ? { thinking: true } : {}),
+    fallback: fallbackPolicy(s.run),
+  };
+}
+
+/** The fallback's policy from the settings; a limit left empty or invalid in the form is the default. */
+export function fallbackPolicy(run: Pick<Settings["run"], "fallback" | "fallbackMaxCalls" | "fallbackMaxTokens">): FallbackPolicy {
+  const limit = (n: number, fallback: number) => (Number.isFinite(n) && n >= 0 ? Math.floor(n) : fallback);
+  return {
+    mode: FALLBACK_MODES.includes(run.fallback) ? run.fallback : DEFAULT_FALLBACK_POLICY.mode,
+    maxCalls: limit(run.fallbackMaxCalls, DEFAULT_FALLBACK_POLICY.maxCalls),
+    maxTokens: limit(run.fallbackMaxTokens, DEFAULT_FALLBACK_POLICY.maxTokens),
   };
 }

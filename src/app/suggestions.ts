@@ -1,6 +1,8 @@
 // Suggested first questions for the loaded documents, derived locally and cheaply from what the
 // file list already holds (kind, extension, size, the first lines): no model call, so they are
 // there the moment a document is, even before any model is chosen.
+import { formatOf } from "../ingest/formats/index.ts";
+import { CODE_EXT } from "../ingest/formats/text.ts";
 import type { DocumentMeta } from "../store/index.ts";
 import { collectionOf, commonFolderOf, entryPointOf, leadDocument, readmeOf, titleFor } from "./lead-document.ts";
 import { visibleName } from "./visible-text.ts";
@@ -8,9 +10,6 @@ import { visibleName } from "./visible-text.ts";
 /** At most this many suggestions: a row of buttons, not a menu. */
 export const MAX_SUGGESTIONS = 4;
 
-const CODE_EXT = /\.(?:[cm]?[jt]sx?|py|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|swift|scala|sh|sql)$/i;
-const TABLE_EXT = /\.(?:csv|tsv)$/i;
-const LOG_EXT = /\.(?:log|jsonl|ndjson)$/i;
 /** Documents this long are what the RLM is for: a question that needs the whole text. */
 const LONG_CHARS = 200_000;
 
@@ -34,12 +33,10 @@ export function headingsOf(preview: string): string[] {
   return [...new Set(found)].filter(Boolean);
 }
 
+/** What the document's format suggests asking (src/ingest/formats: code, tables, logs for text). */
 function kindQuestions(doc: DocumentMeta): string[] {
-  if (CODE_EXT.test(doc.name))
-    return [`What does ${visibleName(doc.name)} do, and where does it start?`, "Which functions look most error-prone, and why?"];
-  if (TABLE_EXT.test(doc.name)) return ["What columns does this table have, and how many rows?", "What stands out in these rows?"];
-  if (LOG_EXT.test(doc.name)) return ["Which errors or warnings appear most often?", "What happened just before the first error?"];
-  return [];
+  // Shown on a button: the name's bidi overrides and invisible characters are made visible.
+  return formatOf(doc.kind).questions?.({ name: visibleName(doc.name), preview: doc.preview }) ?? [];
 }
 
 /** Questions worth a first click for these documents, most useful first. */

@@ -2,7 +2,9 @@
 // document list opens it at the start. The viewer itself (src/ui/DocumentViewer.svelte) reads
 // the Blob through its own worker.
 import type { RankedSource } from "../core/evidence.ts";
+import { pageMarkOf } from "../ingest/formats/index.ts";
 import type { DocumentMeta } from "../store/index.ts";
+import type { IndexRequest } from "../viewer/types.ts";
 
 export interface ViewerRequest {
   meta: DocumentMeta;
@@ -25,6 +27,12 @@ export class ViewerState {
   close(): void {
     this.current = null;
   }
+}
+
+/** What the viewer's map of a document needs: the codec Python used, and its format's page marker. */
+export function indexRequestFor(meta: DocumentMeta): IndexRequest {
+  const pageMark = pageMarkOf(meta.kind);
+  return { encoding: meta.encoding, ...(pageMark ? { pageMark } : {}) };
 }
 
 /** The viewer request for a source of an answer. */

@@ -6,6 +6,7 @@ export { planTasks, DEFAULT_SIZES, DEFAULT_DEPTHS, MissingCodeRepoError, type Be
 export {
   runBench,
   loadTaskContext,
+  taskDocuments,
   BenchModelMismatchError,
   MissingReplError,
   type BenchRepl,

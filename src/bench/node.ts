@@ -4,7 +4,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { toJsonl } from "../core/trajectory.ts";
+import { trajectoryJsonl } from "../core/trajectory.ts";
 import type { RlmResult, RunMetadataRecord } from "../core/types.ts";
 import { benchCharts } from "./plots.ts";
 import { formatSummaryTable, parseResultsJsonl, resultLine, summarize, type ResultStore } from "./results.ts";
@@ -99,6 +99,6 @@ export function trajectoryFileName(taskId: string): string {
 export function trajectoryWriter(dir: string, metadata: RunMetadataRecord): (task: BenchTask, result: RlmResult) => void {
   return (task, result) => {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, trajectoryFileName(task.id)), toJsonl({ ...metadata, timestamp: new Date().toISOString() }, result.iterations));
+    writeFileSync(join(dir, trajectoryFileName(task.id)), trajectoryJsonl({ ...metadata, timestamp: new Date().toISOString() }, [result]));
   };
 }

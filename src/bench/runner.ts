@@ -2,18 +2,25 @@
 // window) and by "rlm" (the recursive loop over a REPL), same model, same tasks. Results are
 // appended one line at a time, so an interrupted run resumes where it stopped. No Node or DOM
 // imports: the REPL and the result store come in as parameters.
+//
+// The RLM method asks an RlmSession, as the page and the command line do: one session for the
+// whole run, started over on each task's documents (a fresh namespace, no history), with RLM
+// mode and no child RLMs, as the loop was always measured here. Its time is the run's own, from
+// the moment the session hands the question to the loop (its "run-mode" event): Python's start
+// and the documents' loading are not the method's. Vanilla is the model alone, without the
+// harness: core's direct answer (vanilla.ts), which needs no session and no Python.
 import { EngineAbortedError } from "../engines/errors.ts";
 import type { ChatEngine } from "../engines/types.ts";
-import { runRlm } from "../core/loop.ts";
+import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type RlmEvent, type RlmResult, type UsageSummary } from "../core/types.ts";
 import type { ContextDocumentInput, ContextInfo, ContextShape } from "../repl/protocol.ts";
-import type { Repl } from "../repl/types.ts";
+import type { Repl, SessionRepl } from "../repl/types.ts";
 import { latestResults, resultKey, type ResultStore } from "./results.ts";
 import { expectedText, scoreAnswer } from "./scoring.ts";
 import { BENCH_METHODS, type BenchMethod, type BenchResult, type BenchStatus, type BenchTask, type TaskSpec } from "./types.ts";
 import { answerDirectly, type VanillaOptions } from "./vanilla.ts";
 
-/** What the runner needs from a REPL: the loop's interface plus loading and resetting. */
+/** What loadTaskContext needs from a REPL: the loop's interface plus loading and resetting. */
 export interface BenchRepl extends Repl {
   resetNamespace(): Promise<void>;
   loadDocuments(docs: ContextDocumentInput[], shape?: ContextShape): Promise<ContextInfo>;
@@ -32,10 +39,10 @@ export interface BenchRunOptions {
   methods?: readonly BenchMethod[];
   rootEngine: ChatEngine;
   subEngine?: ChatEngine;
-  /** A REPL to reuse across tasks (the runner resets it and loads each task's context). */
-  repl?: BenchRepl;
+  /** A REPL to reuse across tasks (the runner's session resets it for each task); the caller closes it. */
+  repl?: SessionRepl;
   /** Called once, lazily, when an RLM task needs a REPL and none was given; closed at the end. */
-  createRepl?: () => BenchRepl | Promise<BenchRepl>;
+  createRepl?: () => SessionRepl | Promise<SessionRepl>;
   /** Overrides of the RLM loop's settings. */
   config?: Partial<RlmConfig>;
   vanilla?: Omit<VanillaOptions, "signal">;
@@ -94,22 +101,47 @@ function totals(usage: UsageSummary): { promptTokens: number; completionTokens: 
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** Puts a task's context into the REPL as `context`: a str, or a dict path -> text for a repository. */
+/**
+ * A task's context as documents and the shape `context` takes: a str, or a dict path -> text for
+ * a repository. Blobs, not strings: the worker decodes bytes itself, so a large document is not
+ * cloned as a JS string.
+ */
+export function taskDocuments(task: BenchTask): { docs: Array<{ path: string; data: Blob }>; shape: ContextShape } {
+  const context = task.context;
+  if (context.kind === "text") return { docs: [{ path: "document.txt", data: new Blob([context.text]) }], shape: "str" };
+  const docs = Object.keys(context.files)
+    .sort()
+    .map((path) => ({ path, data: new Blob([context.files[path]!]) }));
+  return { docs, shape: "dict" };
+}
+
+/** Puts a task's context into a bare REPL as `context` (for tests and benchmarks of the REPL itself). */
 export async function loadTaskContext(repl: BenchRepl, task: BenchTask): Promise<ContextInfo> {
   await repl.resetNamespace();
-  // Blobs, not strings: the worker decodes bytes itself, so a large document is not cloned as a JS string.
-  const context = task.context;
-  const info =
-    context.kind === "text"
-      ? await repl.loadDocuments([{ name: "document.txt", data: new Blob([context.text]) }], "str")
-      : await repl.loadDocuments(
-          Object.keys(context.files)
-            .sort()
-            .map((name) => ({ name, data: new Blob([context.files[name]!]) })),
-          "dict",
-        );
+  const { docs, shape } = taskDocuments(task);
+  const info = await repl.loadDocuments(
+    docs.map((d) => ({ name: d.path, data: d.data })),
+    shape,
+  );
   await repl.beginQuestion([]);
   return info;
+}
+
+/**
+ * The caller's REPL, lent to the runner's session: closing the session leaves it running for the
+ * caller, and what the session asked to hear of a rebuilt worker stops with the session.
+ */
+function lent(repl: SessionRepl): SessionRepl {
+  let open = true;
+  return new Proxy(repl, {
+    get(target, key) {
+      if (key === "close") return () => void (open = false);
+      if (key === "onRebuilt")
+        return (listener: Parameters<SessionRepl["onRebuilt"]>[0]) => target.onRebuilt((fresh) => (open ? listener(fresh) : undefined));
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 export async function runBench(options: BenchRunOptions): Promise<BenchRunOutcome> {
@@ -134,14 +166,20 @@ export async function runBench(options: BenchRunOptions): Promise<BenchRunOutcom
   let finished = skipped;
   options.onProgress?.({ type: "planned", total, alreadyDone: skipped });
 
-  let repl: BenchRepl | null = options.repl ?? null;
-  let ownRepl = false;
-  const getRepl = async (): Promise<BenchRepl> => {
-    if (repl) return repl;
-    if (!options.createRepl) throw new MissingReplError();
-    repl = await options.createRepl();
-    ownRepl = true;
-    return repl;
+  let session: RlmSession | null = null;
+  const getSession = async (): Promise<RlmSession> => {
+    if (session) return session;
+    if (!options.repl && !options.createRepl) throw new MissingReplError();
+    const repl = options.repl ? lent(options.repl) : await options.createRepl!();
+    const sub = options.subEngine ?? options.rootEngine;
+    session = new RlmSession({
+      createRepl: () => repl,
+      engines: () => ({ root: options.rootEngine, sub }),
+      // The loop, whatever auto mode would choose: the direct answer is the other method.
+      config: () => ({ ...config, runMode: "rlm" }),
+      childRlms: false,
+    });
+    return session;
   };
 
   const base = (task: BenchTask, method: BenchMethod) => ({
@@ -185,19 +223,18 @@ export async function runBench(options: BenchRunOptions): Promise<BenchRunOutcom
   }
 
   async function runRlmMethod(task: BenchTask): Promise<BenchResult> {
-    const r = await getRepl();
+    const s = await getSession();
     let started = Date.now();
     try {
-      await loadTaskContext(r, task);
+      const { docs, shape } = taskDocuments(task);
+      await s.startOver(docs satisfies SessionDocument[], shape);
       started = Date.now();
-      const result = await runRlm({
-        question: task.question,
-        repl: r,
-        rootEngine: options.rootEngine,
-        ...(options.subEngine ? { subEngine: options.subEngine } : {}),
-        config,
+      const result = await s.ask(task.question, {
         ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onRlmEvent ? { onEvent: (e: RlmEvent) => options.onRlmEvent!(task.id, e) } : {}),
+        onEvent: (e: RlmEvent) => {
+          if (e.type === "run-mode" && e.depth === 0) started = Date.now();
+          options.onRlmEvent?.(task.id, e);
+        },
       });
       if (result.status === "stopped" || options.signal?.aborted) throw new Stopped();
       await options.onRlmResult?.(task, result);
@@ -262,7 +299,7 @@ export async function runBench(options: BenchRunOptions): Promise<BenchRunOutcom
     if (!(err instanceof Stopped)) throw err;
     stopped = true;
   } finally {
-    if (ownRepl) (repl as BenchRepl | null)?.close?.();
+    (session as RlmSession | null)?.close();
   }
   options.onProgress?.({ type: "finished", done: finished, total, stopped });
   return { results: latestResults([...stored, ...fresh]), ran: fresh.length, skipped, stopped };

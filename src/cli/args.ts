@@ -1,5 +1,6 @@
 // Command-line options, in the spirit of mlx_lm.rlm. Parsing is pure so it can be tested.
 import { parseArgs } from "node:util";
+import { FALLBACK_MODES, type FallbackMode } from "../core/fallback-cost.ts";
 import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
 import { RUN_MODE_CHOICES, type RunModeRequest } from "../core/run-mode.ts";
 
@@ -12,6 +13,12 @@ export interface CliOptions {
   task: string;
   baseUrl: string;
   model: string;
+  /** --model-file: a local GGUF run in this process by llama.cpp instead of a model server. */
+  modelFile?: string;
+  /** --sub-model-file: a second local GGUF for sub-calls. */
+  subModelFile?: string;
+  /** --threads: CPU threads for the local model. */
+  threads?: number;
   subModel?: string;
   apiKey?: string;
   contextWindow?: number;
@@ -41,6 +48,11 @@ export interface CliOptions {
   mode?: RunModeRequest;
   /** Let a Qwen3-style root reason before it writes (off by default). */
   thinking: boolean;
+  /** --fallback: may the harness read the document itself when the model cannot drive (ask: within the limits, else ask on a terminal). */
+  fallback?: FallbackMode;
+  /** --max-fallback-calls / --max-fallback-tokens: the limits of that reading without asking. */
+  maxFallbackCalls?: number;
+  maxFallbackTokens?: number;
   help: boolean;
   version: boolean;
 }
@@ -69,6 +81,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         "base-url": { type: "string" },
         model: { type: "string" },
         "sub-model": { type: "string" },
+        "model-file": { type: "string" },
+        "sub-model-file": { type: "string" },
+        threads: { type: "string" },
         "api-key": { type: "string" },
         "context-window": { type: "string" },
         "sub-context-window": { type: "string" },
@@ -92,6 +107,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         "no-cache": { type: "boolean", default: false },
         mode: { type: "string" },
         thinking: { type: "boolean", default: false },
+        fallback: { type: "string" },
+        "max-fallback-calls": { type: "string" },
+        "max-fallback-tokens": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -103,10 +121,19 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   const help = v.help === true;
   const version = v.version === true;
   const task = v.task ?? parsed.positionals.join(" ");
-  const model = v.model ?? env.RLM_MODEL ?? "";
+  const modelFile = v["model-file"];
+  const model = v.model ?? (modelFile ? "" : (env.RLM_MODEL ?? ""));
   if (!help && !version) {
     if (!task.trim()) throw new UsageError("--task is required (the question to answer)");
-    if (!model) throw new UsageError("--model is required (or set RLM_MODEL)");
+    if (modelFile !== undefined && !modelFile.trim()) throw new UsageError("--model-file needs the path of a .gguf file");
+    if (modelFile && (v.model || v["base-url"] || v["sub-model"])) {
+      throw new UsageError(
+        "--model-file runs the model here: leave out --model, --sub-model and --base-url (use --sub-model-file for a second GGUF)",
+      );
+    }
+    if (v["sub-model-file"] && !modelFile) throw new UsageError("--sub-model-file goes with --model-file");
+    if (v.threads !== undefined && !modelFile) throw new UsageError("--threads is for a local model (--model-file); a server sets its own");
+    if (!model && !modelFile) throw new UsageError("--model is required (or set RLM_MODEL), or give a local GGUF with --model-file");
   }
   const trajectory = v["output-trajectory"];
   if (trajectory && !trajectory.endsWith(".jsonl")) {
@@ -128,6 +155,8 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   const apiKey = v["api-key"] ?? env.RLM_API_KEY ?? env.OPENAI_API_KEY;
   if (apiKey) opts.apiKey = apiKey;
   if (v["sub-model"]) opts.subModel = v["sub-model"];
+  if (modelFile) opts.modelFile = modelFile;
+  if (v["sub-model-file"]) opts.subModelFile = v["sub-model-file"];
   if (trajectory) opts.outputTrajectory = trajectory;
   if (v.prompt !== undefined) {
     if (!(PROMPT_CHOICES as readonly string[]).includes(v.prompt)) {
@@ -145,6 +174,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     }
     opts.mode = v.mode as RunModeRequest;
   }
+  if (v.fallback !== undefined) {
+    if (!(FALLBACK_MODES as readonly string[]).includes(v.fallback)) {
+      throw new UsageError(`--fallback must be one of ${FALLBACK_MODES.join(", ")}, got "${v.fallback}"`);
+    }
+    opts.fallback = v.fallback as FallbackMode;
+  }
   const numbers: Array<[keyof CliOptions, string, boolean]> = [
     ["contextWindow", "context-window", true],
     ["subContextWindow", "sub-context-window", true],
@@ -159,6 +194,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     ["temperature", "temperature", false],
     ["topP", "top-p", false],
     ["seed", "seed", true],
+    ["threads", "threads", true],
+    ["maxFallbackCalls", "max-fallback-calls", true],
+    ["maxFallbackTokens", "max-fallback-tokens", true],
   ];
   for (const [key, flag, integer] of numbers) {
     const value = num(flag, v[flag as keyof typeof v] as string | undefined, integer);
@@ -167,5 +205,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (opts.maxIterations === 0) throw new UsageError("--max-iterations must be at least 1");
   if (opts.maxDepth === 0) throw new UsageError("--max-depth must be at least 1");
   if (opts.concurrency === 0) throw new UsageError("--concurrency must be at least 1");
+  if (opts.threads === 0) throw new UsageError("--threads must be at least 1");
+  if (opts.modelFile && opts.contextWindow === 0) throw new UsageError("--context-window must be at least 1");
+  if (opts.modelFile && opts.subContextWindow !== undefined) {
+    throw new UsageError(
+      "--sub-context-window is for a model server; a local sub-model gets the root's window (capped by what it was trained for)",
+    );
+  }
   return opts;
 }

@@ -35,7 +35,7 @@ export async function contextDocuments(files: string[], readStdin: () => Promise
 const CHUNK = 1 << 20;
 
 /**
- * How many characters Python's decode_bytes (rlm_runtime.py) will make of a document, counted
+ * How many characters Python's decode_bytes (workers/python/rlm_runtime/documents.py) will make of a document, counted
  * from its bytes without decoding them, so the first model request can describe `context` before
  * Python has it: strict UTF-8 (a UTF-8 BOM dropped), else Latin-1, one character per byte.
  * Undefined for a UTF-16/32 BOM, or when the file cannot be read: then the run waits for Python.

@@ -1,6 +1,7 @@
 // `rlm --help`, in plain JavaScript: bin/rlm.mjs prints it without loading TypeScript (tsx
 // alone costs about 0.3 s), and src/cli/args.ts re-exports it for everything else.
 export const HELP = `Usage: rlm --task "question" [--context-file PATH ...] --model NAME [options]
+       rlm --task "question" [--context-file PATH ...] --model-file MODEL.gguf [options]
        rlm bench --model NAME [options]     (task suites, RLM vs direct answering; rlm bench --help)
        rlm warmup [--cache-dir DIR] [--rebuild]   (make the Python snapshot now; rlm warmup --help)
 
@@ -16,6 +17,15 @@ Model server (any OpenAI-compatible endpoint: vLLM, Ollama, llama.cpp server, ..
   --context-window N        root window in tokens (default: read from /v1/models, else 8192)
   --sub-context-window N    sub-model window in tokens
   --no-stream               ask for plain JSON replies instead of SSE
+
+Local model (llama.cpp in this process, on the CPU; no server, nothing downloaded; the page's
+WebLLM engine needs WebGPU and runs only in the page):
+  --model-file PATH.gguf    run this GGUF (Qwen2.5, Qwen3, ... as LM Studio, Ollama or Jan store them)
+  --sub-model-file PATH     a second GGUF for sub-calls (default: the same model, each sub-call
+                            in a KV sequence of its own, so the root's cache is kept)
+  --threads N               CPU threads (default: the machine's math cores)
+  --context-window N        with --model-file: default the model's trained window, capped so
+                            weights + KV cache fit in memory (--verbose shows the sums)
 
 Input and output:
   --context-file PATH       a document; repeat for several (context becomes a dict path -> text)
@@ -37,7 +47,7 @@ Budgets and sampling:
   --sub-max-tokens N        tokens per sub-call reply
   --max-subcalls N          sub-calls per question (default 200)
   --max-time S              seconds per question (default 900)
-  --cell-timeout S          seconds per code cell (default 60)
+  --cell-timeout S          seconds per code cell, its sub-calls included (default 60; 600 with --model-file)
   --concurrency N           sub-calls in flight at once (default 4)
   --temperature T  --top-p P  --seed N
 
@@ -48,6 +58,12 @@ Prompt and method:
                             the window, else the RLM), rlm (always the RLM), direct (always one call)
   --thinking                let a Qwen3-style root reason before it writes (off by default;
                             sub-calls never think)
+
+When the model cannot drive a run, the harness can read the whole document with the helper model:
+  --fallback MODE           ask (default: read within the limits below; above them ask on a
+                            terminal, and without one do not read), always, or never
+  --max-fallback-calls N    helper calls that reading may make without asking (default 12)
+  --max-fallback-tokens N   tokens it may use without asking (default 100000)
 
   -h, --help                this help
   --version                 the version

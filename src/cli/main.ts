@@ -4,23 +4,30 @@ import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
+import type { ChatEngine } from "../engines/types.ts";
+import { isLocalModelRefusal, openLocalEngines, type LocalEngines } from "./local-model.ts";
 import { nodeHttpFetch } from "../node/http-fetch.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
 import { HELP, UsageError, parseCliArgs, type CliOptions } from "./args.ts";
 import { resolveCacheDir } from "./cache-dir.mjs";
 import { contextDocuments, decodedChars } from "./context-files.ts";
+import { fallbackLine, fallbackPolicyFrom, terminalAsker, yesNo } from "./fallback-prompt.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
 import { groupDigits } from "../core/numbers.ts";
 
 const VERSION = "0.1.0";
+/** --cell-timeout's default with --model-file: 10 minutes. */
+const LOCAL_MODEL_CELL_TIMEOUT_MS = 600_000;
 
 export interface CliIO {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   readStdin: () => Promise<Buffer | null>;
   env: Record<string, string | undefined>;
+  /** A yes/no question to the person at a terminal; null when there is none (a pipe, a script). */
+  ask?: ((prompt: string, signal: AbortSignal) => Promise<boolean>) | null;
 }
 
 const defaultIO: CliIO = {
@@ -33,6 +40,8 @@ const defaultIO: CliIO = {
     return Buffer.concat(chunks);
   },
   env: process.env,
+  // Only a person at a terminal can answer (stdin then holds no document: see readStdin).
+  ask: process.stdin.isTTY && process.stderr.isTTY ? yesNo(process.stdin, process.stderr) : null,
 };
 
 function configFrom(o: CliOptions): RlmConfig {
@@ -42,6 +51,9 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.maxSubcalls !== undefined) c.maxSubcalls = o.maxSubcalls;
   if (o.maxTimeS !== undefined) c.maxWallTimeMs = o.maxTimeS * 1000;
   if (o.cellTimeoutS !== undefined) c.cellTimeoutMs = o.cellTimeoutS * 1000;
+  // A cell's llm_query calls count against its time limit; on a local CPU model a few of them
+  // take minutes (bench/RESULTS.md), so cells get longer unless told otherwise.
+  else if (o.modelFile) c.cellTimeoutMs = LOCAL_MODEL_CELL_TIMEOUT_MS;
   if (o.concurrency !== undefined) c.maxConcurrentSubcalls = o.concurrency;
   if (o.maxTokens !== undefined) c.maxTokensPerTurn = o.maxTokens;
   if (o.subMaxTokens !== undefined) c.subMaxTokens = o.subMaxTokens;
@@ -51,6 +63,7 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.prompt !== undefined) c.prompt = o.prompt;
   if (o.mode !== undefined) c.runMode = o.mode;
   if (o.thinking) c.thinking = true;
+  c.fallback = fallbackPolicyFrom(o);
   return c;
 }
 
@@ -83,10 +96,7 @@ function jsonResult(result: RlmResult): string {
  * the answer is not simply the model's (the fallback wrote it, or no output showed it).
  */
 function howAnswered(result: RlmResult): string {
-  if (result.producedBy === "fallback" && result.fallback) {
-    const f = result.fallback;
-    return `rlm: answered by the fallback (${f.reason}); the harness read ${f.chunksRead} of ${f.chunksTotal} parts itself.\n`;
-  }
+  if (result.fallback) return fallbackLine(result);
   if (result.unverified) return `rlm: ${result.unverified}\n`;
   if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
   return "";
@@ -118,6 +128,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   }
 
   let session: RlmSession | null = null;
+  let local: LocalEngines | null = null;
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -129,7 +140,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const docs = await contextDocuments(options.contextFiles, io.readStdin);
     const cache = resolveCacheDir({ cacheDir: options.cacheDir, noCache: options.noCache, env: io.env });
     const snapshotDir = cache.dir;
-    const engines: { root?: OpenAIEngine; sub?: OpenAIEngine } = {};
+    const engines: { root?: ChatEngine; sub?: ChatEngine } = {};
     const config = configFrom(options);
     session = new RlmSession({
       // Python runs in its sandbox process, which may read these documents and nothing else of yours.
@@ -154,18 +165,27 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
       () => undefined,
     );
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
-    engines.root = await OpenAIEngine.connect({
-      // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
-      fetch: nodeHttpFetch,
-      baseUrl: options.baseUrl,
-      model: options.model,
-      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-      stream: options.stream,
-      ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
-    });
-    const { root } = engines;
-    const sub = (engines.sub = options.subModel ? root.withModel(options.subModel, options.subContextWindow) : root);
+    if (options.modelFile) {
+      // llama.cpp in this process; loaded only now, so endpoint runs never load it.
+      local = await openLocalEngines(options, io.stderr, controller.signal);
+      engines.root = local.root;
+      engines.sub = local.sub;
+    } else {
+      const server = await OpenAIEngine.connect({
+        // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
+        fetch: nodeHttpFetch,
+        baseUrl: options.baseUrl,
+        model: options.model,
+        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+        ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+        stream: options.stream,
+        ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
+      });
+      engines.root = server;
+      engines.sub = options.subModel ? server.withModel(options.subModel, options.subContextWindow) : server;
+    }
+    const root = engines.root;
+    const sub = engines.sub;
     const chars = await counting;
     const loading = session.addDocuments(docs.map((d, i) => sessionDocument(d, chars[i])));
     let documentMs = 0;
@@ -183,18 +203,23 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const result = await session.ask(options.task, {
       signal: controller.signal,
       ...(printer ? { onEvent: printer } : {}),
+      ...(io.ask && config.fallback?.mode === "ask" ? { confirmFallback: terminalAsker(io.ask) } : {}),
     });
     // A start that failed is the run's error; after a question, the boot has long finished.
     const boot = await booting;
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
     if (options.verbose && result.answer) printSources(io.stderr, result.sources ?? []);
-    if (options.verbose || result.producedBy === "fallback" || result.unverified) io.stderr(howAnswered(result));
+    // Without an answer, the line on the fallback (how to allow it) follows the message saying why.
+    const how = howAnswered(result);
+    const hintAfter = !result.answer && !!result.fallback;
+    if (!hintAfter && (options.verbose || result.fallback || result.unverified)) io.stderr(how);
     if (options.json) {
       io.stdout(jsonResult(result));
     } else if (result.answer) {
       io.stdout(`${result.answer}\n`);
     }
     if (result.status !== "answered" && result.message) io.stderr(`rlm: ${result.message}\n`);
+    if (hintAfter) io.stderr(how);
     // performance.now() counts from process start: "other" includes Node and module loading.
     if (options.verbose) io.stderr(`rlm: ${timeSplitLine({ totalMs: performance.now(), boot, documentMs, usage: result.usage })}\n`);
     if (!result.answer) {
@@ -203,7 +228,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof UsageError || isLocalModelRefusal(err)) {
       io.stderr(`rlm: ${err.message}\n`);
       return 2;
     }
@@ -212,5 +237,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   } finally {
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
+    // After Stop, llama.cpp may still be finishing a batch: do not hold the exit for it.
+    const closing = (local as LocalEngines | null)?.close().catch(() => undefined);
+    if (!controller.signal.aborted) await closing;
   }
 }

@@ -48,6 +48,9 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
   emit({ type: "run-started", question: i.question, contextChars: i.document.totalChars });
   emit({ type: "turn-started", turn: 0 });
   const started = Date.now();
+  // The run's time limit holds here too: one call can take as long as a whole RLM run.
+  const outOfTime = AbortSignal.timeout(i.config.maxWallTimeMs);
+  const signal = AbortSignal.any([i.signal, outOfTime]);
   try {
     const direct = await answerDirectly({
       engine: i.engine,
@@ -56,7 +59,7 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
       ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
       ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
       ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),
-      signal: i.signal,
+      signal,
       onToken: (text) => emit({ type: "token", turn: 0, text }),
     });
     usage.addTime("generationMs", direct.durationMs);
@@ -72,8 +75,17 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
       return { ...base, answer: "", status: "failed", message: "The model gave an empty answer. Ask again, or choose RLM in Settings." };
     return { ...base, answer: direct.answer, status: "answered", producedBy: "model" };
   } catch (err) {
+    const empty = { answer: "", iterations: [], usage: usage.snapshot(), mode };
+    if (outOfTime.aborted && !i.signal.aborted) {
+      const limit = Math.round(i.config.maxWallTimeMs / 1000);
+      const message = `The ${limit} s time limit was reached before the model finished its answer. Allow more time, or ask with the RLM method.`;
+      return { ...empty, status: "out-of-time", message };
+    }
     const stopped = i.signal.aborted || err instanceof EngineAbortedError;
-    const message = stopped ? "Stopped." : err instanceof Error ? err.message : String(err);
-    return { answer: "", status: stopped ? "stopped" : "failed", message, iterations: [], usage: usage.snapshot(), mode };
+    return {
+      ...empty,
+      status: stopped ? "stopped" : "failed",
+      message: stopped ? "Stopped." : err instanceof Error ? err.message : String(err),
+    };
   }
 }

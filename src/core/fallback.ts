@@ -8,8 +8,9 @@ import { EngineAbortedError } from "../engines/errors.ts";
 import { Limiter } from "../engines/limiter.ts";
 import type { Budgets } from "./budgets.ts";
 import { contextLayout, rankChunks, readContext, type ChunkRef, type ProbeRepl } from "./repl-probes.ts";
+import { NOT_FOUND, mapPrompt as mapQueryPrompt } from "./repl-vocabulary.ts";
 
-export const NOT_FOUND = "NOT FOUND";
+export { NOT_FOUND };
 
 export interface FallbackOptions {
   repl: ProbeRepl;
@@ -55,14 +56,9 @@ export interface FallbackResult {
   subcalls: number;
 }
 
-/** The question about one piece; the same wording as the REPL's map_query(). */
+/** The question about one piece: map_query()'s own (repl-vocabulary.ts). */
 export function mapPrompt(question: string, part: number, parts: number, ref: ChunkRef, text: string): string {
-  const where = ref.doc === null ? "" : ` (${ref.doc})`;
-  return (
-    `Here is part ${part} of ${parts} of a document${where}.\n<<<\n${text}\n>>>\n` +
-    `Question: ${question}\n` +
-    `Answer from this part only, briefly. If this part does not contain the answer, reply exactly: ${NOT_FOUND}`
-  );
+  return mapQueryPrompt({ part, parts, where: ref.doc === null ? "" : ` (${ref.doc})`, text, question });
 }
 
 export function combinePrompt(question: string, partials: ReadonlyArray<{ label: string; answer: string }>, final: boolean): string {
@@ -143,14 +139,34 @@ async function combine(o: FallbackOptions, sources: FallbackSource[]): Promise<{
   return { answer: items.map((i) => i.answer).join("\n"), calls };
 }
 
-export async function runFallback(o: FallbackOptions): Promise<FallbackResult> {
+/**
+ * What a reading would cover, found before anything is spent (two quick probes, no model call):
+ * the pieces to read, most relevant first when there are more than `maxChunks`, and how many the
+ * whole document has. The cost estimate (fallback-cost.ts) and the question to the person are
+ * made from it, and `runFallback` reads exactly these pieces.
+ */
+export interface FallbackPlan {
+  refs: ChunkRef[];
+  /** Pieces the whole document has at this size. */
+  chunksTotal: number;
+}
+
+export async function planFallback(
+  o: Pick<FallbackOptions, "repl" | "question" | "budgets" | "maxChunks" | "signal">,
+): Promise<FallbackPlan> {
   checkAbort(o.signal);
   const layout = await contextLayout(o.repl);
   const refs = await rankChunks(o.repl, o.question, o.budgets.chunkChars, Math.max(1, o.maxChunks));
   // Pieces end at a line break near the limit, so a document can have a piece or two more than
   // this estimate; when every piece was read, their count is the total.
   const estimate = layout.reduce((n, d) => n + Math.max(1, Math.ceil(d.length / o.budgets.chunkChars)), 0);
-  const chunksTotal = Math.max(estimate, refs.length);
+  return { refs, chunksTotal: Math.max(estimate, refs.length) };
+}
+
+/** Reads the plan's pieces (or plans first) and combines what they hold. */
+export async function runFallback(o: FallbackOptions, plan?: FallbackPlan): Promise<FallbackResult> {
+  const { refs, chunksTotal } = plan ?? (await planFallback(o));
+  checkAbort(o.signal);
   o.onEvent?.({ type: "fallback-started", chunks: refs.length, totalChunks: chunksTotal });
   const sources = await mapPieces(o, refs);
   const base = { producedBy: "fallback" as const, chunksRead: refs.length, chunksTotal, partial: refs.length < chunksTotal };

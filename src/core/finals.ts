@@ -49,7 +49,7 @@ export function assignmentAsCode(marker: Extract<FinalMarker, { kind: "assignmen
 }
 
 // --- FINAL(x): the variable x, or the word x? -----------------------------------------------------
-// Decided in one place, Python's `FINAL.by_name` (workers/python/rlm_runtime.py): a text
+// Decided in one place, Python's `FINAL.by_name` (workers/python/rlm_runtime/helpers.py): a text
 // FINAL(x) with a bare name is run as the cell `FINAL(x)`, so text and code mean the same: the
 // variable's value when x is one, otherwise the word x — except a name that only looks like a
 // variable (result, answer…) or that a cell assigned, which is reported as missing.

@@ -14,7 +14,7 @@ export { findCodeBlocks, findTextAnswer, stripThinking, type TextAnswer } from "
 export { systemPrompt, firstUserMessage, describeContext } from "./prompts.ts";
 export { RootConversation } from "./conversation.ts";
 export { clipMiddle, formatCell, formatTurnOutput } from "./format.ts";
-export { runMetadata, toJsonl, parseJsonl } from "./trajectory.ts";
+export { fineTuneJsonl, parseJsonl, runMetadata, toJsonl, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
 export {
   MAX_RANKED_SOURCES,
   REASON_TEXT,
@@ -97,12 +97,29 @@ export {
 export { SubcallPolicy, SubcallTooLongError, type SubcallOutcome, type SubcallPolicyOptions } from "./subcall-policy.ts";
 export {
   runFallback,
+  planFallback,
   fallbackChunkBudget,
   type FallbackEvent,
   type FallbackOptions,
+  type FallbackPlan,
   type FallbackResult,
   type FallbackSource,
 } from "./fallback.ts";
+export {
+  DEFAULT_FALLBACK_POLICY,
+  FALLBACK_MODES,
+  estimateFallback,
+  fallbackEndpoint,
+  gateFallback,
+  overLimits,
+  questionWords,
+  type FallbackAsker,
+  type FallbackDecision,
+  type FallbackEstimate,
+  type FallbackMode,
+  type FallbackPolicy,
+  type FallbackQuestion,
+} from "./fallback-cost.ts";
 export { chooseRunMode, RUN_MODE_CHOICES, type RunModeChoice, type RunModeRequest } from "./run-mode.ts";
 export { directQuestion, runDirect, type DirectRunInput } from "./direct-run.ts";
 export { replDocumentSource } from "./context-source.ts";

@@ -14,6 +14,20 @@ import type { HistoryEntry, Repl } from "../repl/types.ts";
 import { deriveBudgets, type Budgets } from "./budgets.ts";
 import { collectReads, rankSources, withPassages, type RankedSource } from "./evidence.ts";
 import { RootConversation } from "./conversation.ts";
+import { fallbackChunkBudget, planFallback, type FallbackPlan } from "./fallback.ts";
+import {
+  costWords,
+  endpointWords,
+  estimateFallback,
+  fallbackEndpoint,
+  gateFallback,
+  overLimits,
+  readingWords,
+  type FallbackAsker,
+  type FallbackDecision,
+  type FallbackEstimate,
+  type FallbackPolicy,
+} from "./fallback-cost.ts";
 import { fallbackStep, fallbackSummary } from "./fallback-step.ts";
 import { runawayNote, type TaskFacts } from "./feedback.ts";
 import { normaliseAnswer } from "./finals.ts";
@@ -22,6 +36,7 @@ import { chooseProfile, PROMPT_PROFILES, type PromptProfile } from "./profiles/i
 import { describeContext } from "./prompts.ts";
 import { blockRecord, iterationRecord } from "./records.ts";
 import { configureHelpers, helperLimits, replSyntaxChecker, type SyntaxChecker } from "./repl-probes.ts";
+import { CALLS_LIMITED_HELPER } from "./repl-vocabulary.ts";
 import { analyseReply, type ReplyAnalysis } from "./reply.ts";
 import { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
 import { StopSignal, abortable } from "./stop.ts";
@@ -65,6 +80,11 @@ export interface RlmRunOptions {
   /** Continue an earlier run of the same question: its turns, replayed as the conversation. */
   resume?: ResumeRun & { variablesKept: boolean };
   /**
+   * Asks the person before the harness reads the document itself above the limits of
+   * `config.fallback` (issue 28). Without it such a reading is not made. Only the root run asks.
+   */
+  confirmFallback?: FallbackAsker;
+  /**
    * Python is still starting or loading the documents (the session overlaps that with the first
    * model request): the first turn is asked from `context`, what the documents will be, and no
    * cell, probe or quote touches Python before `ready` resolves. If Python then describes
@@ -95,9 +115,16 @@ export function sameContextForPrompt(a: ContextInfo | null, b: ContextInfo | nul
 type Ending =
   | { kind: "answered"; answer: string; unsupported: boolean }
   | { kind: "stopped"; message: string }
-  | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string }
-  | { kind: "fallback"; why: string }
+  /** `cause`: what the model did, for the diagnosis if the harness has to take over. */
+  | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string; cause: string }
+  | { kind: "fallback"; cause: string }
   | { kind: "failed"; message: string };
+
+/** The one diagnosis the person reads when the harness takes over (issue 28: one explanation, the right cause). */
+const couldNotDrive = (cause: string) => `The model could not drive the run: ${cause}.`;
+
+/** Without a policy (the benchmark, library callers) the harness reads without asking, as it always did. */
+const READ_WITHOUT_ASKING: FallbackPolicy = { mode: "always", maxCalls: Infinity, maxTokens: Infinity };
 
 const FINAL_REQUEST_TIMEOUT_MS = 120_000;
 const STOPPED: Ending = { kind: "stopped", message: "Stopped." };
@@ -185,10 +212,10 @@ class QuestionRun {
    * Waits for the Python start this run overlapped (Stop still stops). True when `context` is
    * not what the first request said it would be: the conversation is then opened again from it.
    */
-  private async pythonReady(): Promise<boolean> {
+  private async pythonReady(signal: AbortSignal = this.stop.signal): Promise<boolean> {
     const pending = this.pending;
     if (!pending) return false;
-    await abortable(pending.ready, this.stop.signal, () => new EngineAbortedError());
+    await abortable(pending.ready, signal, () => new EngineAbortedError());
     this.pending = null;
     if (sameContextForPrompt(pending.context, this.o.repl.contextInfo)) return false;
     this.conversation = this.openConversation();
@@ -203,7 +230,9 @@ class QuestionRun {
    */
   private async afterPython(ending: Ending): Promise<Ending> {
     if (!this.pending || (ending.kind !== "limit" && ending.kind !== "fallback")) return ending;
-    const settled = await this.pythonReady().then(
+    // The time limit has tripped the run's stop already: only the person's Stop ends this wait,
+    // or a limit reached during the first request would be reported as Python never loading.
+    const settled = await this.pythonReady(this.o.signal ?? new AbortController().signal).then(
       () => ending,
       (err: unknown) => this.endingFor(err),
     );
@@ -238,6 +267,15 @@ class QuestionRun {
     const { signal, repl } = this.o;
     if (signal?.aborted) this.onUserAbort();
     signal?.addEventListener("abort", this.onUserAbort);
+    this.armDeadline();
+    repl.setSubcallHandler(this.router.handle);
+    const profile = { name: this.profile.name, reason: this.profileReason };
+    this.emit({ type: "run-started", question: this.o.question, contextChars: this.context()?.total_chars ?? 0, profile });
+  }
+
+  /** The run stops at the shared deadline (moved on while the person is asked something). */
+  private armDeadline(): void {
+    clearTimeout(this.deadlineTimer);
     this.deadlineTimer = setTimeout(
       () => {
         this.stop.trip("timeout");
@@ -245,9 +283,6 @@ class QuestionRun {
       },
       Math.max(0, this.shared.deadline - Date.now()),
     );
-    repl.setSubcallHandler(this.router.handle);
-    const profile = { name: this.profile.name, reason: this.profileReason };
-    this.emit({ type: "run-started", question: this.o.question, contextChars: this.context()?.total_chars ?? 0, profile });
   }
 
   /**
@@ -256,7 +291,7 @@ class QuestionRun {
    * helpers keep their 4K-sized defaults: the cell itself will say what is wrong with Python.
    */
   private async configureHelpersFor(code: string): Promise<void> {
-    if (this.helpersConfigured || !/\b(?:search|map_query)\s*\(/.test(code)) return;
+    if (this.helpersConfigured || !CALLS_LIMITED_HELPER.test(code)) return;
     this.helpersConfigured = true;
     await configureHelpers(this.o.repl, helperLimits(this.budgets, this.o.config.maxSubcalls)).catch(() => undefined);
   }
@@ -287,7 +322,12 @@ class QuestionRun {
       const ending = await this.takeTurn(turn);
       if (ending) return ending;
     }
-    return { kind: "limit", status: "out-of-iterations", why: `All ${maxIterations} turns were used.` };
+    return {
+      kind: "limit",
+      status: "out-of-iterations",
+      why: `All ${maxIterations} turns were used.`,
+      cause: `it used all ${maxIterations} turns`,
+    };
   }
 
   private stopOrDeadline(): Ending | null {
@@ -297,7 +337,8 @@ class QuestionRun {
   }
 
   private outOfTime(): Ending {
-    return { kind: "limit", status: "out-of-time", why: `The ${Math.round(this.o.config.maxWallTimeMs / 1000)} s time limit was reached.` };
+    const why = `The ${Math.round(this.o.config.maxWallTimeMs / 1000)} s time limit was reached.`;
+    return { kind: "limit", status: "out-of-time", why, cause: "it ran out of time" };
   }
 
   private async takeTurn(turn: number): Promise<Ending | null> {
@@ -437,10 +478,11 @@ class QuestionRun {
     const last = turn + 1 >= this.firstTurn + maxIterations;
     if (this.consecutiveErrors >= maxConsecutiveErrors) {
       this.observe(reply, outcome, "");
-      return { kind: "limit", status: "too-many-errors", why: `The code failed ${this.consecutiveErrors} turns in a row.` };
+      const failed = `The code failed ${this.consecutiveErrors} turns in a row.`;
+      return { kind: "limit", status: "too-many-errors", why: failed, cause: `its code failed ${this.consecutiveErrors} turns in a row` };
     }
     const takeOver = outcome.fallback ?? (idle.fallback ? nothingRan(idle) : null);
-    if (takeOver && !last) return { kind: "fallback", why: `The model could not drive the run: ${takeOver}.` };
+    if (takeOver && !last) return { kind: "fallback", cause: takeOver };
     this.observe(reply, outcome, last ? "" : this.profile.turnFooter(turn + 1, this.firstTurn + maxIterations, this.o.question));
     return null;
   }
@@ -464,9 +506,9 @@ class QuestionRun {
   private async finish(ending: Ending): Promise<RlmResult> {
     const outcome =
       ending.kind === "limit"
-        ? await this.bestAnswer(ending.status, ending.why)
+        ? await this.bestAnswer(ending.status, ending.why, ending.cause)
         : ending.kind === "fallback"
-          ? await this.takeOver(ending.why, "too-many-errors")
+          ? await this.takeOver(couldNotDrive(ending.cause), "too-many-errors")
           : outcomeOf(ending);
     const sources = await this.sourcesFor(outcome.answer);
     return { ...outcome, iterations: this.iterations, usage: this.shared.usage.snapshot(), ...(sources.length ? { sources } : {}) };
@@ -490,7 +532,7 @@ class QuestionRun {
    * played like any turn (the canonical profile answers with a cell); prose is not an answer,
    * so without a usable one the harness reads the document itself — unless time is up.
    */
-  private async bestAnswer(status: RunStatus, why: string): Promise<Outcome> {
+  private async bestAnswer(status: RunStatus, why: string, cause: string): Promise<Outcome> {
     const turn = this.firstTurn + this.iterations.length;
     this.emit({ type: "notice", message: `${why} Asking the model for its best answer.` });
     this.emit({ type: "turn-started", turn });
@@ -512,25 +554,29 @@ class QuestionRun {
       return { answer: "", status, message: `${why} The final request failed too: ${err instanceof Error ? err.message : String(err)}` };
     }
     if (status === "out-of-time") return { answer: "", status, message: `${why} The model's last reply gave no usable answer.` };
-    return this.takeOver(`${why} The model's last reply gave no usable answer.`, status);
+    return this.takeOver(couldNotDrive(`${cause}, and its last reply gave no usable answer`), status);
   }
 
   /**
-   * The harness's own bounded map-reduce over `context` (fallback.ts), as one more step.
-   * `status`: how the run ended if the fallback finds nothing — never "failed", which means the
+   * The harness's own bounded map-reduce over `context` (fallback.ts), as one more step — once
+   * its cost is known and allowed (fallback-cost.ts: within the limits, or the person agreed).
+   * `status`: how the run ended if the fallback does not answer — never "failed", which means the
    * harness itself broke (a benchmark retries those).
    */
   private async takeOver(why: string, status: RunStatus): Promise<Outcome> {
-    const { config } = this.o;
+    const weighed = await this.weighReading(why, status);
+    if ("answer" in weighed) return weighed;
+    const { plan, judged, concurrency } = weighed;
+    const { repl, question } = this.o;
     const step = await fallbackStep({
       turn: this.firstTurn + this.iterations.length,
       why,
-      question: this.o.question,
-      repl: this.o.repl,
+      question,
+      repl,
+      plan,
       router: this.router,
       budgets: this.budgets,
-      subcallsLeft: config.maxSubcalls - this.shared.subcallsUsed,
-      concurrency: Math.max(1, Math.min(config.maxConcurrentSubcalls, this.subEngine.maxConcurrency)),
+      concurrency,
       signal: this.stop.signal,
       emit: this.emit,
     });
@@ -538,10 +584,70 @@ class QuestionRun {
     if (this.stop.reason === "user" || step.error instanceof EngineAbortedError)
       return { answer: "", status: "stopped", message: "Stopped." };
     if (!step.result) return { answer: "", status, message: `${why} The harness's own reading failed too: ${errorText(step.error)}` };
-    const fallback = fallbackSummary(why, step.result);
+    const fallback = fallbackSummary(why, step.result, plan, judged);
     if (!step.result.answer)
       return { answer: "", status, message: `${why} The harness read the document itself and found no answer.`, fallback };
     return { answer: normaliseAnswer(step.result.answer, this.o.question), status: "answered", producedBy: "fallback", fallback };
+  }
+
+  /**
+   * Before anything is spent: which pieces the reading would cover, what that would cost, and
+   * whether it may go ahead. An outcome when it may not (declined, never, over the limits with
+   * nobody to ask, stopped, or the plan itself failed).
+   */
+  private async weighReading(why: string, status: RunStatus): Promise<Outcome | AllowedReading> {
+    const { config, repl, question } = this.o;
+    const concurrency = Math.max(1, Math.min(config.maxConcurrentSubcalls, this.subEngine.maxConcurrency));
+    let plan: FallbackPlan;
+    try {
+      const maxChunks = fallbackChunkBudget(config.maxSubcalls - this.shared.subcallsUsed);
+      plan = await planFallback({ repl, question, budgets: this.budgets, maxChunks, signal: this.stop.signal });
+    } catch (err) {
+      if (this.stop.reason === "user" || err instanceof EngineAbortedError) return { answer: "", status: "stopped", message: "Stopped." };
+      return { answer: "", status, message: `${why} The harness's own reading failed too: ${errorText(err)}` };
+    }
+    const estimate = estimateFallback({
+      plan,
+      question,
+      budgets: this.budgets,
+      usage: this.shared.usage.snapshot(),
+      subModel: this.subEngine.model,
+      concurrency,
+      endpoint: fallbackEndpoint(this.subEngine as { baseUrl?: string }),
+    });
+    const decision = await this.mayRead(why, estimate);
+    if (decision === null) return { answer: "", status: "stopped", message: "Stopped." };
+    const judged = { estimate, decision };
+    if (decision === "declined" || decision === "never" || decision === "over-limits") {
+      const over = overLimits(estimate, config.fallback ?? READ_WITHOUT_ASKING) ?? "";
+      return { answer: "", ...notRead(why, estimate, decision, status, over), fallback: fallbackSummary(why, null, plan, judged) };
+    }
+    return { plan, judged, concurrency };
+  }
+
+  /**
+   * Whether the harness may read: the policy decides within its limits; above them the person
+   * is asked (only the root run asks, and only with someone to ask). Null: stopped meanwhile.
+   * The time the person takes to answer is not the run's: the deadline moves by it.
+   */
+  private async mayRead(why: string, estimate: FallbackEstimate): Promise<FallbackDecision | null> {
+    const policy = this.o.config.fallback ?? READ_WITHOUT_ASKING;
+    const asker = this.depth === 0 ? this.o.confirmFallback : undefined;
+    const gate = gateFallback(estimate, policy, asker !== undefined);
+    if (gate.action !== "ask") return gate.decision;
+    const question = { reason: why, estimate, over: overLimits(estimate, policy) ?? "" };
+    clearTimeout(this.deadlineTimer);
+    const asked = Date.now();
+    try {
+      const agreed = await abortable(asker!(question, this.stop.signal), this.stop.signal, () => new EngineAbortedError());
+      return agreed ? "agreed" : "declined";
+    } catch (err) {
+      if (this.stop.reason !== null || err instanceof EngineAbortedError) return null;
+      throw err;
+    } finally {
+      this.shared.deadline += Date.now() - asked;
+      this.armDeadline();
+    }
   }
 
   // --- child RLMs --------------------------------------------------------------------------
@@ -609,6 +715,13 @@ function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
   });
 }
 
+/** A fallback reading that may go ahead: its pieces, its estimate and how that was decided. */
+interface AllowedReading {
+  plan: FallbackPlan;
+  judged: { estimate: FallbackEstimate; decision: FallbackDecision };
+  concurrency: number;
+}
+
 interface Outcome {
   answer: string;
   status: RunStatus;
@@ -631,6 +744,21 @@ function outcomeOf(ending: Exclude<Ending, { kind: "limit" | "fallback" }>): Out
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** A run whose fallback was not made: why, what it would have cost, and how the run ends. */
+function notRead(
+  why: string,
+  e: FallbackEstimate,
+  decision: "declined" | "never" | "over-limits",
+  status: RunStatus,
+  over: string,
+): { status: RunStatus; message: string } {
+  const would = `reading ${readingWords(e)} would take ${costWords(e)}, ${endpointWords(e.endpoint)}`;
+  if (decision === "declined")
+    return { status: "stopped", message: `${why} You stopped here rather than have the harness read the document: ${would}.` };
+  if (decision === "never") return { status, message: `${why} The harness's own reading is turned off: ${would}.` };
+  return { status, message: `${why} The harness did not read the document itself without asking: ${would} (${over}).` };
+}
 
 /** Why the no-action counter hands the run to the fallback, in words. */
 function nothingRan(idle: { consecutive: number; total: number }): string {

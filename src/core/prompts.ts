@@ -5,6 +5,7 @@ import type { HistoryEntry } from "../repl/types.ts";
 import type { Budgets } from "./budgets.ts";
 import { CHARS_PER_TOKEN } from "../engines/tokens.ts";
 import { groupDigits } from "./numbers.ts";
+import { helperLines } from "./repl-vocabulary.ts";
 
 export interface PromptInputs {
   budgets: Budgets;
@@ -16,18 +17,10 @@ export interface PromptInputs {
 const fmt = groupDigits;
 
 export function systemPrompt({ budgets, recursive }: PromptInputs): string {
-  const chunk = fmt(budgets.chunkChars);
-  const rlmLine = recursive
-    ? "- rlm_query(prompt) -> str: give a sub-task to a helper that has its own REPL; the prompt becomes its `context`.\n"
-    : "";
   return `You answer a question about a document that is too long to read at once. The document is the variable \`context\` in a Python REPL; you only see what your code prints.
 
 Write Python in a \`\`\`repl block. It runs after your reply and you get its output. Variables persist between blocks. Available:
-- llm_query(prompt) -> str: ask a helper model. It cannot see \`context\`, so put the text it needs in the prompt (at most about ${chunk} characters).
-- llm_query_batched(prompts) -> list[str]: many llm_query calls at once; answers in the same order.
-${rlmLine}- SHOW_VARS(): list your variables.
-- cite(start, end, doc=None): mark context[start:end] as where your answer comes from (doc: the key, when \`context\` is a dict).
-- FINAL(answer): submit the answer and stop. FINAL_VAR("name") submits a variable.
+${helperLines("standard", { budgets, recursive })}
 
 How to work:
 1. Look before you read: print len(context), a short slice, or regex matches. Only ${fmt(budgets.outputCharsPerCell)} characters of output are shown per block.

@@ -2,7 +2,7 @@
 // "does this block parse as Python?", "what shape is `context`?", "give me characters a..b",
 // "which pieces should a bounded map-reduce read?", the helpers' limits, and "where do these
 // pieces lie?". Each is one typed probe call of the REPL worker (Repl.probe, ProbeRequest in
-// src/repl/protocol.ts), answered by the runtime's probe() (workers/python/rlm_runtime.py): not a
+// src/repl/protocol.ts), answered by the runtime's probe() (workers/python/rlm_runtime/probes.py): not a
 // cell, so no output cap cuts a read, no evidence is recorded, no trajectory entry is made.
 import type { ContextRange, HelperLimits, SourceRange, SyntaxVerdict } from "../repl/protocol.ts";
 import type { Repl } from "../repl/types.ts";

@@ -4,16 +4,17 @@
 // and results. Questions share the REPL, so variables survive from one question to the next and
 // the model sees what was asked and answered before.
 import type { ChatEngine } from "../engines/types.ts";
-import type { ContextDocumentInput, ContextInfo, ReplBootInfo } from "../repl/protocol.ts";
+import type { ContextDocumentInput, ContextInfo, ContextShape, ReplBootInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
-import type { DocumentSource } from "./direct.ts";
+import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
+import type { FallbackAsker } from "./fallback-cost.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { abortable as abortableWork } from "./stop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import type { ResumeRun } from "./resume.ts";
-import { runMetadata, toJsonl } from "./trajectory.ts";
+import { runMetadata, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
 
@@ -29,6 +30,11 @@ export interface RlmSessionDeps {
   engines: () => SessionEngines | Promise<SessionEngines>;
   /** Limits and sampling for the next question. */
   config: () => RlmConfig;
+  /**
+   * Whether `rlm_query` may start a child RLM (in a REPL of its own, from `createRepl`) when the
+   * depth allows. Default true; the benchmark measures the loop without them, as it always has.
+   */
+  childRlms?: boolean;
 }
 
 export interface RlmSessionInit {
@@ -45,6 +51,15 @@ export interface AskOptions {
    * rebuilt since; otherwise it continues anyway and the model is told they are gone.
    */
   resume?: ResumeRun;
+  /** Asked before the harness reads the document itself above the fallback's limits (RlmConfig.fallback). */
+  confirmFallback?: FallbackAsker;
+  /**
+   * A fresh try of an earlier question (Retry, Edit; issue 28 §4): the questions and answers it
+   * follows — those before the one asked again, never the answer being replaced, which a small
+   * model tends to repeat. Its answer is not appended to the session's history: the caller puts
+   * it where the question stood (`setHistory`). Without it, the run follows every answer so far.
+   */
+  history?: readonly HistoryEntry[];
 }
 
 /**
@@ -61,7 +76,7 @@ export type SessionDocument = ({ path: string; data: Blob } | { path: string; fi
   chars?: number;
 };
 
-/** Keys Python lists in its description of a dict `context` (describe_context in rlm_runtime.py). */
+/** Keys Python lists in its description of a dict `context` (describe_context in workers/python/rlm_runtime/documents.py). */
 const KEYS_PREVIEW = 20;
 
 /** `context` as Python will describe it once these documents are loaded ("auto" shape), if known. */
@@ -103,13 +118,23 @@ function lastLine(cause: unknown): string {
   return (lines.at(-1) ?? text).slice(0, 300);
 }
 
+/** What one question's run carries through the session's steps. */
+interface RunContext {
+  /** The questions and answers it follows (the session's own list, or a fresh try's copy). */
+  history: HistoryEntry[];
+  signal: AbortSignal;
+  onEvent?: RlmEventListener;
+  confirmFallback?: FallbackAsker;
+}
+
 class Stopped extends Error {
   override name = "Stopped";
 }
 
 export class RlmSession {
   readonly history: HistoryEntry[];
-  readonly iterations: IterationRecord[] = [];
+  /** Every question's run in this session, for its exports. */
+  private readonly runs: ExportedRun[] = [];
   private readonly repl: SessionRepl;
   private child: SessionRepl | null = null;
   private docs: SessionDocument[] = [];
@@ -184,6 +209,33 @@ export class RlmSession {
     });
   }
 
+  /**
+   * A new conversation over these documents in the same Python: every variable and every earlier
+   * question is forgotten (and so are their runs, for the exports), and `context` becomes these
+   * documents, shaped as asked. The benchmark asks each task this way, one worker for all of them.
+   */
+  startOver(docs: SessionDocument[], shape: ContextShape = "auto"): Promise<void> {
+    if (this.running) throw new SessionBusyError();
+    this.history.length = 0;
+    this.runs.length = 0;
+    this.turnsHere.clear();
+    this.variablesKept = true;
+    this.docsAhead = [...docs];
+    return this.queueDocumentWork(async () => {
+      this.docs = [];
+      this.failedDocuments.clear();
+      await this.repl.resetNamespace();
+      try {
+        await this.repl.loadDocuments(docs.map(replInput), shape);
+      } catch (err) {
+        const failure = new DocumentLoadError(docs.map((d) => d.path).join(", "), err);
+        for (const doc of docs) this.failedDocuments.set(doc.path, failure);
+        throw failure;
+      }
+      this.docs = [...docs];
+    });
+  }
+
   private queueDocumentWork(work: () => Promise<void>): Promise<void> {
     const next = this.documentWork.then(work);
     this.documentWork = next.catch(() => undefined);
@@ -209,17 +261,24 @@ export class RlmSession {
     const stop = new AbortController();
     this.running = stop;
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const history = options.history ? [...options.history] : this.history;
+    const run: RunContext = {
+      history,
+      signal,
+      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      ...(options.confirmFallback ? { confirmFallback: options.confirmFallback } : {}),
+    };
     try {
       // A new question on a ready session, or one to resume, waits for Python as before; the
       // first question about documents of known size asks the model while Python gets ready.
       const overlap = options.resume ? null : this.overlappable();
       const { engines, pending } = overlap
-        ? await this.prepareOverlapped(overlap, signal, options.onEvent)
-        : { engines: await this.prepare(signal, options.onEvent), pending: undefined };
+        ? await this.prepareOverlapped(overlap, run)
+        : { engines: await this.prepare(run), pending: undefined };
       const result = options.resume
-        ? await this.resume(question, options.resume, engines, signal, options.onEvent)
-        : await this.answer(question, engines, this.deps.config(), signal, options.onEvent, pending);
-      this.remember(question, result);
+        ? await this.resume(question, options.resume, engines, run)
+        : await this.answer(question, engines, this.deps.config(), run, pending);
+      this.remember(question, result, history);
       return result;
     } catch (err) {
       return failedBeforeStart(signal.aborted || err instanceof Stopped ? null : err);
@@ -237,16 +296,16 @@ export class RlmSession {
     question: string,
     engines: SessionEngines,
     config: RlmConfig,
-    signal: AbortSignal,
-    onEvent?: RlmEventListener,
+    run: RunContext,
     pending?: PendingPython,
   ): Promise<RlmResult> {
+    const { history, signal, onEvent } = run;
     // While Python is getting ready, only a document too big for one call is decided at once
     // (by size, as always); a closer call waits for Python and measures the text.
     const early = pending
       ? chooseRunMode(
           pending.context.total_chars,
-          directQuestion(question, this.history).length,
+          directQuestion(question, history).length,
           engines.root.contextWindow,
           config.runMode ?? "auto",
         )
@@ -256,13 +315,12 @@ export class RlmSession {
       pending = undefined;
     }
     const choice: RunModeChoice & { document?: DocumentSource } =
-      early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config);
+      early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config, history);
     onEvent?.({ type: "run-mode", mode: choice.mode, reason: choice.reason, depth: 0 });
     if (choice.document) {
-      const previous = this.history;
       return runDirect({
         question,
-        previous,
+        previous: history,
         engine: engines.root,
         document: choice.document,
         config,
@@ -277,24 +335,20 @@ export class RlmSession {
       rootEngine: engines.root,
       subEngine: engines.sub,
       config,
-      previous: this.history,
+      previous: history,
       previousVariablesKept: this.variablesKept,
       signal,
       ...(onEvent ? { onEvent } : {}),
+      ...(run.confirmFallback ? { confirmFallback: run.confirmFallback } : {}),
       ...(pending ? { pending } : {}),
-      createChildRepl: this.lendChildRepl,
+      ...this.childRepls(),
     });
     return { ...result, mode: { used: "rlm", reason: choice.reason } };
   }
 
   /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
-  private async resume(
-    question: string,
-    earlier: ResumeRun,
-    engines: SessionEngines,
-    signal: AbortSignal,
-    onEvent?: RlmEventListener,
-  ): Promise<RlmResult> {
+  private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, run: RunContext): Promise<RlmResult> {
+    const { signal, onEvent } = run;
     const last = earlier.iterations.at(-1);
     const variablesKept = !!last && this.turnsHere.has(turnKey(last));
     if (!variablesKept)
@@ -309,26 +363,55 @@ export class RlmSession {
       rootEngine: engines.root,
       subEngine: engines.sub,
       config: this.deps.config(),
-      previous: this.history,
+      previous: run.history,
       previousVariablesKept: this.variablesKept,
       resume: { iterations: earlier.iterations, variablesKept },
       signal,
       ...(onEvent ? { onEvent } : {}),
-      createChildRepl: this.lendChildRepl,
+      ...(run.confirmFallback ? { confirmFallback: run.confirmFallback } : {}),
+      ...this.childRepls(),
     });
     return { ...result, mode: { used: "rlm", reason: "continuing an earlier run" } };
   }
 
   /** The run mode; for "direct", the document to read. Most documents are decided by size alone. */
-  private async chooseMode(question: string, root: ChatEngine, config: RlmConfig): Promise<RunModeChoice & { document?: DocumentSource }> {
+  private async chooseMode(
+    question: string,
+    root: ChatEngine,
+    config: RlmConfig,
+    history: readonly HistoryEntry[],
+  ): Promise<RunModeChoice & { document?: DocumentSource }> {
     const requested = config.runMode ?? "auto";
-    const asked = directQuestion(question, this.history).length;
+    const asked = directQuestion(question, history).length;
     const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested);
     if (bySize.mode === "rlm") return bySize;
     // Close enough to fit: measure the text the direct prompt would hold (paths included).
     const document = await replDocumentSource(this.repl);
     const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested);
     return exact.mode === "direct" ? { ...exact, document } : exact;
+  }
+
+  /**
+   * The model's answer from the documents cut to its window, in one call, with this session's
+   * engine and sampling: compare mode, beside a run of the same question. The caller reads the
+   * documents (`document`): a run may be using Python meanwhile, so this never asks it.
+   */
+  async directAnswer(
+    question: string,
+    document: DocumentSource,
+    options: { signal?: AbortSignal; onToken?: (text: string) => void } = {},
+  ): Promise<DirectAnswer> {
+    const { root } = await this.deps.engines();
+    const config = this.deps.config();
+    return answerDirectly({
+      engine: root,
+      question,
+      document,
+      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
+      ...(config.topP !== undefined ? { topP: config.topP } : {}),
+      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      ...options,
+    });
   }
 
   /** Stops the running question (Python is interrupted, model calls are aborted). */
@@ -342,7 +425,7 @@ export class RlmSession {
    * every document's size known. Null otherwise.
    */
   private overlappable(): ContextInfo | null {
-    if (this.iterations.length || this.history.length || this.failedDocuments.size) return null;
+    if (this.runs.some((r) => r.iterations.length) || this.history.length || this.failedDocuments.size) return null;
     return expectedContext(this.docsAhead);
   }
 
@@ -352,16 +435,13 @@ export class RlmSession {
    * cell (RlmRunOptions.pending). The page's waiting steps are not announced: the run's own
    * events follow at once.
    */
-  private async prepareOverlapped(
-    context: ContextInfo,
-    signal: AbortSignal,
-    onEvent?: RlmEventListener,
-  ): Promise<{ engines: SessionEngines; pending: PendingPython }> {
+  private async prepareOverlapped(context: ContextInfo, run: RunContext): Promise<{ engines: SessionEngines; pending: PendingPython }> {
+    const { signal, onEvent } = run;
     const ready = (async () => {
       await this.repl.start();
       await this.documentsReady();
       await this.checkResponsive(onEvent);
-      await this.repl.beginQuestion(this.history);
+      await this.repl.beginQuestion(run.history);
     })();
     ready.catch(() => undefined); // the run awaits it; a question stopped first must not leave it unhandled
     onEvent?.({ type: "preparing", step: "model", depth: 0 } satisfies RlmEvent);
@@ -371,7 +451,8 @@ export class RlmSession {
   }
 
   /** What a question waits for before its first turn, each step announced, each abortable. */
-  private async prepare(signal: AbortSignal, onEvent?: RlmEventListener): Promise<SessionEngines> {
+  private async prepare(run: RunContext): Promise<SessionEngines> {
+    const { signal, onEvent } = run;
     const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
     say("python");
     await abortable(this.repl.start(), signal);
@@ -381,7 +462,8 @@ export class RlmSession {
     say("model");
     const engines = await abortable(Promise.resolve(this.deps.engines()), signal);
     this.lastEngines = engines;
-    await abortable(this.repl.beginQuestion(this.history), signal);
+    // Python's `history` is what the run follows (a fresh try sees only the questions before it).
+    await abortable(this.repl.beginQuestion(run.history), signal);
     return engines;
   }
 
@@ -398,15 +480,19 @@ export class RlmSession {
     onEvent?.({ type: "notice", message: rebuilt, depth: 0 });
   }
 
-  private remember(question: string, result: RlmResult): void {
-    const index = this.history.length;
-    const last = result.iterations.length - 1;
-    result.iterations.forEach((it, i) => {
-      this.turnsHere.add(turnKey(it));
-      const sources = i === last && result.sources?.length ? { answer_sources: result.sources } : {};
-      this.iterations.push({ ...it, question_index: index, ...sources });
-    });
-    if (result.answer) this.history.push({ question, answer: result.answer });
+  /**
+   * The answers later questions build on, in order, as the person now sees them: after a fresh
+   * try, its answer where the question it replaced stood (or the version they chose).
+   */
+  setHistory(entries: readonly HistoryEntry[]): void {
+    this.history.splice(0, this.history.length, ...entries);
+  }
+
+  private remember(question: string, result: RlmResult, followed: readonly HistoryEntry[]): void {
+    for (const it of result.iterations) this.turnsHere.add(turnKey(it));
+    this.runs.push({ iterations: [...result.iterations], ...(result.sources?.length ? { sources: result.sources } : {}) });
+    // A fresh try (it followed another history than the session's) is placed by the caller.
+    if (result.answer && followed === this.history) this.history.push({ question, answer: result.answer });
     this.variablesKept = true;
   }
 
@@ -415,6 +501,11 @@ export class RlmSession {
     this.variablesKept = false;
     this.turnsHere.clear();
     await fresh.beginQuestion(this.history);
+  }
+
+  /** What lets a run start child RLMs, unless this session's runs have none. */
+  private childRepls(): { createChildRepl?: () => Promise<ChildRepl> } {
+    return this.deps.childRlms === false ? {} : { createChildRepl: this.lendChildRepl };
   }
 
   /** Child RLMs share one extra REPL, reset before each child (see loop.ts). */
@@ -435,9 +526,9 @@ export class RlmSession {
     return runMetadata(none, none, config);
   }
 
-  /** Every question's iterations, in the official visualizer's JSONL format. */
+  /** Every question's run, in the official visualizer's JSONL format (trajectoryJsonl). */
   exportJsonl(): string {
-    return toJsonl(this.metadata(), this.iterations);
+    return trajectoryJsonl(this.metadata(), this.runs);
   }
 
   /** Ends the session's Python: its workers are terminated and its documents released. */

@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatUsage } from "../engines/types.ts";
 import type { CellResult, SourceRange } from "../repl/protocol.ts";
 import type { RankedSource } from "./evidence.ts";
+import type { FallbackDecision, FallbackPolicy } from "./fallback-cost.ts";
 import type { PromptChoice } from "./profiles/types.ts";
 import type { RunModeRequest } from "./run-mode.ts";
 
@@ -33,6 +34,12 @@ export interface RlmConfig {
   thinking?: boolean;
   /** Reasoning for sub-calls (default off). */
   subThinking?: boolean;
+  /**
+   * When the harness may read the document itself (the fallback): within these limits at once,
+   * above them only if the person agrees (fallback-cost.ts). Absent: always, without asking (the
+   * benchmark and library callers); the page and `rlm` set one.
+   */
+  fallback?: FallbackPolicy;
 }
 
 export const DEFAULT_CONFIG: RlmConfig = {
@@ -157,11 +164,16 @@ export interface RlmResult {
 }
 
 export interface FallbackSummary {
+  /** Why the model could not drive the run (the diagnosis), one sentence. */
   reason: string;
   chunksRead: number;
   chunksTotal: number;
   /** True when the document had more pieces than the bound (the most relevant were read). */
   partial: boolean;
+  /** What the reading was estimated to cost before anything was spent (issue 28). */
+  estimate?: { calls: number; tokens: number; ms?: number; endpoint: string; local: boolean };
+  /** How it was decided to read (or not): see FallbackDecision. */
+  decision?: FallbackDecision;
 }
 
 // --- live events -----------------------------------------------------------------------

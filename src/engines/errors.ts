@@ -77,3 +77,63 @@ export function looksLikeContextOverflow(detail: string): boolean {
     detail,
   );
 }
+
+// Local model files (rlm --model-file): each refusal happens before anything is loaded and says
+// what to do instead.
+
+/** The model file is missing, unreadable, not a GGUF, or cut short. */
+export class ModelFileError extends EngineError {
+  override name = "ModelFileError";
+  constructor(
+    readonly path: string,
+    problem: string,
+    remedy: string,
+  ) {
+    super(`${path}: ${problem}. ${remedy}`);
+  }
+}
+
+/** A GGUF whose architecture the bundled llama.cpp cannot run. */
+export class ModelArchitectureError extends EngineError {
+  override name = "ModelArchitectureError";
+  constructor(
+    readonly path: string,
+    readonly architecture: string,
+    llamaCppVersion: string,
+  ) {
+    super(
+      `${path}: the model's architecture "${architecture}" is not one this llama.cpp (${llamaCppVersion}) can run. ` +
+        "Choose a GGUF of a supported family (Qwen2.5 and Qwen3 work), or run the model in a server that supports it and use --base-url.",
+    );
+  }
+}
+
+/** The weights and the KV cache for the chosen window do not fit in the memory available. */
+export class ModelTooLargeError extends EngineError {
+  override name = "ModelTooLargeError";
+  constructor(
+    readonly arithmetic: string,
+    remedy: string,
+  ) {
+    super(`The model does not fit in memory: ${arithmetic}. ${remedy}`);
+  }
+}
+
+/** A --context-window longer than the model was trained for: past it, a model writes nonsense. */
+export class ContextWindowTooLargeError extends EngineError {
+  override name = "ContextWindowTooLargeError";
+  constructor(
+    readonly requested: number,
+    readonly trained: number,
+  ) {
+    super(
+      `--context-window ${requested} is more than the model was trained for (${trained} tokens); past that it writes nonsense. ` +
+        `Use --context-window ${trained} or less, or leave it out to get the largest window that fits in memory.`,
+    );
+  }
+}
+
+/** The local engine cannot run on this machine (no prebuilt llama.cpp for the platform). */
+export class LocalEngineUnavailableError extends EngineError {
+  override name = "LocalEngineUnavailableError";
+}

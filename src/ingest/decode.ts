@@ -1,5 +1,5 @@
 // Bytes to text exactly as the Python REPL decodes them (`decode_bytes` in
-// workers/python/rlm_runtime.py): a byte-order mark first (UTF-32, UTF-8, UTF-16, in Python's
+// workers/python/rlm_runtime/documents.py): a byte-order mark first (UTF-32, UTF-8, UTF-16, in Python's
 // order), else strict UTF-8, else Latin-1. Plain-text files reach Python as their original
 // bytes, so this decoding must agree with Python's character for character; otherwise the sizes
 // shown to the user and to the model's budgets would not match `len(context)`.

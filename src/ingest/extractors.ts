@@ -1,20 +1,25 @@
 // The heavy parsers (pdfjs, mammoth), loaded on first use and then kept. Where they come from
-// differs by runtime, so callers pass loaders: the ingest worker imports the browser builds,
-// src/ingest/node.ts the Node ones.
-import { extractDocxText, type MammothModule } from "./docx.ts";
+// differs by runtime, so callers pass loaders, one per parsed format: the ingest worker imports
+// the browser builds, src/ingest/node.ts the Node ones. What each format does with its parser is
+// the format's own (src/ingest/formats/).
 import { IngestError } from "./errors.ts";
-import { extractPdfText, type PdfText, type PdfjsModule } from "./pdf.ts";
-import type { PdfAssetOptions } from "./types.ts";
+import { extractedFormats, type ExtractedKind, type RegisteredExtractedFormat } from "./formats/index.ts";
+import type { Extracted, ExtractOptions, FieldsOf, ParserOf } from "./formats/types.ts";
 
-export interface Extractors {
-  pdf(bytes: Uint8Array, assets: PdfAssetOptions, onPage?: (done: number, total: number) => void): Promise<PdfText>;
-  docx(bytes: Uint8Array): Promise<string>;
-}
+type FormatOfKind<K extends ExtractedKind> = Extract<RegisteredExtractedFormat, { kind: K }>;
 
-export interface ExtractorLoaders {
-  pdfjs: () => Promise<PdfjsModule>;
-  mammoth: () => Promise<MammothModule>;
-}
+/** Each parsed format's extractor: the bytes of one file in, its text and fields out. */
+export type Extractors = {
+  [K in ExtractedKind]: (bytes: Uint8Array, options: ExtractOptions) => Promise<Extracted<FieldsOf<FormatOfKind<K>>>>;
+};
+
+/**
+ * How each parsed format's parser module is loaded in this runtime. A format that needs no module
+ * (its reader's parser type is `void`) needs no loader.
+ */
+export type ExtractorLoaders = {
+  [F in RegisteredExtractedFormat as ParserOf<F> extends void ? never : F["kind"]]: () => Promise<ParserOf<F>>;
+};
 
 /** Thrown when a parser's code cannot be loaded (an offline app missing a chunk). */
 export class ExtractorLoadError extends IngestError {
@@ -39,15 +44,15 @@ function once<T>(what: string, load: () => Promise<T>): () => Promise<T> {
   };
 }
 
+function extractorOf(format: RegisteredExtractedFormat, load: () => Promise<unknown>) {
+  const parser = once(format.reader.parser, load);
+  // Each format's extractor takes the parser its own loader gives (ExtractorLoaders pairs them).
+  const extract = format.reader.extract as (bytes: Uint8Array, parser: unknown, options: ExtractOptions) => Promise<Extracted<object>>;
+  return async (bytes: Uint8Array, options: ExtractOptions) => extract(bytes, await parser(), options);
+}
+
 export function createExtractors(loaders: ExtractorLoaders): Extractors {
-  const pdfjs = once("PDF", loaders.pdfjs);
-  const mammoth = once("Word", loaders.mammoth);
-  return {
-    async pdf(bytes, assets, onPage) {
-      return extractPdfText(bytes, await pdfjs(), assets, onPage);
-    },
-    async docx(bytes) {
-      return extractDocxText(bytes, await mammoth());
-    },
-  };
+  const byKind = loaders as Partial<Record<ExtractedKind, () => Promise<unknown>>>;
+  const entries = extractedFormats().map((format) => [format.kind, extractorOf(format, byKind[format.kind] ?? (async () => undefined))]);
+  return Object.fromEntries(entries) as Extractors;
 }

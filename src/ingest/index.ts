@@ -40,5 +40,15 @@ export { collectDroppedFiles, collectEntries, type DroppedEntry, type DroppedFil
 export { estimateTokens, ingestFiles, resolveLimits } from "./ingest.ts";
 export { createExtractors, ExtractorLoadError, type Extractors, type ExtractorLoaders } from "./extractors.ts";
 export { decodeBytes, type DecodedText } from "./decode.ts";
-export { pageMarker } from "./pdf.ts";
+export { pageMarker } from "./formats/pdf.ts";
+export {
+  FORMATS,
+  formatOf,
+  kindLabel,
+  pageMarkOf,
+  placesOf,
+  pythonFormatFacts,
+  type DocumentFormat,
+  type Places,
+} from "./formats/index.ts";
 export { formatBytes } from "./errors.ts";

@@ -15,8 +15,9 @@ import {
   formatBytes,
 } from "./errors.ts";
 import type { Extractors } from "./extractors.ts";
+import { extractedFormatOf, formatClaiming, zipPackageFormat, zipPackageNamed, type RegisteredExtractedFormat } from "./formats/index.ts";
 import { measureBlob, measureBytes } from "./measure.ts";
-import { UniquePaths, baseName, extensionOf, inputPath, metadataReason, normalizePath } from "./paths.ts";
+import { UniquePaths, baseName, inputPath, metadataReason, normalizePath } from "./paths.ts";
 import { previewOf } from "./preview.ts";
 import { SNIFF_BYTES, binaryKindFromName, isArchiveName, sniff, type Sniffed } from "./sniff.ts";
 import {
@@ -46,7 +47,7 @@ export function resolveLimits(overrides: Partial<IngestLimits> = {}): IngestLimi
   return limits;
 }
 
-/** Text extracted from PDF/DOCX as the UTF-8 Blob the REPL decodes, with its Python length. */
+/** Text extracted by a format's parser (PDF, DOCX) as the UTF-8 Blob the REPL decodes, with its Python length. */
 export function extractedText(text: string): { data: Blob; chars: number; preview: string } {
   // A leading U+FEFF would be written as a UTF-8 BOM, which Python strips ("utf-8-sig"): the
   // counts would then disagree by one. Lone surrogates would become U+FFFD in UTF-8 anyway.
@@ -60,23 +61,42 @@ export function extractedText(text: string): { data: Blob; chars: number; previe
 
 const PROGRESS_INTERVAL_MS = 100;
 
-type ZipKind = "docx" | "xlsx" | "pptx" | "odf" | "zip";
+/** Zip packages we recognise but cannot read, by the entries that tell them, and what to do instead. */
+const UNSUPPORTED_ZIPS: ReadonlyArray<{ entries: readonly string[]; message: string }> = [
+  { entries: ["xl/workbook.xml"], message: "This is an Excel workbook, which cannot be read here; save its sheets as CSV and add those." },
+  {
+    entries: ["ppt/presentation.xml"],
+    message: "This is a PowerPoint presentation, which cannot be read here; export it as PDF and add that.",
+  },
+  {
+    entries: ["mimetype", "content.xml"],
+    message: "This is an OpenDocument file, which cannot be read here; save it as .docx or PDF and add that.",
+  },
+];
 
-/** What a zip really is, from its entry names: Office documents are zips too. */
-export function zipKind(dir: ZipDirectory, name: string): ZipKind {
+/**
+ * What a zip really is, from its entry names: Office documents are zips too. A format of ours
+ * (formats/: DOCX), a package we cannot read (its message), or an archive to unpack.
+ */
+export function zipKind(dir: ZipDirectory, name: string): RegisteredExtractedFormat | { unsupported: string } | "archive" {
   const names = new Set(dir.entries.map((e) => e.name));
-  if (names.has("word/document.xml") || extensionOf(name) === "docx") return "docx";
-  if (names.has("xl/workbook.xml")) return "xlsx";
-  if (names.has("ppt/presentation.xml")) return "pptx";
-  if (names.has("mimetype") && names.has("content.xml")) return "odf";
-  return "zip";
+  const format = zipPackageFormat(names, name);
+  if (format) return format;
+  const unsupported = UNSUPPORTED_ZIPS.find((z) => z.entries.every((e) => names.has(e)));
+  return unsupported ? { unsupported: unsupported.message } : "archive";
 }
 
-const UNSUPPORTED_ZIPS: Record<Exclude<ZipKind, "docx" | "zip">, string> = {
-  xlsx: "This is an Excel workbook, which cannot be read here; save its sheets as CSV and add those.",
-  pptx: "This is a PowerPoint presentation, which cannot be read here; export it as PDF and add that.",
-  odf: "This is an OpenDocument file, which cannot be read here; save it as .docx or PDF and add that.",
-};
+/** The parsed format a file or zip entry turned out to be: by its head (PDF), or a zip package named as one (DOCX). */
+function parsedFormat(sniffed: Sniffed, name: string): RegisteredExtractedFormat | null {
+  if (sniffed.type === "zip") return zipPackageNamed(name);
+  if (sniffed.type === "text" || sniffed.type === "binary") return null;
+  return extractedFormatOf(sniffed.type);
+}
+
+/** Whether what the bytes are agrees with a format the name claims. */
+function sniffedAs(format: RegisteredExtractedFormat, sniffed: Sniffed): boolean {
+  return format.reader.head ? sniffed.type === format.kind : sniffed.type === "zip";
+}
 
 class Ingestion {
   readonly documents: IngestedDocument[] = [];
@@ -133,17 +153,12 @@ class Ingestion {
       }
       const head = await readRange(file, 0, SNIFF_BYTES);
       const sniffed = sniff(head, path);
-      const ext = extensionOf(path);
-      if (ext === "pdf" && sniffed.type !== "pdf") {
-        throw new CorruptFileError("This file is named .pdf but does not start like a PDF; it may be damaged, or not a PDF.");
-      }
-      if (ext === "docx" && sniffed.type !== "zip") {
-        throw new CorruptFileError("This file is named .docx but is not a Word document (not a zip package); it may be damaged.");
-      }
+      const claimed = formatClaiming(path);
+      if (claimed && !sniffedAs(claimed, sniffed)) throw new CorruptFileError(claimed.reader.misnamed);
       if (sniffed.type === "text") await this.text(path, file);
-      else if (sniffed.type === "pdf") await this.pdf(path, file.size, async () => readRange(file, 0, file.size));
       else if (sniffed.type === "zip") await this.zip(path, file);
-      else throw binaryError(sniffed);
+      else if (sniffed.type === "binary") throw binaryError(sniffed);
+      else await this.extract(extractedFormatOf(sniffed.type), path, file.size, async () => readRange(file, 0, file.size));
     } catch (err) {
       this.problem(path, err);
     }
@@ -177,20 +192,24 @@ class Ingestion {
     }
   }
 
-  private async pdf(path: string, size: number, bytes: () => Promise<Uint8Array>, archive?: string): Promise<void> {
-    this.checkParsedSize("PDF", size);
+  /** A file of a parsed format (PDF, DOCX), read whole and given to its format's extractor. */
+  private async extract(
+    format: RegisteredExtractedFormat,
+    path: string,
+    size: number,
+    bytes: () => Promise<Uint8Array>,
+    archive?: string,
+  ): Promise<void> {
+    this.checkParsedSize(format.reader.sizeName, size);
     const data = await bytes();
     this.progress(path, "extracting", 0, size, true);
-    const pdf = await this.extractors.pdf(data, this.pdfAssets, (done, total) =>
-      this.progress(path, "extracting", Math.round((size * done) / total), size),
-    );
-    const text = extractedText(pdf.text);
-    this.documents.push({
-      kind: "pdf",
-      ...this.extracted(path, size, text, archive),
-      pages: pdf.pages,
-      pagesWithoutText: pdf.pagesWithoutText,
+    const out = await this.extractors[format.kind](data, {
+      pdf: this.pdfAssets,
+      onProgress: (done, total) => this.progress(path, "extracting", Math.round((size * done) / total), size),
     });
+    const text = extractedText(out.text);
+    if (text.chars === 0 && format.reader.empty) throw new EmptyFileError(format.reader.empty);
+    this.documents.push({ kind: format.kind, ...this.extracted(path, size, text, archive), ...out.fields } as IngestedDocument);
   }
 
   /** The fields every document of extracted (UTF-8) text shares. */
@@ -209,24 +228,15 @@ class Ingestion {
     };
   }
 
-  private async docx(path: string, size: number, bytes: () => Promise<Uint8Array>, archive?: string): Promise<void> {
-    this.checkParsedSize("DOCX", size);
-    const data = await bytes();
-    this.progress(path, "extracting", 0, size, true);
-    const text = extractedText(await this.extractors.docx(data));
-    if (text.chars === 0) throw new EmptyFileError("This Word document contains no text.");
-    this.documents.push({ kind: "docx", ...this.extracted(path, size, text, archive) });
-  }
-
   private async zip(path: string, file: Blob): Promise<void> {
     const reader = new WindowedReader(file);
     const dir = await readZipDirectory(reader, this.limits.maxZipEntries);
     const kind = zipKind(dir, path);
-    if (kind === "docx") {
-      await this.docx(path, file.size, async () => readRange(file, 0, file.size));
+    if (kind !== "archive" && "reader" in kind) {
+      await this.extract(kind, path, file.size, async () => readRange(file, 0, file.size));
       return;
     }
-    if (kind !== "zip") throw new UnsupportedFormatError(UNSUPPORTED_ZIPS[kind]);
+    if (kind !== "archive") throw new UnsupportedFormatError(kind.unsupported);
     if (dir.declaredEntries === 0) throw new EmptyFileError("This zip archive has no files.");
     if (dir.truncated) {
       this.problems.push({
@@ -270,8 +280,7 @@ class Ingestion {
     const skip = metadataReason(entryPath);
     if (skip) throw new MetadataSkippedError(skip);
     checkEntryLimits(entry, this.limits);
-    const isDocx = extensionOf(entryPath) === "docx";
-    if (!isDocx && isArchiveName(entryPath)) throw new NestedArchiveError();
+    if (!zipPackageNamed(entryPath) && isArchiveName(entryPath)) throw new NestedArchiveError();
     const binaryName = binaryKindFromName(entryPath);
     if (binaryName) throw new BinaryFileError(binaryName);
     if (entry.uncompressedSize === 0) throw new EmptyFileError("This zip entry is empty (0 bytes).");
@@ -285,25 +294,23 @@ class Ingestion {
         sniffed = sniff(head, entryPath);
         // Stop early for what will not become a document: no point inflating a 50 MB binary,
         // nor a PDF too big to parse.
-        if (sniffed.type === "pdf" || (sniffed.type === "zip" && isDocx)) {
-          return entry.uncompressedSize <= this.limits.maxParsedFileBytes;
-        }
+        if (parsedFormat(sniffed, entryPath)) return entry.uncompressedSize <= this.limits.maxParsedFileBytes;
         return sniffed.type === "text";
       },
       onProgress: (done) => this.progress(entryPath, "unpacking", entry.localHeaderOffset + done, reader.size),
     });
     const found = sniffed as Sniffed;
+    const format = parsedFormat(found, entryPath);
     if (!chunks) {
-      if (found.type === "pdf") this.checkParsedSize("PDF", entry.uncompressedSize);
-      if (found.type === "zip" && isDocx) this.checkParsedSize("DOCX", entry.uncompressedSize);
+      if (format) this.checkParsedSize(format.reader.sizeName, entry.uncompressedSize);
       if (found.type === "zip") throw new NestedArchiveError();
       if (found.type === "binary") throw found.archive ? new NestedArchiveError() : binaryError(found);
       throw new CorruptFileError("This zip entry could not be read.");
     }
-    if (found.type === "pdf") {
-      await this.pdf(entryPath, entry.uncompressedSize, async () => joinChunks(chunks), archive);
+    if (format) {
+      await this.extract(format, entryPath, entry.uncompressedSize, async () => joinChunks(chunks), archive);
     } else if (found.type === "zip") {
-      await this.docx(entryPath, entry.uncompressedSize, async () => joinChunks(chunks), archive);
+      throw new NestedArchiveError(); // not reached: a zip that is no package of ours is never inflated
     } else {
       const measured = measureBytes(chunks);
       if (measured.chars === 0) throw new EmptyFileError("This zip entry contains no text (only a byte-order mark).");

@@ -9,7 +9,7 @@ let shared: Extractors | null = null;
 
 export function nodeExtractors(): Extractors {
   shared ??= createExtractors({
-    pdfjs: async () => {
+    pdf: async () => {
       const [pdfjs, worker] = await Promise.all([
         import("pdfjs-dist/legacy/build/pdf.mjs"),
         import("pdfjs-dist/legacy/build/pdf.worker.mjs"),
@@ -18,7 +18,7 @@ export function nodeExtractors(): Extractors {
       (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
       return pdfjs;
     },
-    mammoth: async () => (await import("mammoth")).default,
+    docx: async () => (await import("mammoth")).default,
   });
   return shared;
 }

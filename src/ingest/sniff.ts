@@ -1,6 +1,8 @@
 // What a file is, judged from its first bytes (and, for a few unambiguous cases, its name):
-// text, PDF, zip, or a binary format we name for the user.
+// text, a parsed format that says so in its head (formats/: PDF), zip, or a binary format we
+// name for the user.
 import { detectBom } from "./decode.ts";
+import { formatOfHead, type ExtractedKind } from "./formats/index.ts";
 import { extensionOf } from "./paths.ts";
 
 /** How many leading bytes sniffing looks at. */
@@ -8,7 +10,8 @@ export const SNIFF_BYTES = 8192;
 
 export type Sniffed =
   | { type: "text" }
-  | { type: "pdf" }
+  /** A parsed format recognised by its first bytes (`{ type: "pdf" }`). */
+  | { type: ExtractedKind }
   | { type: "zip" }
   /** `what` completes "looks like a binary file (…)"; `unsupported` names formats we recognise. */
   | { type: "binary"; what: string; unsupported?: boolean; archive?: boolean };
@@ -121,15 +124,6 @@ function startsWithAt(head: Uint8Array, at: number, bytes: readonly number[]): b
   return true;
 }
 
-const PDF_SIGNATURE = ascii("%PDF-");
-
-/** pdfjs accepts a `%PDF-` header anywhere in the first 1,024 bytes; so do we. */
-export function isPdfHead(head: Uint8Array): boolean {
-  const limit = Math.min(head.length, 1024) - PDF_SIGNATURE.length;
-  for (let i = 0; i <= limit; i++) if (startsWithAt(head, i, PDF_SIGNATURE)) return true;
-  return false;
-}
-
 /** A local file header, or the end record of an empty archive. */
 export function isZipHead(head: Uint8Array): boolean {
   return startsWithAt(head, 0, [0x50, 0x4b, 0x03, 0x04]) || startsWithAt(head, 0, [0x50, 0x4b, 0x05, 0x06]);
@@ -151,7 +145,8 @@ function controlRatio(head: Uint8Array): number {
 
 /** Classify a file from its first SNIFF_BYTES bytes and its name. */
 export function sniff(head: Uint8Array, name: string): Sniffed {
-  if (isPdfHead(head)) return { type: "pdf" };
+  const format = formatOfHead(head);
+  if (format) return { type: format.kind };
   if (isZipHead(head)) return { type: "zip" };
   for (const m of MAGICS) {
     if (startsWithAt(head, m.at, m.bytes)) {

@@ -1,6 +1,10 @@
 // The shapes that cross the ingest API: what goes in (files with paths), what comes out
 // (documents ready for the REPL, plus problems), the limits and the progress reports.
 // Everything here is structured-cloneable, so the same types serve the worker protocol.
+import type { docxFormat } from "./formats/docx.ts";
+import type { RegisteredExtractedFormat } from "./formats/index.ts";
+import type { pdfFormat } from "./formats/pdf.ts";
+import type { ExtractedFormat } from "./formats/types.ts";
 
 /** One file to read. A dropped folder gives paths like `repo/src/a.ts`. */
 export interface IngestInput {
@@ -13,14 +17,14 @@ export interface IngestInput {
 }
 
 /**
- * How Python's `decode_bytes` (workers/python/rlm_runtime.py) names the codec it used. The REPL
+ * How Python's `decode_bytes` (workers/python/rlm_runtime/documents.py) names the codec it used. The REPL
  * reports the same names in `ContextInfo.encodings`.
  */
 export type PythonEncoding = "utf-8" | "utf-8-sig" | "utf-16" | "utf-32" | "latin-1";
 
-export type DocumentKind = "text" | "pdf" | "docx" | "zip-entry";
+export type { DocumentKind } from "./formats/index.ts";
 
-interface DocumentBase {
+export interface DocumentBase {
   /** Unique within one IngestResult: the key of this document in a dict-shaped `context`. */
   path: string;
   /** The last path segment, for display. */
@@ -56,25 +60,17 @@ export interface ZipEntryDocument extends DocumentBase {
   archive: string;
 }
 
-/**
- * Text extracted from a PDF's text layer. Every page starts with a marker line, and pages are
- * separated by a blank line:
- *   "--- page 1 ---\n\n<text of page 1>\n\n--- page 2 ---\n\n<text of page 2>"
- * so `re.split(r"\n*--- page \d+ ---\n\n", context)` recovers the pages.
- */
-export interface PdfDocument extends DocumentBase {
-  kind: "pdf";
-  pages: number;
-  /** Pages whose text layer is empty (scanned images, figures). */
-  pagesWithoutText: number;
-}
+/** A document of a parsed format (formats/index.ts): its kind and the fields its format adds. */
+export type ExtractedDocument<F = RegisteredExtractedFormat> =
+  F extends ExtractedFormat<infer Kind, infer Fields> ? DocumentBase & { kind: Kind } & Fields : never;
+
+/** Text extracted from a PDF's text layer, every page starting with its marker (formats/pdf.ts). */
+export type PdfDocument = ExtractedDocument<typeof pdfFormat>;
 
 /** Text of a Word document (paragraphs separated by a blank line). */
-export interface DocxDocument extends DocumentBase {
-  kind: "docx";
-}
+export type DocxDocument = ExtractedDocument<typeof docxFormat>;
 
-export type IngestedDocument = TextDocument | ZipEntryDocument | PdfDocument | DocxDocument;
+export type IngestedDocument = TextDocument | ZipEntryDocument | ExtractedDocument;
 
 /** Why a file (or zip entry) produced no document. Lets a UI group problems. */
 export type IngestProblemCode =

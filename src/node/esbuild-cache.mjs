@@ -35,7 +35,7 @@ function isFresh(manifestFile, esbuildVersion) {
 
 /**
  * Each bundled file keeps its own `import.meta.url`: modules find files next to themselves
- * (rlm_runtime.py, the worker script), and after bundling they would all see the bundle's URL.
+ * (the Python runtime package, the worker script), and after bundling they would all see the bundle's URL.
  */
 const ownImportMetaUrl = {
   name: "own-import-meta-url",

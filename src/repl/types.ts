@@ -61,6 +61,8 @@ export interface SessionRepl extends Repl {
   close(): void;
   addDocument(doc: ContextDocumentInput): Promise<ContextInfo>;
   removeDocument(name: string): Promise<ContextInfo>;
+  /** Replaces every document at once, `context` shaped as asked (the benchmark's str or dict). */
+  loadDocuments(docs: ContextDocumentInput[], shape?: ContextShape): Promise<ContextInfo>;
   resetNamespace(): Promise<void>;
   /** Checks the worker still answers; rebuilds it if not, and says what happened (else null). */
   ensureResponsive(): Promise<string | null>;

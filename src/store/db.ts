@@ -1,26 +1,13 @@
 // Sessions, their documents and every exchange, in IndexedDB: a reload, a crash or a closed
-// tab loses nothing. idb gives typed promises over IndexedDB's event API.
-import { openDB, type DBSchema, type IDBPDatabase, type IDBPObjectStore } from "idb";
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- stored records are the page's view model until issue 27 §2
-import type { Exchange } from "../app/run-view.ts";
+// tab loses nothing. idb gives typed promises over IndexedDB's event API. The stores and what
+// each row holds are schema.ts and migrations.ts's; a database saved by an older page is migrated
+// when it is opened.
+import { openDB, type IDBPDatabase, type IDBPObjectStore } from "idb";
+import { MIGRATIONS, migrate, type DocumentRow, type RlmDb } from "./migrations.ts";
+import { exchangeFromRecord, splitExchange, type RunSteps, type StoredExchange } from "./schema.ts";
 import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
 
 export type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument };
-
-/**
- * A document as IndexedDB holds it: a Blob where the engine stores Blobs, else its bytes.
- * WebKit refuses Blobs in ephemeral sessions (Safari private windows, WebKitGTK automation:
- * "Error preparing Blob/File data to be stored in object store").
- */
-type DocumentRow = { sessionId: string; path: string } & ({ blob: Blob } | { bytes: ArrayBuffer; type: string });
-
-export type StoredExchange = Exchange & { sessionId: string };
-
-interface RlmDb extends DBSchema {
-  sessions: { key: string; value: SessionRecord; indexes: { updatedAt: number } };
-  documents: { key: [string, string]; value: DocumentRow; indexes: { sessionId: string } };
-  exchanges: { key: string; value: StoredExchange; indexes: { sessionId: string } };
-}
 
 export class StorageFullError extends Error {
   override name = "StorageFullError";
@@ -56,11 +43,9 @@ export class SessionStore implements SessionStorage {
 
   static async open(name = DB_NAME): Promise<SessionStore> {
     try {
-      const db = await openDB<RlmDb>(name, 1, {
-        upgrade(db) {
-          db.createObjectStore("sessions", { keyPath: "id" }).createIndex("updatedAt", "updatedAt");
-          db.createObjectStore("documents", { keyPath: ["sessionId", "path"] }).createIndex("sessionId", "sessionId");
-          db.createObjectStore("exchanges", { keyPath: "id" }).createIndex("sessionId", "sessionId");
+      const db = await openDB<RlmDb>(name, MIGRATIONS.length, {
+        upgrade(db, from, _to, tx) {
+          return migrate(db, from, tx);
         },
       });
       return new SessionStore(db);
@@ -146,33 +131,60 @@ export class SessionStore implements SessionStorage {
     }
   }
 
-  async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {
+  async saveExchange(sessionId: string, exchange: StoredExchange): Promise<void> {
+    const { record, steps } = splitExchange(exchange);
     try {
-      await this.db.put("exchanges", { ...exchange, sessionId });
+      if (!steps) {
+        await this.db.put("exchanges", { ...record, sessionId });
+        return;
+      }
+      // The record and its steps land together: the record never counts steps that are not there.
+      const tx = this.db.transaction(["exchanges", "steps"], "readwrite");
+      await Promise.all([
+        tx.objectStore("exchanges").put({ ...record, sessionId }),
+        tx.objectStore("steps").put({ id: record.id, sessionId, ...steps }),
+        tx.done,
+      ]);
     } catch (err) {
       throw mapError(err);
     }
   }
 
-  async loadExchanges(sessionId: string): Promise<Exchange[]> {
-    // One request per exchange, not one getAll: a record is turned back into objects on the
-    // main thread when its request succeeds, and a session of long answers (14 MB) read in one
-    // request took a single 100-200 ms task; one per exchange spreads it over as many tasks.
+  async deleteExchange(id: string): Promise<void> {
+    try {
+      const tx = this.db.transaction(["exchanges", "steps"], "readwrite");
+      await Promise.all([tx.objectStore("exchanges").delete(id), tx.objectStore("steps").delete(id), tx.done]);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async loadExchanges(sessionId: string): Promise<StoredExchange[]> {
+    // The records only: a question's steps (every prompt of every turn) are read when shown.
+    // One request per record, not one getAll, so a session of long answers is turned back into
+    // objects over as many tasks (one getAll of 14 MB of answers took a single 100-200 ms task).
     const tx = this.db.transaction("exchanges");
     const keys = await tx.store.index("sessionId").getAllKeys(sessionId);
     const found = await Promise.all(keys.map((key) => tx.store.get(key)));
-    const rows = found.filter((row): row is StoredExchange => row !== undefined);
-    return rows.sort((a, b) => a.startedAt - b.startedAt).map(({ sessionId: _omit, ...exchange }) => exchange);
+    const rows = found.filter((row) => row !== undefined);
+    return rows.sort((a, b) => a.startedAt - b.startedAt).map(({ sessionId: _omit, ...record }) => exchangeFromRecord(record));
+  }
+
+  async loadSteps(exchangeId: string): Promise<RunSteps | null> {
+    const row = await this.db.get("steps", exchangeId);
+    return row ? { turns: row.turns, iterations: row.iterations } : null;
   }
 
   async deleteSession(id: string): Promise<void> {
-    const tx = this.db.transaction(["sessions", "documents", "exchanges"], "readwrite");
+    const tx = this.db.transaction(["sessions", "documents", "exchanges", "steps"], "readwrite");
     const docKeys = await tx.objectStore("documents").index("sessionId").getAllKeys(id);
     const exKeys = await tx.objectStore("exchanges").index("sessionId").getAllKeys(id);
+    const stepKeys = await tx.objectStore("steps").index("sessionId").getAllKeys(id);
     await Promise.all([
       tx.objectStore("sessions").delete(id),
       ...docKeys.map((k) => tx.objectStore("documents").delete(k)),
       ...exKeys.map((k) => tx.objectStore("exchanges").delete(k)),
+      ...stepKeys.map((k) => tx.objectStore("steps").delete(k)),
       tx.done,
     ]);
   }

@@ -1,7 +1,7 @@
 // What the page keeps between visits, as one interface: IndexedDB in the browser
-// (SessionStore), memory where IndexedDB is unavailable and in tests (MemoryStore).
-// eslint-disable-next-line @typescript-eslint/no-restricted-imports -- stored records are the page's view model until issue 27 §2
-import type { Exchange } from "../app/run-view.ts";
+// (SessionStore), memory where IndexedDB is unavailable and in tests (MemoryStore). What a
+// question's record and steps hold is schema.ts's.
+import type { RunSteps, StoredExchange } from "./schema.ts";
 
 export interface DocumentMeta {
   path: string;
@@ -43,7 +43,15 @@ export interface SessionStorage {
   loadDocuments(sessionId: string): Promise<StoredDocument[]>;
   /** Saves the session's record (which no longer lists `path`) and drops its bytes, in one step. */
   removeDocument(session: SessionRecord, path: string): Promise<void>;
-  saveExchange(sessionId: string, exchange: Exchange): Promise<void>;
-  /** Oldest first. */
-  loadExchanges(sessionId: string): Promise<Exchange[]>;
+  /**
+   * Saves a question's record and, when it has them, its steps; one read without its steps
+   * (`steps` set) leaves the stored steps as they are.
+   */
+  saveExchange(sessionId: string, exchange: StoredExchange): Promise<void>;
+  /** Oldest first; records only: `turns` and `iterations` are empty and `steps` says what they hold. */
+  loadExchanges(sessionId: string): Promise<StoredExchange[]>;
+  /** A question's steps (null when none were kept). */
+  loadSteps(exchangeId: string): Promise<RunSteps | null>;
+  /** Drops one question's record and its steps (a retry replaced it). */
+  deleteExchange(id: string): Promise<void>;
 }

@@ -1,12 +1,10 @@
 // Building a document's map (DocumentIndex) from its Blob in one streaming pass over the bytes:
 // no string of the document is ever built, so a 100 MB file costs one read, in a worker. The
-// rules for what counts as a character follow Python's decoding (workers/python/rlm_runtime.py,
+// rules for what counts as a character follow Python's decoding (workers/python/rlm_runtime/documents.py,
 // `decode_bytes`): a BOM decides UTF-8/16/32, else the codec the ingest found.
 import { blobChunks } from "../ingest/blob-reader.ts";
 import { detectBom } from "../ingest/decode.ts";
 import { CHECKPOINT_CHARS, type DocumentIndex, type IndexRequest, type Unit } from "./types.ts";
-
-const PAGE_MARK = new TextEncoder().encode("--- page ");
 
 /** Which unit reader the document needs, and how many BOM bytes Python skipped. */
 export async function unitOf(blob: Blob, encoding: string | undefined): Promise<{ unit: Unit; bomBytes: number }> {
@@ -47,7 +45,9 @@ interface Scan {
   checkpoints: number[];
   lines: Growable;
   pages: Growable | null;
-  /** Position in PAGE_MARK while a line's start is being matched, else -1. */
+  /** The page marker's bytes (empty when pages are not looked for). */
+  pageMark: Uint8Array;
+  /** Position in pageMark while a line's start is being matched, else -1. */
   mark: number;
   /** Bytes of a unit split across chunks (UTF-16/32). */
   pending: Uint8Array;
@@ -81,7 +81,7 @@ function scanSingleBytes(scan: Scan, bytes: Uint8Array): void {
 function scanUtf8(scan: Scan, bytes: Uint8Array, latin1: boolean): void {
   if (!scan.pages && (latin1 || isAscii(bytes))) return scanSingleBytes(scan, bytes);
   let { chars, mark } = scan;
-  const { base, checkpoints, lines, pages } = scan;
+  const { base, checkpoints, lines, pages, pageMark } = scan;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i]!;
     if (!latin1 && (b & 0xc0) === 0x80) continue; // a continuation byte: not a new character
@@ -91,8 +91,8 @@ function scanUtf8(scan: Scan, bytes: Uint8Array, latin1: boolean): void {
       lines.push(chars);
       mark = pages ? 0 : -1;
     } else if (mark >= 0) {
-      if (b === PAGE_MARK[mark]) {
-        if (++mark === PAGE_MARK.length) {
+      if (b === pageMark[mark]) {
+        if (++mark === pageMark.length) {
           pages!.push(lines.length - 1);
           mark = -1;
         }
@@ -139,13 +139,16 @@ export async function buildDocumentIndex(
   onProgress?: (fraction: number) => void,
 ): Promise<DocumentIndex> {
   const { unit, bomBytes } = await unitOf(blob, request.encoding);
+  const pageMark = new TextEncoder().encode(request.pageMark ?? "");
+  const paged = pageMark.length > 0;
   const scan: Scan = {
     chars: 0,
     base: bomBytes,
     checkpoints: [],
     lines: new Growable(blob.size / 48),
-    pages: request.pages && unit === "utf-8" ? new Growable(64) : null,
-    mark: request.pages ? 0 : -1,
+    pages: paged && unit === "utf-8" ? new Growable(64) : null,
+    pageMark,
+    mark: paged ? 0 : -1,
     pending: new Uint8Array(0),
     high: false,
   };

@@ -22,15 +22,18 @@ export interface DocumentIndex {
   checkpoints: Float64Array;
   /** The character offset where each line starts (line 1 at index 0). */
   lineStarts: Uint32Array;
-  /** PDF text (ingest's "--- page N ---" markers): the 0-based line each page starts on. */
+  /** A paged format's text (PDF: "--- page N ---" lines): the 0-based line each page starts on. */
   pageLines: Uint32Array;
 }
 
 export interface IndexRequest {
   /** The codec Python used (DocumentMeta.encoding); undefined means UTF-8. */
   encoding?: PythonEncoding | string;
-  /** Find PDF page markers (documents extracted from a PDF). */
-  pages?: boolean;
+  /**
+   * The line prefix that starts a page, for a format with pages (`pageMarkOf(kind)` in
+   * src/ingest/formats: "--- page " for PDF). Without it, no pages are looked for.
+   */
+  pageMark?: string;
 }
 
 export interface FindOptions {

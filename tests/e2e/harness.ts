@@ -1,6 +1,7 @@
 // Shared pieces of the browser tests: the built app served by `vite preview` (same headers as
 // production), Debian's Chromium through playwright-core, and page-error collection.
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { preview, type PreviewServer } from "vite";
 
@@ -168,4 +169,25 @@ export async function uploadText(page: import("playwright-core").Page, name: str
 export async function askQuestion(page: import("playwright-core").Page, question: string): Promise<void> {
   await page.getByRole("textbox", { name: "Question" }).fill(question);
   await page.getByRole("button", { name: "Ask", exact: true }).click();
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** Serious and critical axe-core violations on the page as it is, one line each. */
+export async function axeProblems(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe;
+    const r = await axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+  });
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.join(" | ")}`);
 }

@@ -2,18 +2,15 @@
 // no sideways scroll at 360–414 px in the main states, axe-core finds no serious or critical
 // violation in them, the whole ask–stop–continue–read flow works with Tab, Enter and Esc only,
 // and a 113-file zip lists every file.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zipOf } from "../fixtures/docs/index.ts";
 import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
+import { axeProblems, newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let stack: Stack;
 let server: ScriptedServer;
@@ -34,25 +31,6 @@ async function open(page: Page) {
 
 async function upload(page: Page, name: string, content: string | Uint8Array, mimeType = "text/plain") {
   await page.getByLabel("Document").setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
-}
-
-/** Serious and critical axe-core violations on the page as it is, one line each. */
-async function axeProblems(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as {
-        axe: {
-          run(ctx: unknown, o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }> }>;
-        };
-      }
-    ).axe;
-    const r = await axe.run(document, { resultTypes: ["violations"] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
-  });
-  return violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.join(" | ")}`);
 }
 
 const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

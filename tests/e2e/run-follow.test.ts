@@ -2,7 +2,8 @@
 // the built app and the scripted model server: the view follows a slow run while they are at
 // the bottom and stays put (with "Latest") when they scroll up, the steps panel stays open when
 // the answer arrives, the running exchange shows its progress against its limits, Esc stops,
-// Continue goes on with the variables of the stopped run, and Copy / Retry / Edit & re-ask work.
+// Continue goes on with the variables of the stopped run, and Copy / Retry / Edit & re-ask work
+// (Retry and Edit as fresh tries in the question's place, issue 28 §4).
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -107,23 +108,27 @@ describe("a run you can follow", () => {
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("PLUM-42");
     await page.getByText("Answer copied.").waitFor({ state: "attached" });
 
+    // Retry of an answer: keep both, the new try in the question's place as its second version (issue 28 §4).
     await exchange.getByRole("button", { name: "Retry" }).click();
-    await page.locator(".exchange").nth(1).locator("h3", { hasText: "Keep a secret" }).waitFor();
-    await page
-      .locator(".exchange")
-      .nth(1)
-      .locator(".chip", { hasText: /Stopped|Working/ })
-      .waitFor();
+    await exchange.getByRole("button", { name: "Keep both" }).click();
+    const retried = page.locator(".exchange").first();
+    await retried.locator(".chip", { hasText: /Stopped|Working/ }).waitFor();
+    expect(await retried.getByTestId("version").innerText()).toBe("Version 2 of 2");
     await page.getByRole("button", { name: "Stop", exact: true }).click();
-    await page.locator(".exchange").nth(1).locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
+    await retried.locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
 
-    await exchange.getByRole("button", { name: "Edit question", exact: true }).click();
-    const edit = exchange.getByRole("textbox", { name: "Edit the question" });
+    // Edit of a try without an answer replaces it once the edited question is answered.
+    await retried.getByRole("button", { name: "Edit question", exact: true }).click();
+    const edit = retried.getByRole("textbox", { name: "Edit the question" });
     await edit.fill("Keep a fruit");
     await edit.press("Enter");
-    const third = page.locator(".exchange").nth(2);
-    await third.locator("h3", { hasText: "Keep a fruit" }).waitFor();
-    await third.getByRole("region", { name: "Answer", exact: true }).getByText("no fruit").waitFor({ timeout: 30_000 });
+    const edited = page.locator(".exchange").first();
+    await edited.locator("h3", { hasText: "Keep a fruit" }).waitFor();
+    await edited.getByRole("region", { name: "Answer", exact: true }).getByText("no fruit").waitFor({ timeout: 30_000 });
+    expect(await page.locator(".exchange").count()).toBe(1);
+    expect(await edited.getByTestId("version").innerText()).toBe("Version 2 of 2");
+    await edited.getByRole("button", { name: "Previous version" }).click();
+    await page.locator(".exchange").first().getByText("PLUM-42").waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -141,13 +146,15 @@ describe("a run you can follow", () => {
     await page.getByRole("dialog", { name: "Settings" }).waitFor();
     await page.keyboard.press("Escape");
     fail = false;
+    // Nothing to lose: Retry replaces the failed run in its place.
     await exchange.getByRole("button", { name: "Retry" }).click();
     await page
       .locator(".exchange")
-      .nth(1)
+      .first()
       .getByRole("region", { name: "Answer", exact: true })
       .getByText("fixed")
       .waitFor({ timeout: 30_000 });
+    expect(await page.locator(".exchange").count()).toBe(1);
     expect(errors.filter((e) => !e.includes("500"))).toEqual([]);
     await context.close();
   });

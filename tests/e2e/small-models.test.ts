@@ -89,7 +89,7 @@ describe("how an answer came about", () => {
       const how = page.getByTestId("how-answered").last();
       await how.waitFor();
       expect(await how.textContent()).toMatch(
-        /^Answered by the fallback: The model could not drive the run: .* so the harness read the whole document itself with the helper model\.$/,
+        /^Answered by the fallback, not by the model\. The model could not drive the run: .* So the harness read the whole document with the helper model\.$/,
       );
       expect(await page.getByRole("region", { name: "Answer", exact: true }).last().textContent()).not.toContain("Searching for");
       await openSteps(page.getByRole("button", { name: /(Show|Hide) steps/ }).last());

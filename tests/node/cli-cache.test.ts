@@ -10,13 +10,12 @@ import { join } from "node:path";
 import { version as pyodideVersion } from "pyodide";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SnapshotRejected, openEnvelope, snapshotKey, runtimeText } from "../../workers/snapshot-format.ts";
+import { readRuntimePackage } from "../../workers/runtime-package.node.ts";
 import { snapshotFileName } from "../../workers/snapshot-store-node.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
-const runtimeSource = runtimeText(await readFile(new URL("../../workers/python/rlm_runtime.py", import.meta.url), "utf8"), [
-  { source: await readFile(new URL("../../workers/python/rlm_evidence.py", import.meta.url), "utf8") },
-]);
+const runtimeSource = runtimeText(readRuntimePackage());
 const key = snapshotKey(pyodideVersion, runtimeSource);
 let server: ScriptedServer;
 let dir: string;

@@ -116,6 +116,26 @@ describe("rlm CLI", () => {
     expect(out.stdout).toBe("");
   });
 
+  it("a time limit reached during the first request is out of time, not Python failing to load", async () => {
+    // The first root request goes out while Python starts (the CLI knows the document's size);
+    // the model takes longer than --max-time to answer it.
+    await writeFile(join(dir, "big.txt"), "word ".repeat(40_000));
+    server.scripts.root = { text: code("print(len(context))"), delayMs: 10_000 };
+    const out = await run(
+      ["--context-file", join(dir, "big.txt"), "--task", "q", "--base-url", server.baseUrl, "--model", "root-model"].concat([
+        "--mode",
+        "rlm",
+        "--max-time",
+        "3",
+        "--json",
+      ]),
+    );
+    expect(out.code).toBe(1);
+    const json = JSON.parse(out.stdout) as { status: string; message?: string };
+    expect(json.message ?? "").not.toMatch(/before Python had loaded/);
+    expect(json.status).toBe("out-of-time");
+  });
+
   it("rejects bad options with exit code 2", async () => {
     const missing = await run(["--model", "m"], "doc");
     expect(missing.code).toBe(2);

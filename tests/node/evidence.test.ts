@@ -1,4 +1,4 @@
-// What the REPL records of the documents a cell read (workers/python/rlm_evidence.py), with real
+// What the REPL records of the documents a cell read (workers/python/rlm_runtime/evidence/), with real
 // Pyodide: printed slices, sub-call prompts, regex matches and cite(), for a str and a dict
 // context, with line numbers, PDF pages and DOCX paragraphs, over multi-byte and repetitive text.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";

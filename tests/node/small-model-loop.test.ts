@@ -178,7 +178,9 @@ describe("when the root cannot drive", () => {
     const result = await ask({ maxIterations: 2 });
     expect(result.answer).toBe(NEEDLE);
     expect(result.producedBy).toBe("fallback");
-    expect(result.fallback?.reason).toMatch(/All 2 turns were used/);
+    expect(result.fallback?.reason).toBe(
+      "The model could not drive the run: it used all 2 turns, and its last reply gave no usable answer.",
+    );
   });
 
   it("a guess at the final request is refused even after the gate's two refusals, and the fallback answers", async () => {

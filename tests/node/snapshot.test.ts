@@ -13,12 +13,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ReplClient } from "../../src/repl/client.ts";
 import type { ReplBootInfo } from "../../src/repl/protocol.ts";
 import { PYODIDE_INITIAL_HEAP_BYTES, envelopeHeader, openEnvelope, snapshotKey, runtimeText } from "../../workers/snapshot-format.ts";
+import { readRuntimePackage } from "../../workers/runtime-package.node.ts";
 import { snapshotFileName, snapshotStampName } from "../../workers/snapshot-store-node.ts";
 import { startRepl } from "./helpers.ts";
 
-const runtimeSource = runtimeText(await readFile(new URL("../../workers/python/rlm_runtime.py", import.meta.url), "utf8"), [
-  { source: await readFile(new URL("../../workers/python/rlm_evidence.py", import.meta.url), "utf8") },
-]);
+const runtimeSource = runtimeText(readRuntimePackage());
 const key = snapshotKey(pyodideVersion, runtimeSource);
 /** Pyodide's own header: magic, offsets, 32-byte BUILD_ID, then a small JSON table. */
 const PYODIDE_HEADER_SLACK = 4096;

@@ -6,6 +6,8 @@ import { AppController, type AppDeps } from "../../src/app/controller.svelte.ts"
 import type { IngestFiles } from "../../src/app/documents.ts";
 import { EngineManager } from "../../src/app/engines.svelte.ts";
 import { DEFAULT_SETTINGS } from "../../src/app/settings.ts";
+import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
+import { canContinue, stepsOf, stepsUnread } from "../../src/app/run-view.ts";
 import { MemoryStore } from "../../src/store/memory.ts";
 import type { SessionRecord } from "../../src/store/types.ts";
 import type { IngestInput } from "../../src/ingest/index.ts";
@@ -54,7 +56,10 @@ interface Harness {
   repls: ScriptedRepl[];
 }
 
-function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayMs?: number; failStarts?: number } = {}): Harness {
+function harness(
+  store = new MemoryStore(),
+  extra: { baseUrl?: string; addDelayMs?: number; failStarts?: number; download?: AppDeps["download"] } = {},
+): Harness {
   const repls: ScriptedRepl[] = [];
   // The person's saved settings: the scripted server as an OpenAI-compatible endpoint.
   const saved = structuredClone(DEFAULT_SETTINGS);
@@ -77,7 +82,7 @@ function harness(store = new MemoryStore(), extra: { baseUrl?: string; addDelayM
     ingest,
     engines: (settings) => new EngineManager(settings),
     settingsStorage: { getItem: () => JSON.stringify(saved), setItem: () => undefined },
-    download: () => undefined,
+    download: extra.download ?? (() => undefined),
   };
   return { app: new AppController(deps), store, repls };
 }
@@ -99,6 +104,24 @@ describe("the page's controller", () => {
     expect((await store.loadExchanges(id))[0]).toMatchObject({ status: "answered", answer: "42" });
     expect((await store.loadDocuments(id)).map((d) => d.path)).toEqual(["notes.txt"]);
     expect((await store.getSession(id))?.title).toBe("What is the answer?");
+  });
+
+  it("compare mode answers directly beside the run, with the session's engine and sampling, from the stored bytes", async () => {
+    const { app, repls } = harness();
+    await app.start();
+    app.updateSettings({ ...app.settings, compare: true, run: { ...app.settings.run, temperature: 0.3, seed: 7 } });
+    await app.addFiles([file("notes.txt", "the answer is 42")]);
+    server.scripts.root = (req) => (req.messages[0]?.content === VANILLA_SYSTEM_PROMPT ? "42, read directly" : code("FINAL('42')"));
+    await app.ask("What is the answer?");
+    const [exchange] = app.view.exchanges;
+    expect(exchange).toMatchObject({ status: "answered", answer: "42", compare: { status: "done", answer: "42, read directly" } });
+    expect(exchange!.compare).toMatchObject({ shownChars: "the answer is 42".length, totalChars: "the answer is 42".length });
+    const direct = server.requests.filter((r) => r.messages[0]?.content === VANILLA_SYSTEM_PROMPT);
+    expect(direct).toHaveLength(1);
+    expect(direct[0]!.lastUser).toContain("the answer is 42");
+    expect(direct[0]!.body).toMatchObject({ temperature: 0.3, seed: 7 });
+    // Read from the stored bytes, not from Python (which the run beside it was using).
+    expect(repls[0]!.cells.join("\n")).not.toContain("print(context)");
   });
 
   it("Python that failed to start can be restarted from the page, with the documents back", async () => {
@@ -172,6 +195,56 @@ describe("the page's controller", () => {
     expect(app.view.running).toBe(false);
     await app.ask("And now?");
     expect(app.view.exchanges[1]?.answer).toBe("next one");
+  });
+
+  it("a reopened session reads its questions' records only, and a question's steps when they are shown, exported or continued", async () => {
+    const store = new MemoryStore();
+    const first = harness(store);
+    await first.app.start();
+    await first.app.addFiles([file("a.txt", "apples")]);
+    // A run stopped in its second turn: Continue can go on from it.
+    server.scripts.root = (req) => code(req.turn === 0 ? "x = 3\nprint(x)" : "HANG");
+    const asking = first.app.ask("Count the apples?");
+    await expect.poll(() => first.repls[0]!.cells.some((c) => c.includes("HANG"))).toBe(true);
+    first.app.stop();
+    await asking;
+    const ran = first.app.view.exchanges[0]!;
+    expect(ran.status).toBe("stopped");
+    const shown = { turns: ran.turns.length, iterations: ran.iterations.length };
+    expect(shown.iterations).toBeGreaterThan(0);
+
+    // A reload: the question's record, not its steps; what they hold is known all the same.
+    const downloads: Array<{ name: string; content: string }> = [];
+    const second = harness(store, { download: (name, content) => downloads.push({ name, content }) });
+    await second.app.start();
+    const reopened = second.app.view.exchanges[0]!;
+    expect(reopened.turns).toEqual([]);
+    expect(reopened.iterations).toEqual([]);
+    expect(stepsOf(reopened)).toMatchObject({ ...shown, continuable: true });
+    expect(canContinue(reopened)).toBe(true);
+    await second.app.showSteps(reopened.id);
+    expect(second.app.view.exchanges[0]!.turns).toHaveLength(shown.turns);
+    expect(stepsUnread(second.app.view.exchanges[0]!)).toBe(false);
+
+    // Another reload: the trajectory export reads the steps it needs.
+    const third = harness(store, { download: (name, content) => downloads.push({ name, content }) });
+    await third.app.start();
+    await third.app.exports.trajectory();
+    expect(downloads.at(-1)!.content.trim().split("\n")).toHaveLength(1 + shown.iterations); // metadata, then each turn
+
+    // Continue, after a reload, goes on from the stored turns.
+    let resumedAt = -1;
+    server.scripts.root = (req) => {
+      if (resumedAt < 0) resumedAt = req.turn;
+      return code("FINAL('three apples')");
+    };
+    await third.app.continueRun(third.app.view.exchanges[0]!.id);
+    expect(resumedAt).toBe(shown.iterations); // the stored turns were replayed to the model
+    expect(third.app.view.exchanges[0]).toMatchObject({ status: "answered", answer: "three apples" });
+    expect(third.app.view.exchanges[0]!.turns.length).toBeGreaterThan(shown.turns);
+    // ...and what it stored is the whole run again.
+    const stored = await store.loadSteps(third.app.view.exchanges[0]!.id);
+    expect(stored?.iterations.length).toBe(shown.iterations + 1);
   });
 
   it("reopening a session after a reload restarts its Python with its documents and says the variables are gone", async () => {
@@ -255,5 +328,44 @@ describe("the page's controller", () => {
     const { app, repls } = harness(store);
     await app.start();
     await expect.poll(() => [...repls[0]!.docs.keys()]).toEqual(["zeta.txt", "alpha.txt"]);
+  });
+});
+
+describe("fresh tries and the fallback's question (issue 28 §3, §4)", () => {
+  it("Replace whose new try ends without an answer keeps the earlier answer as a version to go back to", async () => {
+    const store = new MemoryStore();
+    const { app } = harness(store);
+    await app.start();
+    await app.addFiles([file("a.txt", "text")]);
+    server.scripts.root = code("FINAL('the first answer')");
+    await app.ask("Which one?");
+    const first = app.view.exchanges[0]!;
+    server.scripts.root = { text: "", status: 500, error: "the model server broke" };
+    await app.askAgain(first.id, "Which one?", false);
+    // The failed try is shown in its place; the answer it would have replaced is still there.
+    expect(app.view.exchanges.map((e) => [e.status, !!e.setAside])).toEqual([
+      ["answered", true],
+      ["failed", false],
+    ]);
+    const stored = await store.loadExchanges(app.view.record!.id);
+    expect(stored.map((e) => e.answer)).toContain("the first answer");
+    await app.showVersion(app.view.exchanges[1]!.id, -1);
+    expect(app.view.exchanges.find((e) => !e.setAside)?.answer).toBe("the first answer");
+  });
+
+  it("the run's question about the fallback waits in the exchange until the person answers", async () => {
+    const { app } = harness();
+    await app.start();
+    await app.addFiles([file("a.txt", "The vault code is 7419.")]);
+    app.updateSettings({ ...app.settings, run: { ...app.settings.run, fallbackMaxCalls: 1 } });
+    server.scripts.root = "Let me think.";
+    server.scripts.sub = (req) => (req.lastUser.includes("7419") ? "7419" : "NOT FOUND");
+    const pending = app.ask("What is the code?");
+    await expect.poll(() => app.view.exchanges[0]?.fallbackQuestion?.estimate.calls, { timeout: 10_000 }).toBe(2);
+    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
+    app.answerFallback(app.view.exchanges[0]!.id, true);
+    await pending;
+    expect(app.view.exchanges[0]).toMatchObject({ status: "answered", answer: "7419", producedBy: "fallback" });
+    expect(app.view.exchanges[0]?.fallbackQuestion).toBeUndefined();
   });
 });

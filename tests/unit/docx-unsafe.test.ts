@@ -1,6 +1,6 @@
 // A Word document with a DTD (XXE, billion laughs) is refused unread, with a plain message.
 import { describe, expect, it } from "vitest";
-import { partWithDoctype } from "../../src/ingest/docx.ts";
+import { partWithDoctype } from "../../src/ingest/formats/docx.ts";
 import { ingestInNode } from "../../src/ingest/node.ts";
 import { buildDocx, fileOf } from "../fixtures/docs/index.ts";
 import { hostileDocx } from "../fixtures/docs/hostile-docx.ts";

@@ -1,7 +1,8 @@
 // Sources travel with the answer: the Markdown export quotes them, the trajectory JSONL carries
 // them in fields the official visualizer ignores.
 import { describe, expect, it } from "vitest";
-import { answerMarkdown, trajectoryJsonl } from "../../src/app/exports.ts";
+import { answerMarkdown } from "../../src/app/exports.ts";
+import { trajectoryJsonl } from "../../src/core/trajectory.ts";
 import { newExchange, type Exchange } from "../../src/app/run-view.ts";
 import type { RankedSource } from "../../src/core/evidence.ts";
 import { blockRecord, iterationRecord } from "../../src/core/records.ts";

@@ -1,4 +1,4 @@
-// Decoding and measuring text exactly as the Python REPL will (decode_bytes in rlm_runtime.py).
+// Decoding and measuring text exactly as the Python REPL will (decode_bytes in workers/python/rlm_runtime/documents.py).
 // The cross-check against real Python lives in tests/node/ingest-python-parity.test.ts.
 import { describe, expect, it } from "vitest";
 import { countCodePoints, decodeBytes, decodeLatin1, detectBom, toWellFormed } from "../../src/ingest/decode.ts";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decodeBytes } from "../../src/ingest/decode.ts";
 import { ingestFiles } from "../../src/ingest/ingest.ts";
 import { ingestInNode, nodeExtractors } from "../../src/ingest/node.ts";
-import { pdfError } from "../../src/ingest/pdf.ts";
+import { pdfError } from "../../src/ingest/formats/pdf.ts";
 import type { IngestProgress, IngestResult, PdfDocument } from "../../src/ingest/types.ts";
 import { MiB } from "../../src/ingest/types.ts";
 import {

@@ -120,6 +120,9 @@ describe("choosing a profile from the model", () => {
     ["Llama-3.2-3B-Instruct", 3],
     ["gpt-4o-mini", null],
     ["Qwen2.5-Coder", null],
+    // A file's hash is no size (a GGUF named after its digest).
+    ["model-7b750a1c.gguf", null],
+    ["qwen2.5-0.5b-instruct-q4_k_m-3b9f2.gguf", 0.5],
   ])("%s has %s billion parameters", (name, size) => {
     expect(modelSizeB(name)).toBe(size);
   });

@@ -1,13 +1,15 @@
 // What can be chosen is choosable everywhere a person chooses it: Settings, a share link and the
 // `rlm` command line (issue 27 §3). A REPL helper reaches the model through the prompt profile
-// that offers it, so the profiles are checked here; the helpers themselves and the engines are
-// checked against the lists their owners are building (the todos below say exactly what).
+// that offers it (src/core/repl-vocabulary.ts declares which); an engine is an entry of the
+// page's registry (src/engines/registry.ts), and the command line's route to it is declared below.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { proposeFromLink } from "../../src/app/link-settings.ts";
+import { proposeFromLink, shareLink } from "../../src/app/link-settings.ts";
 import { DEFAULT_SETTINGS } from "../../src/app/settings.ts";
 import { HELP, parseCliArgs } from "../../src/cli/args.ts";
 import { PROMPT_CHOICES, PROMPT_PROFILES } from "../../src/core/profiles/index.ts";
+import { REPL_VOCABULARY } from "../../src/core/repl-vocabulary.ts";
+import { ENGINE_IDS, type EngineId } from "../../src/engines/registry.ts";
 
 const settingsDialog = readFileSync(new URL("../../src/ui/SettingsDialog.svelte", import.meta.url), "utf8");
 
@@ -54,19 +56,52 @@ describe("every prompt profile can be chosen in Settings, by a share link and on
   });
 });
 
-describe("left for the registries being built (issue 27 §1 and the engine registry)", () => {
-  // Needs the helper vocabulary declared once (issue 27 §1, the loop branch): each entry's name,
-  // signature, prompt line and profiles. Then: every helper Python installs (the vocabulary, not
-  // a parse of rlm_runtime.py) is offered by at least one profile's helpers(); every name a
-  // profile's helpers() or prompt text offers exists in Python; and every profile that offers a
-  // helper is reachable as above, so the helper is reachable from Settings, links and the CLI.
-  it.todo("every REPL helper is offered by a prompt profile, and every offered helper exists in Python");
+describe("every REPL helper reaches the model through a profile a person can choose", () => {
+  it("every REPL helper is offered by a prompt profile, and every offered helper exists in Python", () => {
+    const declared = new Set(REPL_VOCABULARY.map((n) => n.name));
+    for (const entry of REPL_VOCABULARY) {
+      const profiles = Object.keys(entry.offeredBy);
+      // Offered by a profile, and every such profile is choosable (checked above).
+      expect(profiles.length, entry.name).toBeGreaterThan(0);
+      for (const p of profiles) expect(Object.keys(PROMPT_PROFILES), `${entry.name} offered by ${p}`).toContain(p);
+    }
+    for (const [name, profile] of Object.entries(PROMPT_PROFILES)) {
+      for (const helper of [...profile.helpers(false), ...profile.helpers(true)]) {
+        expect(declared.has(helper), `${name} offers ${helper}, which the vocabulary (and so Python) lacks`).toBe(true);
+      }
+    }
+  });
+});
 
-  // Needs the engine registry (src/engines/registry.ts, ENGINES, on the wllama branch). Then, for
-  // every entry: Settings lists it (the dialog iterates ENGINES); `?backend=<id>` is taken by
-  // proposeFromLink and shareLink writes it back with the engine's own link fields; and an engine
-  // whose descriptor says it runs in Node is chosen by an `rlm` flag that parseCliArgs accepts,
-  // while a page-only engine (WebLLM needs WebGPU) is named as such in `rlm --help`. Today the
-  // backends are a type (`Backend` in src/app/settings.ts) with no list to iterate.
-  it.todo("every engine is reachable from Settings, share links and (where it runs in Node) the CLI");
+/**
+ * How each engine of the page's registry is reached from the command line: the flags that choose
+ * it there, or why it cannot run there (said in `rlm --help`). A new engine must be added here.
+ */
+const CLI_ROUTES: Record<EngineId, { args: string[] } | { pageOnly: RegExp }> = {
+  openai: { args: ["--base-url", "http://127.0.0.1:8000/v1", "--model", "m"] },
+  // The same llama.cpp, native in the CLI's process (src/engines/llama-node/).
+  wllama: { args: ["--model-file", "model.gguf"] },
+  webllm: { pageOnly: /WebLLM engine needs WebGPU and runs only in the page/ },
+};
+
+describe("every engine is reachable from Settings, share links and (where it runs in Node) the CLI", () => {
+  it("Settings lists the registry's engines, not a list of its own", () => {
+    expect(settingsDialog).toMatch(/\{#each ENGINES as e \(e\.id\)\}/);
+  });
+
+  it.each(ENGINE_IDS.map((id) => [id]))("a share link carrying backend=%s is taken, and a share link writes it back", (id) => {
+    const current = structuredClone(DEFAULT_SETTINGS);
+    current.backend = ENGINE_IDS.find((other) => other !== id)!;
+    const proposal = proposeFromLink(current, `?backend=${id}`);
+    expect(proposal?.refused).toEqual([]);
+    expect(proposal?.next.backend).toBe(id);
+    expect(new URL(shareLink(proposal!.next, "http://localhost/")).searchParams.get("backend")).toBe(id);
+  });
+
+  it.each(ENGINE_IDS.map((id) => [id]))("%s is chosen by an rlm flag, or rlm --help says why not", (id) => {
+    const route = CLI_ROUTES[id];
+    expect(route, `add ${id} to CLI_ROUTES`).toBeDefined();
+    if ("args" in route) expect(() => parseCliArgs(["--task", "q", ...route.args], {})).not.toThrow();
+    else expect(HELP).toMatch(route.pageOnly);
+  });
 });

@@ -50,14 +50,20 @@ describe("how an answer came about", () => {
       },
     });
     expect(line).toBe(
-      "Answered by the fallback: The model could not drive the run: it wrote nothing that could run in 2 turns in a row, so the harness read the 3 most relevant of the document's 9 parts itself with the helper model.",
+      "Answered by the fallback, not by the model. The model could not drive the run: it wrote nothing that could run in 2 turns in a row. So the harness read the 3 most relevant of the document's 9 parts with the helper model.",
     );
     const whole = howAnswered({
       producedBy: "fallback",
-      fallback: { reason: "All 4 turns were used.", chunksRead: 1, chunksTotal: 1, partial: false },
+      fallback: {
+        reason: "The model could not drive the run: it used all 4 turns, and its last reply gave no usable answer.",
+        chunksRead: 1,
+        chunksTotal: 1,
+        partial: false,
+        decision: "agreed",
+      },
     });
     expect(whole).toBe(
-      "Answered by the fallback: All 4 turns were used, so the harness read the whole document itself with the helper model.",
+      "Answered by the fallback, not by the model. The model could not drive the run: it used all 4 turns, and its last reply gave no usable answer. So the harness read the whole document with the helper model, as you chose.",
     );
   });
 

@@ -5,6 +5,7 @@ import { findAll } from "../../src/viewer/find.ts";
 import { buildDocumentIndex } from "../../src/viewer/index-builder.ts";
 import { RowModel } from "../../src/viewer/rows.ts";
 import { readChars } from "../../src/viewer/text.ts";
+import { pageMarkOf } from "../../src/ingest/formats/index.ts";
 import { CHECKPOINT_CHARS } from "../../src/viewer/types.ts";
 
 const cps = (s: string) => [...s];
@@ -71,7 +72,7 @@ describe.each(cases)("a %s document", (_name, bytes, encoding, text) => {
 describe("PDF pages, rows and find", () => {
   it("finds the page markers the ingest writes", async () => {
     const pdf = ["Cover", "Two\nlines", "", "Last page"].map((p, i) => `--- page ${i + 1} ---\n\n${p}`).join("\n\n");
-    const index = await buildDocumentIndex(new Blob([pdf]), { pages: true });
+    const index = await buildDocumentIndex(new Blob([pdf]), { pageMark: pageMarkOf("pdf") });
     expect(Array.from(index.pageLines)).toEqual([0, 4, 9, 13]);
     const plain = await buildDocumentIndex(new Blob([pdf]));
     expect(plain.pageLines.length).toBe(0);

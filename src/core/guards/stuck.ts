@@ -3,6 +3,7 @@
 // `context`, an import of a module that is not here after being told so. The second sighting
 // is a warning (the feedback names the problem and restates the task); the limit is "stuck",
 // and the loop falls back.
+import { READS_CONTEXT } from "../repl-vocabulary.ts";
 
 export type StuckReason = "same-error" | "no-context" | "forbidden-import";
 
@@ -41,7 +42,7 @@ const IMPORT_ERRORS = new Set(["ModuleNotFoundError", "ImportError"]);
 
 /** Code that reads the document (`context`, or the helpers that read it for you). */
 export function usesContext(code: string): boolean {
-  return /\bcontext\b|\bsearch\(|\bmap_query\(/.test(code);
+  return READS_CONTEXT.test(code);
 }
 
 export class StuckDetector {

@@ -6,22 +6,15 @@
 import { ALLOWED_IMPORTS } from "../feedback.ts";
 import type { FirstMessageInputs, PromptProfile, SystemPromptInputs } from "./types.ts";
 import { groupDigits } from "../numbers.ts";
+import { helperLines, offeredNames } from "../repl-vocabulary.ts";
 
 const fmt = groupDigits;
 
 function canonicalSystemPrompt({ budgets, recursive }: SystemPromptInputs): string {
-  const rlm = recursive
-    ? "- `rlm_query(prompt)` / `rlm_query_batched(prompts)`: hand a sub-task to a recursive RLM with its own REPL; the prompt becomes its `context`."
-    : "- `rlm_query(prompt)` / `rlm_query_batched(prompts)`: recursion is off here, so these behave like `llm_query` / `llm_query_batched`.";
   return `You are a recursive language model. A context too large to read at once is loaded into a Python REPL as the variable \`context\`. You work on it by writing code in \`\`\`repl blocks; each block runs and you see what it prints. The REPL keeps its state between blocks.
 
 In the REPL:
-- \`context\`: the data (a str, or a dict of documents).
-- \`llm_query(prompt, model=None) -> str\`: one sub-LLM call. The sub-LLM sees only the prompt and reads at most about ${fmt(budgets.subPromptChars)} characters, so send it pieces.
-- \`llm_query_batched(prompts, model=None) -> list[str]\`: several sub-LLM calls at once; answers come back in order.
-${rlm}
-- \`SHOW_VARS()\`: lists the variables you made.
-- \`answer\`: a dict that starts as {"content": "", "ready": False}. To submit, set answer["content"] to the final answer, then set answer["ready"] = True, inside a repl block.
+${helperLines("canonical", { budgets, recursive })}
 
 Only printed output is shown, at most ${fmt(budgets.outputCharsPerCell)} characters per block. Probe the context first, then plan how to split the work; use plain Python for exact matching and counting and sub-LLMs for understanding. Check small samples before trusting a result. Set answer["ready"] only after you have printed the candidate answer, and never on your first turn. If turns run short, submit your best answer.`;
 }
@@ -50,8 +43,7 @@ export const canonicalProfile: PromptProfile = {
     max - turn <= 1 ? `Turn ${turn + 1}/${max}: this is the last turn; submit your best answer now.` : `Turn ${turn + 1}/${max}:`,
   finalRequest:
     'You are out of turns. Submit your best answer now: one ```repl block that sets answer["content"] and then answer["ready"] = True.',
-  helpers: (recursive) =>
-    ["context", "llm_query", "llm_query_batched", recursive ? "rlm_query" : "", "SHOW_VARS", "answer"].filter(Boolean),
+  helpers: (recursive) => offeredNames("canonical", recursive),
   allowedImports: ALLOWED_IMPORTS,
   restateTask: false,
 };

@@ -18,7 +18,8 @@ export const GUIDED_MAX_B = 4;
  */
 export function modelSizeB(name: string): number | null {
   let best: number | null = null;
-  for (const m of name.matchAll(/(^|[^A-Za-z0-9.])([aA])?(\d+(?:\.\d+)?)\s*([bBmM])(?![A-Za-z])/g)) {
+  // Not followed by a letter or digit: "7b750a" in a file's hash is no size.
+  for (const m of name.matchAll(/(^|[^A-Za-z0-9.])([aA])?(\d+(?:\.\d+)?)\s*([bBmM])(?![A-Za-z0-9])/g)) {
     if (m[2]) continue; // A3B: active parameters of a mixture of experts
     const value = Number(m[3]) / (m[4]!.toLowerCase() === "m" ? 1000 : 1);
     best = Math.max(best ?? 0, value);

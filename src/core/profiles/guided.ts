@@ -6,22 +6,20 @@
 import { describeContext } from "../prompts.ts";
 import type { FirstMessageInputs, PromptProfile, SystemPromptInputs } from "./types.ts";
 import { groupDigits } from "../numbers.ts";
+import { helperLines, offeredNames } from "../repl-vocabulary.ts";
 
 /** Fewer than the standard list: small models misuse what they do not need (M12, M13). */
 const GUIDED_IMPORTS = ["re", "json", "math", "collections"] as const;
 
 const fmt = groupDigits;
 
-function guidedSystemPrompt({ budgets }: SystemPromptInputs): string {
+function guidedSystemPrompt({ budgets, recursive }: SystemPromptInputs): string {
   return `You answer one question about a long document. The document is the Python variable \`context\`. You cannot see it: you only see what your code prints.
 
 Every reply: one short sentence, then ONE \`\`\`repl block of Python. It runs, and you get its output next turn. Variables are kept.
 
 Helpers you can call in the block:
-- search(pattern, window=200): numbered snippets of \`context\` around each match, with their offsets.
-- map_query(question): asks a helper model your question about every part of \`context\`; returns one answer per part.
-- llm_query(prompt) -> str: asks a helper model about text you put in the prompt (at most ${fmt(budgets.chunkChars)} characters).
-- FINAL(answer): submits the answer and stops. FINAL_VAR("name") submits a variable.
+${helperLines("guided", { budgets, recursive })}
 
 Rules:
 - import only ${GUIDED_IMPORTS.join(", ")}. Nothing else is installed.
@@ -66,7 +64,7 @@ export const guidedProfile: PromptProfile = {
     return `${task}\nTurn ${turn + 1} of ${max}: one \`\`\`repl block, or FINAL(answer) once an output shows it.`;
   },
   finalRequest: "You are out of turns. Do not write code. Reply with FINAL(your best answer) from what the outputs showed.",
-  helpers: () => ["context", "search", "map_query", "llm_query", "FINAL", "FINAL_VAR"],
+  helpers: (recursive) => offeredNames("guided", recursive),
   allowedImports: GUIDED_IMPORTS,
   restateTask: true,
 };

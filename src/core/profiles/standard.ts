@@ -2,6 +2,7 @@
 // bigger than 4B that do not know the canonical harness.
 import { ALLOWED_IMPORTS } from "../feedback.ts";
 import { FINAL_REQUEST, firstUserMessage, systemPrompt, turnFooter } from "../prompts.ts";
+import { offeredNames } from "../repl-vocabulary.ts";
 import type { PromptProfile } from "./types.ts";
 
 export const standardProfile: PromptProfile = {
@@ -10,15 +11,7 @@ export const standardProfile: PromptProfile = {
   firstUserMessage: (inputs) => firstUserMessage(inputs),
   turnFooter: (turn, max) => turnFooter(turn, max),
   finalRequest: FINAL_REQUEST,
-  helpers: (recursive) => [
-    "context",
-    "llm_query",
-    "llm_query_batched",
-    ...(recursive ? ["rlm_query"] : []),
-    "SHOW_VARS",
-    "FINAL",
-    "FINAL_VAR",
-  ],
+  helpers: (recursive) => offeredNames("standard", recursive),
   allowedImports: ALLOWED_IMPORTS,
   restateTask: false,
 };

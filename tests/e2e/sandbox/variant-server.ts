@@ -44,8 +44,8 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * The built worker's entry: `createReplWorker({pythonSource: ..., afterBoot: () => lockDown(), ...})`,
- * minified to `afterBoot:()=>Yt()` (or `afterBoot:Yt` for a plain reference).
+ * The built worker's entry: `createReplWorker({runtimeFiles: ..., afterBoot: () => lockDown(), ...})`,
+ * which the minifier writes `afterBoot:()=>Yt()` (or `afterBoot:Yt` where it can drop the arrow).
  */
 const AFTER_BOOT = /afterBoot:(?:\(\)=>[\w$]+\(\)|[\w$]+)(?=[,}])/;
 /** What makes the frame document's <meta> a policy (src/repl/sandbox-frame.ts). */

@@ -1,5 +1,6 @@
-// Text of a Word document through mammoth (paragraphs separated by a blank line). mammoth is
-// passed in, like pdfjs, so it loads only when a .docx is actually dropped.
+// The Word (DOCX) format: text through mammoth, paragraphs separated by a blank line, which the
+// sources and Python count paragraphs by. mammoth is passed in, like pdfjs, so it loads only when
+// a .docx is actually dropped.
 //
 // Before mammoth reads anything, the package's XML parts are checked for a document type
 // declaration. Word never writes one (Office Open XML forbids DTDs in its parts); a DOCTYPE with
@@ -8,7 +9,8 @@
 // "[xmldom error] entity not found"; it is now refused, unread, with a message that says so.
 import { unzipSync } from "fflate";
 import type Mammoth from "mammoth";
-import { CorruptFileError, UnsafeDocumentError } from "./errors.ts";
+import { CorruptFileError, UnsafeDocumentError } from "../errors.ts";
+import type { ExtractedFormat } from "./types.ts";
 
 export type MammothModule = Pick<typeof Mammoth, "extractRawText">;
 
@@ -53,3 +55,22 @@ export async function extractDocxText(bytes: Uint8Array, mammoth: MammothModule)
     );
   }
 }
+
+/** A Word document is a zip package holding word/document.xml. */
+export const docxFormat: ExtractedFormat<"docx", object, MammothModule> = {
+  kind: "docx",
+  label: "docx",
+  extensions: ["docx"],
+  // mammoth writes exactly one blank line between paragraphs.
+  places: { unit: "paragraph", separator: "\n\n" },
+  reader: {
+    zipEntry: "word/document.xml",
+    parser: "Word",
+    sizeName: "DOCX",
+    misnamed: "This file is named .docx but is not a Word document (not a zip package); it may be damaged.",
+    empty: "This Word document contains no text.",
+    async extract(bytes, mammoth) {
+      return { text: await extractDocxText(bytes, mammoth), fields: {} };
+    },
+  },
+};

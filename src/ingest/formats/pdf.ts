@@ -1,9 +1,11 @@
-// Text of a PDF, page by page, through pdfjs. The pdfjs module is passed in rather than
+// The PDF format: text of every page through pdfjs, each page starting with a marker line the
+// viewer, the sources and Python count pages by. The pdfjs module is passed in rather than
 // imported: browsers load the modern build inside the ingest worker, Node (tests, CLI) loads the
 // legacy build, and neither belongs in the main thread's bundle.
 import type * as Pdfjs from "pdfjs-dist";
-import { CorruptFileError, EncryptedFileError, NoTextLayerError } from "./errors.ts";
-import type { PdfAssetOptions } from "./types.ts";
+import { CorruptFileError, EncryptedFileError, NoTextLayerError } from "../errors.ts";
+import type { PdfAssetOptions } from "../types.ts";
+import type { ExtractedFormat } from "./types.ts";
 
 export type PdfjsModule = Pick<typeof Pdfjs, "getDocument">;
 
@@ -14,9 +16,19 @@ export interface PdfText {
   pagesWithoutText: number;
 }
 
+/** What a PDF's documents carry beyond every document's fields. */
+export interface PdfFields {
+  pages: number;
+  /** Pages whose text layer is empty (scanned images, figures). */
+  pagesWithoutText: number;
+}
+
+const PAGE_BEFORE = "--- page ";
+const PAGE_AFTER = " ---";
+
 /** The marker line that starts page `n` (1-based) in extracted PDF text. */
 export function pageMarker(n: number): string {
-  return `--- page ${n} ---`;
+  return `${PAGE_BEFORE}${n}${PAGE_AFTER}`;
 }
 
 export function joinPages(pageTexts: string[]): string {
@@ -112,3 +124,38 @@ export async function extractPdfText(
     await doc.destroy().catch(() => {});
   }
 }
+
+const PDF_SIGNATURE = Array.from("%PDF-", (c) => c.charCodeAt(0));
+
+/** pdfjs accepts a `%PDF-` header anywhere in the first 1,024 bytes; so do we. */
+export function isPdfHead(head: Uint8Array): boolean {
+  const limit = Math.min(head.length, 1024) - PDF_SIGNATURE.length;
+  outer: for (let i = 0; i <= limit; i++) {
+    for (let j = 0; j < PDF_SIGNATURE.length; j++) if (head[i + j] !== PDF_SIGNATURE[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Text extracted from a PDF's text layer. Every page starts with a marker line, and pages are
+ * separated by a blank line:
+ *   "--- page 1 ---\n\n<text of page 1>\n\n--- page 2 ---\n\n<text of page 2>"
+ * so `re.split(r"\n*--- page \d+ ---\n\n", context)` recovers the pages.
+ */
+export const pdfFormat: ExtractedFormat<"pdf", PdfFields, PdfjsModule> = {
+  kind: "pdf",
+  label: "pdf",
+  extensions: ["pdf"],
+  places: { unit: "page", before: PAGE_BEFORE, after: PAGE_AFTER },
+  reader: {
+    head: isPdfHead,
+    parser: "PDF",
+    sizeName: "PDF",
+    misnamed: "This file is named .pdf but does not start like a PDF; it may be damaged, or not a PDF.",
+    async extract(bytes, pdfjs, options) {
+      const { text, pages, pagesWithoutText } = await extractPdfText(bytes, pdfjs, options.pdf, options.onProgress);
+      return { text, fields: { pages, pagesWithoutText } };
+    },
+  },
+};

@@ -1,0 +1,246 @@
+// `rlm --model-file` speed: llama.cpp on the CPU through node-llama-cpp, on a random-weight GGUF
+// shaped exactly like Qwen2.5-0.5B-Instruct (random weights cost llama.cpp what real ones do).
+//   A. Prefill and decode tokens/s at 1 and 2 threads (Q8_0, and Q4_0 for a smaller quant), and
+//      decode under a grammar (what scripts the random model below), in interleaved rounds.
+//      Ratios are to Q8_0 at 1 thread, measured in the same run.
+//   B. One whole scripted RLM answer over a 1 MB document: six root turns and eight sub-calls of
+//      ~2,000 tokens each, through RlmSession, real Pyodide and real llama.cpp, with the time split
+//      into the root's prefill and generation, the sub-calls' and Python's.
+// wllama (llama.cpp in wasm) is not measured here: it does not run in Node 20 (see RESULTS.md).
+//
+// Run: npm run bench:llama [-- --runs=3 --rlm-threads=1 --no-rlm]   (--write replaces the section in bench/RESULTS.md)
+import { readFileSync, writeFileSync } from "node:fs";
+import { RlmSession } from "../src/core/session.ts";
+import { DEFAULT_CONFIG } from "../src/core/types.ts";
+import { openLocalModels, type LlamaRequestStats } from "../src/engines/llama-node/index.ts";
+import { createNodeRepl } from "../src/repl/node.ts";
+import { exactReplyGrammar, tinyQwenGguf, type QwenWeights } from "../tests/fixtures/gguf/index.ts";
+import { load, today } from "./lib/report.ts";
+import { machine, summarize } from "./stats.ts";
+
+const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
+const RUNS = Number(arg("runs") ?? 3);
+/** Threads for the whole scripted answer (default 1: on a shared 2-core machine two fight other work and lose). */
+const RLM_THREADS = Number(arg("rlm-threads") ?? 1);
+const PROMPT_TOKENS = 512;
+const DECODE_TOKENS = 48;
+
+interface Throughput {
+  prefill: number[];
+  decode: number[];
+}
+
+interface Config {
+  label: string;
+  weights: QwenWeights;
+  threads: number;
+  grammar: boolean;
+}
+
+const CONFIGS: Config[] = [
+  { label: "Q8_0, 1 thread", weights: "q8_0", threads: 1, grammar: false },
+  { label: "Q8_0, 2 threads", weights: "q8_0", threads: 2, grammar: false },
+  { label: "Q4_0, 1 thread", weights: "q4_0", threads: 1, grammar: false },
+  { label: "Q4_0, 2 threads", weights: "q4_0", threads: 2, grammar: false },
+  { label: "Q8_0, 1 thread, decode under a grammar", weights: "q8_0", threads: 1, grammar: true },
+];
+
+/**
+ * Tokens/s of a prefill of PROMPT_TOKENS and a greedy decode of DECODE_TOKENS, for every
+ * configuration in turn, RUNS rounds: interleaved, so other work on a shared machine falls on all
+ * of them alike. A different first word each time, so no run reuses another's cache.
+ */
+async function throughputs(): Promise<Throughput[]> {
+  const results = CONFIGS.map((): Throughput => ({ prefill: [], decode: [] }));
+  const samples: LlamaRequestStats[] = [];
+  const opened = [];
+  for (const c of CONFIGS) {
+    opened.push(
+      await openLocalModels({
+        modelFile: await tinyQwenGguf({ shape: "qwen2.5-0.5b", weights: c.weights }),
+        contextWindow: 2048,
+        subCallSlots: 1,
+        threads: c.threads,
+        onRequest: (s) => samples.push(s),
+        ...(c.grammar ? { testGrammar: () => exactReplyGrammar("The answer is on line 42 of the document. ".repeat(4)) } : {}),
+      }),
+    );
+  }
+  try {
+    for (let run = 0; run < RUNS; run++) {
+      for (const [i, local] of opened.entries()) {
+        console.log(`round ${run + 1}/${RUNS}: ${CONFIGS[i]!.label} (load ${load()})`);
+        const content = `Run ${run}. ` + "The quick brown fox jumps over the lazy dog. ".repeat(Math.ceil(PROMPT_TOKENS / 10));
+        samples.length = 0;
+        await local.root.complete({ messages: [{ role: "user", content }], maxTokens: DECODE_TOKENS, temperature: 0, thinking: false });
+        const s = samples[0]!;
+        results[i]!.prefill.push(s.evaluatedTokens / (s.prefillMs / 1000));
+        results[i]!.decode.push(s.generatedTokens / (s.generateMs / 1000));
+      }
+    }
+  } finally {
+    for (const local of opened) await local.close();
+  }
+  return results;
+}
+
+const DOC_BYTES = 1_000_000;
+const CHUNK_CHARS = 8_000; // ~2,000 tokens per sub-call prompt
+
+/** A 1 MB document of numbered lines, with the answer in one of them. */
+function document(): string {
+  const lines: string[] = [];
+  let size = 0;
+  for (let i = 1; size < DOC_BYTES; i++) {
+    const line = i === 12_345 ? `Line ${i}: the vault code is 4711.` : `Line ${i}: nothing in particular happens here, as on most lines.`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return lines.join("\n");
+}
+
+/** Six root turns, the third and fourth making four sub-calls each. */
+const ROOT_TURNS = [
+  "```repl\nprint(len(context))\nprint(context[:300])\n```",
+  "```repl\nimport re\nhits = [m.start() for m in re.finditer('vault', context)]\nprint(len(hits), hits[:3])\n```",
+  `\`\`\`repl\nstep = len(context) // 8\nparts = [context[i * step:i * step + ${CHUNK_CHARS}] for i in range(8)]\nfirst = [llm_query('Does this part mention the vault code? Answer in one line.\\n' + p) for p in parts[:4]]\nprint(first)\n\`\`\``,
+  "```repl\nsecond = [llm_query('Does this part mention the vault code? Answer in one line.\\n' + p) for p in parts[4:]]\nprint(second)\n```",
+  "```repl\nline = context[hits[0] - 40:hits[0] + 40]\nprint(line)\n```",
+  "```repl\nFINAL('The vault code is 4711.')\n```",
+];
+
+interface RlmTiming {
+  totalMs: number;
+  rootPrefillMs: number;
+  rootGenerateMs: number;
+  subPrefillMs: number;
+  subGenerateMs: number;
+  rootPrompt: number;
+  rootEvaluated: number;
+  subPrompt: number;
+  generated: number;
+  rootTurns: number;
+  subcalls: number;
+  window: number;
+  /** Requests stopped by the loop itself before they finished (not in the sums). */
+  abandoned: number;
+}
+
+async function scriptedAnswer(): Promise<RlmTiming> {
+  const all: LlamaRequestStats[] = [];
+  const local = await openLocalModels({
+    modelFile: await tinyQwenGguf({ shape: "qwen2.5-0.5b" }),
+    threads: RLM_THREADS,
+    onRequest: (s) => all.push(s),
+    // The turn is the number of replies already in the conversation, so a request made again
+    // (the loop may redo its first one) gets the same reply.
+    testGrammar: ({ role, messages }) => {
+      const turn = messages.filter((m) => m.role === "assistant").length;
+      return exactReplyGrammar(role === "root" ? ROOT_TURNS[Math.min(turn, ROOT_TURNS.length - 1)]! : "No, this part does not mention it.");
+    },
+  });
+  const session = new RlmSession({
+    createRepl: () => createNodeRepl({ syncMode: "auto" }),
+    engines: () => ({ root: local.root, sub: local.sub }),
+    // As `rlm --model-file` does: a cell's sub-calls run on this CPU, so cells get 10 minutes.
+    config: () => ({ ...DEFAULT_CONFIG, runMode: "rlm", maxIterations: 8, maxConcurrentSubcalls: 1, cellTimeoutMs: 600_000 }),
+  });
+  try {
+    await session.addDocuments([{ path: "big.txt", data: new Blob([document()]) }]);
+    const started = performance.now();
+    const result = await session.ask("What is the vault code?");
+    const totalMs = performance.now() - started;
+    if (result.status !== "answered" || !result.answer?.includes("4711"))
+      throw new Error(`the scripted run did not finish as scripted: ${result.status} ${result.message ?? ""}`);
+    const stats = all.filter((s) => s.finishReason !== "abort");
+    const sum = (role: string, pick: (s: LlamaRequestStats) => number) =>
+      stats.filter((s) => s.role === role).reduce((n, s) => n + pick(s), 0);
+    return {
+      totalMs,
+      rootPrefillMs: sum("root", (s) => s.prefillMs),
+      rootGenerateMs: sum("root", (s) => s.generateMs),
+      subPrefillMs: sum("sub", (s) => s.prefillMs),
+      subGenerateMs: sum("sub", (s) => s.generateMs),
+      rootPrompt: sum("root", (s) => s.promptTokens),
+      rootEvaluated: sum("root", (s) => s.evaluatedTokens),
+      subPrompt: sum("sub", (s) => s.promptTokens),
+      generated: sum("root", (s) => s.generatedTokens) + sum("sub", (s) => s.generatedTokens),
+      rootTurns: stats.filter((s) => s.role === "root").length,
+      subcalls: stats.filter((s) => s.role === "sub").length,
+      window: local.root.contextWindow,
+      abandoned: all.length - stats.length,
+    };
+  } finally {
+    session.close();
+    await local.close();
+  }
+}
+
+const med = (xs: number[]) => summarize(xs).median;
+const tps = (xs: number[]) => {
+  const s = summarize(xs);
+  return `${s.median.toFixed(0)} (${s.p10.toFixed(0)}–${s.p90.toFixed(0)})`;
+};
+
+async function main(): Promise<void> {
+  const lines: string[] = [];
+  const out = (s = "") => {
+    lines.push(s);
+    console.log(s);
+  };
+  const startLoad = load();
+  const measured = await throughputs();
+  const rows = CONFIGS.map((c, i): [string, Throughput] => [c.label, measured[i]!]);
+  const base = rows[0]![1];
+  out(`Run ${today()}: ${machine()}; load average ${startLoad} at the start (the machine is shared: other work shows in the spreads).`);
+  out(
+    `Random-weight GGUF with Qwen2.5-0.5B-Instruct's exact shape (24 layers, 896 wide, 14 heads / 2 KV heads, 151,936 vocabulary, tied embeddings; Q8_0 file 531 MB), node-llama-cpp 3.21.1 (llama.cpp's prebuilt CPU build), flash attention on; ${PROMPT_TOKENS}-token prompt, ${DECODE_TOKENS} tokens generated greedily, ${RUNS} interleaved rounds, median (p10–p90); load average ${load()} at the end.`,
+  );
+  out();
+  out("| configuration | prefill tokens/s | × baseline | decode tokens/s | × baseline |");
+  out("|---|---|---|---|---|");
+  for (const [label, t] of rows) {
+    out(
+      `| ${label}${t === base ? " (baseline)" : ""} | ${tps(t.prefill)} | ${(med(t.prefill) / med(base.prefill)).toFixed(2)} | ${tps(t.decode)} | ${(med(t.decode) / med(base.decode)).toFixed(2)} |`,
+    );
+  }
+  out();
+  out(
+    "wllama 3.13 in Node: not measured, because it does not run there. Its default build needs JSPI's current API (`WebAssembly.Suspending`, `WebAssembly.promising`) and Memory64; Node 20's V8 11.3 has only the old `WebAssembly.Suspender` behind a flag. Its compat build (wasm32 + Asyncify) would need the browser's Worker (a module worker from a Blob URL, spawning pthread workers from Blob URLs), which Node's `worker_threads` does not provide, and `new Wllama()` already stops at \"No supported storage backend found\" (it wants OPFS or Cache Storage). wllama ships no Node entry; in the page it is the other engineer's engine (issue 26, part 1).",
+  );
+
+  if (!process.argv.includes("--no-rlm")) {
+    console.log(`scripted RLM answer (load ${load()})`);
+    const r = await scriptedAnswer();
+    const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const python = r.totalMs - r.rootPrefillMs - r.rootGenerateMs - r.subPrefillMs - r.subGenerateMs;
+    out();
+    out(
+      `One whole scripted RLM answer over a 1 MB document (Q8_0, ${RLM_THREADS} thread(s), window ${r.window.toLocaleString("en-US")} tokens from the file, each sub-call on its own KV sequence): ${r.rootTurns} root turns and ${r.subcalls} sub-calls of ~${(CHUNK_CHARS / 4).toLocaleString("en-US")} tokens each, the replies forced by a grammar${r.abandoned ? ` (${r.abandoned} request(s) the loop stopped and made again are left out of the parts)` : ""}. Load average ${load()} at the end.`,
+    );
+    out();
+    out("| part | time | tokens |");
+    out("|---|---|---|");
+    out(`| whole answer | **${s(r.totalMs)}** | ${r.generated.toLocaleString("en-US")} generated in all |`);
+    out(
+      `| root prefill | ${s(r.rootPrefillMs)} | ${r.rootEvaluated.toLocaleString("en-US")} evaluated of ${r.rootPrompt.toLocaleString("en-US")} prompt tokens (the rest from its cache) |`,
+    );
+    out(`| root generation | ${s(r.rootGenerateMs)} | |`);
+    out(`| sub-call prefill | ${s(r.subPrefillMs)} | ${r.subPrompt.toLocaleString("en-US")} prompt tokens |`);
+    out(`| sub-call generation | ${s(r.subGenerateMs)} | |`);
+    out(`| Python, the loop, the rest | ${s(python)} | |`);
+  }
+
+  if (process.argv.includes("--write")) {
+    const path = new URL("./RESULTS.md", import.meta.url);
+    const heading = "## Local model in the CLI: llama.cpp through node-llama-cpp (issue 26)";
+    const old = readFileSync(path, "utf8");
+    const cut = old.indexOf(heading);
+    const before = cut >= 0 ? old.slice(0, cut).trimEnd() : old.trimEnd();
+    const next = cut >= 0 ? old.indexOf("\n## ", cut + heading.length) : -1;
+    const after = next >= 0 ? `\n\n${old.slice(next + 1).trimEnd()}` : "";
+    writeFileSync(path, `${before}\n\n${heading}\n\n${lines.join("\n")}${after}\n`);
+  }
+}
+
+await main();

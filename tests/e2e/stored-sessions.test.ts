@@ -1,0 +1,139 @@
+// A session saved by the page before the stored schema had versions (IndexedDB version 1: every
+// exchange whole, its steps and every prompt inside) opens in today's page unchanged: the
+// question, its answer and sources at once, its steps when "Show steps" is pressed, its
+// trajectory when exported. The database is written here as that page wrote it, before the app
+// ever opens it.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
+import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => stack?.close());
+
+const STARTED = Date.parse("2026-11-20T10:00:00.000Z");
+
+/** One exchange as the page stored it at version 1 (src/app/run-view.ts's Exchange, whole). */
+const V1_EXCHANGE = {
+  id: "old-1",
+  sessionId: "old-session",
+  question: "What does the old memo say about the launch?",
+  startedAt: STARTED,
+  endedAt: STARTED + 9000,
+  status: "answered",
+  answer: "The launch moved to **Tuesday**.",
+  notices: [],
+  usage: { models: { "root-model": { calls: 2, promptTokens: 900, completionTokens: 40 } }, rootCalls: 2, subcalls: 0 },
+  turns: [
+    {
+      index: 0,
+      text: "I will search the memo for the launch date.",
+      done: true,
+      durationMs: 1200,
+      notices: [],
+      cells: [
+        {
+          index: 0,
+          code: "print(context[:80])",
+          result: {
+            stdout: "MEMO: the launch moved to Tuesday.\n",
+            stderr: "",
+            final_answer: null,
+            locals: {},
+            execution_time: 0.01,
+            error: null,
+            interrupted: false,
+          },
+          subcalls: [],
+        },
+      ],
+    },
+    { index: 1, text: "FINAL(The launch moved to Tuesday.)", done: true, durationMs: 800, notices: [], cells: [] },
+  ],
+  iterations: [0, 1].map((n) => ({
+    type: "iteration",
+    iteration: n,
+    timestamp: new Date(STARTED + n * 4000).toISOString(),
+    prompt: [
+      { role: "system", content: "You are an RLM." },
+      { role: "user", content: "Question: What does the old memo say about the launch?" },
+    ],
+    response: n === 0 ? "I will search the memo for the launch date." : "FINAL(The launch moved to Tuesday.)",
+    code_blocks: [],
+    final_answer: n === 1 ? "The launch moved to **Tuesday**." : null,
+    iteration_time: 1,
+  })),
+};
+
+/** Writes the version-1 database on the app's origin, from a page that is not the app. */
+async function seedVersion1(page: Page, appUrl: string): Promise<void> {
+  const blank = new URL("seed-v1-database", appUrl).href;
+  await page.route(blank, (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>seed</title>" }));
+  await page.goto(blank);
+  await page.evaluate(async (exchange) => {
+    await new Promise<void>((resolve, reject) => {
+      const open = indexedDB.open("browser-rlm", 1);
+      open.onupgradeneeded = () => {
+        const db = open.result;
+        db.createObjectStore("sessions", { keyPath: "id" }).createIndex("updatedAt", "updatedAt");
+        db.createObjectStore("documents", { keyPath: ["sessionId", "path"] }).createIndex("sessionId", "sessionId");
+        db.createObjectStore("exchanges", { keyPath: "id" }).createIndex("sessionId", "sessionId");
+      };
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        const tx = db.transaction(["sessions", "exchanges"], "readwrite");
+        tx.objectStore("sessions").put({ id: "old-session", title: "The old memo", createdAt: 1, updatedAt: Date.now(), documents: [] });
+        tx.objectStore("exchanges").put(exchange);
+        tx.oncomplete = () => {
+          db.close();
+          resolve();
+        };
+        tx.onerror = () => reject(tx.error);
+      };
+    });
+  }, V1_EXCHANGE);
+}
+
+describe("sessions saved by an earlier page", () => {
+  it("a version-1 session opens unchanged; its steps are read when shown, its trajectory when exported", async () => {
+    const { context, page, errors } = await newPage(stack.browser);
+    await seedVersion1(page, stack.app.url);
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
+    const exchange = page.locator("article.exchange").first();
+    await exchange.getByText("What does the old memo say about the launch?").waitFor({ timeout: 60_000 });
+    await exchange.getByRole("region", { name: "Answer", exact: true }).getByText("Tuesday").waitFor();
+    await exchange.getByText("2 turns").waitFor();
+
+    // Its steps were moved apart by the upgrade, and come back when shown.
+    const steps = exchange.getByRole("button", { name: "Show steps (2)" });
+    await steps.click();
+    await exchange.getByText("I will search the memo for the launch date.").waitFor();
+    await exchange.getByText("MEMO: the launch moved to Tuesday.").waitFor();
+
+    const download = page.waitForEvent("download");
+    await exchange.getByRole("button", { name: "Export trajectory (.jsonl)" }).click();
+    const file = await (await download).path();
+    const jsonl = (await import("node:fs")).readFileSync(file, "utf8");
+    expect(visualizerProblems(jsonl)).toEqual([]);
+    expect(jsonl.trim().split("\n")).toHaveLength(3);
+
+    const stores = await page.evaluate(
+      () =>
+        new Promise<{ version: number; stores: string[] }>((resolve) => {
+          const open = indexedDB.open("browser-rlm");
+          open.onsuccess = () => {
+            const db = open.result;
+            resolve({ version: db.version, stores: [...db.objectStoreNames].sort() });
+            db.close();
+          };
+        }),
+    );
+    expect(stores).toEqual({ version: 2, stores: ["documents", "exchanges", "sessions", "steps"] });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,239 @@
+// `rlm --model-file` end to end: the real command, real llama.cpp, real Pyodide, on random-weight
+// Qwen GGUFs with Qwen's real tokenizer (tests/fixtures/gguf). The scripted run gets its grammars
+// from a module preloaded into the process (tests/fixtures/llama-script-preload.mjs): the CLI has
+// no way to set one.
+import { spawn } from "node:child_process";
+import { copyFile, mkdtemp, truncate, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { QWEN_SHAPES, tinyQwenGguf } from "../fixtures/gguf/index.ts";
+import { GgmlType, gguf, writeGguf } from "../fixtures/gguf/writer.ts";
+import { scriptPreloadArgs } from "../fixtures/llama-script.ts";
+
+const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
+const DOCUMENT = "Line one says nothing.\nLine two says 42.\n";
+
+let dir: string;
+let tiny: string;
+let doc: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs `rlm`; `onStderr` may send it signals as its stderr arrives. */
+function rlm(
+  args: string[],
+  options: { nodeArgs?: string[]; onStderr?: (all: string, child: ReturnType<typeof spawn>) => void } = {},
+): Promise<Run> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
+    // One llama.cpp thread: two fight the other tests for a 2-core machine's cores and run slower.
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args, "--threads", "1"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
+      options.onStderr?.(stderr, child);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 280_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+interface JsonResult {
+  answer: string | null;
+  status: string;
+  iterations: number;
+  producedBy?: string;
+  usage: { promptTokens: number; completionTokens: number; subcalls: number; rootCalls: number };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "rlm-llama-"));
+  tiny = await tinyQwenGguf();
+  doc = join(dir, "doc.txt");
+  await writeFile(doc, DOCUMENT);
+});
+
+// Each test runs whole processes (Pyodide and llama.cpp) on a 2-core machine: generous limits.
+describe("rlm --model-file", { timeout: 300_000 }, () => {
+  it("answers a scripted question through llama.cpp: sub-calls on their own sequence, the root's cache kept", async () => {
+    const run = await rlm(
+      ["--model-file", tiny, "--context-file", doc, "--task", "Which number is on line two?", "--mode", "rlm", "--json", "--verbose"],
+      {
+        nodeArgs: await scriptPreloadArgs(join(dir, "script.json")),
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const json = JSON.parse(run.stdout) as JsonResult;
+    expect(json).toMatchObject({ answer: `pong ${DOCUMENT.length}`, status: "answered", iterations: 2, producedBy: "model" });
+    expect(json.usage).toMatchObject({ rootCalls: 2, subcalls: 1 });
+    // --verbose says what llama.cpp did per request: the root on sequence 0 (its second turn
+    // mostly from cache), the sub-call on a sequence of its own.
+    const requests = [
+      ...run.stderr.matchAll(/llama\.cpp (root|sub) \(sequence (\d+)\): ([\d,]+) prompt tokens, ([\d,]+) from its cache/g),
+    ].map((m) => ({
+      role: m[1],
+      sequence: Number(m[2]),
+      prompt: Number(m[3]!.replace(/,/g, "")),
+      cached: Number(m[4]!.replace(/,/g, "")),
+    }));
+    expect(requests.map((r) => `${r.role} ${r.sequence}`)).toEqual(["root 0", "sub 1", "root 0"]);
+    expect(requests[2]!.cached).toBeGreaterThanOrEqual(requests[0]!.prompt - 8);
+    expect(json.usage.promptTokens).toBe(requests.reduce((n, r) => n + r.prompt, 0));
+    expect(run.stderr).toMatch(/window 8,192 tokens: the model's trained window/);
+  });
+
+  it("comes to a clear end with a random model and no script, with llama.cpp's token counts", async () => {
+    const run = await rlm([
+      "--model-file",
+      tiny,
+      "--context-file",
+      doc,
+      "--task",
+      "Which number is on line two?",
+      "--mode",
+      "rlm",
+      "--max-iterations",
+      "2",
+      "--max-tokens",
+      "32",
+      "--sub-max-tokens",
+      "16",
+      "--json",
+    ]);
+    const json = JSON.parse(run.stdout) as JsonResult;
+    // Babble is never code: the harness's fallback reads the document itself, or the run says why it failed.
+    expect(["answered", "out-of-iterations", "failed"]).toContain(json.status);
+    if (json.status === "answered") expect(json.producedBy).toBe("fallback");
+    expect(run.code).toBe(json.answer ? 0 : 1);
+    expect(json.usage.promptTokens).toBeGreaterThan(100);
+    expect(json.usage.completionTokens).toBeGreaterThan(0);
+    expect(run.ms).toBeLessThan(240_000);
+  });
+
+  it("refuses bad model files and windows before loading, each with what to do (exit 2)", async () => {
+    const cut = join(dir, "cut.gguf");
+    await copyFile(tiny, cut);
+    await truncate(cut, 6_000_000);
+    const unknown = join(dir, "unknown-arch.gguf");
+    await writeGguf(unknown, {
+      metadata: [
+        ["general.architecture", gguf.str("nonesuch")],
+        ["nonesuch.context_length", gguf.u32(4096)],
+      ],
+      tensors: [{ name: "token_embd.weight", shape: [32, 8], type: GgmlType.F32, data: () => [new Uint8Array(32 * 8 * 4)] }],
+    });
+    // A real shape's header with a trained window of a million tokens: its KV cache at that window is ~100 GiB.
+    const huge = await tinyQwenGguf({ shape: { ...QWEN_SHAPES.tiny, kvHeads: 2, headDim: 128, layers: 24, contextLength: 1_048_576 } });
+
+    const base = ["--context-file", doc, "--task", "q"];
+    const [missing, notGguf, cutShort, unknownArch, tooBig, mixed] = await Promise.all([
+      rlm(["--model-file", join(dir, "nope.gguf"), ...base]),
+      rlm(["--model-file", doc, ...base]),
+      rlm(["--model-file", cut, ...base]),
+      rlm(["--model-file", unknown, ...base]),
+      rlm(["--model-file", huge, "--context-window", "1000000", ...base]),
+      rlm(["--model-file", tiny, "--model", "qwen", ...base]),
+    ]);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/nope\.gguf: no such file\. Check the path/) });
+    expect(notGguf).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/is not a GGUF model file\. --model-file takes a \.gguf file/),
+    });
+    expect(cutShort).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/is cut short: 6000000 bytes of at least \d+ \(the download did not finish\)/),
+    });
+    expect(unknownArch).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/architecture "nonesuch" is not one this llama\.cpp .* can run/),
+    });
+    // The arithmetic is shown: weights + KV cache per token × window × sequences + compute = total, against what is available.
+    expect(tooBig.code).toBe(2);
+    expect(tooBig.stderr).toMatch(
+      /does not fit in memory: weights [\d.]+ MiB \+ KV cache 24 KiB\/token × 1,000,000 tokens × 2 sequences \([\d.]+ GiB\) \+ compute buffers [\d.]+ [MG]iB = [\d.]+ GiB, and this machine has [\d.]+ GiB available\. Use a smaller --context-window/,
+    );
+    expect(mixed).toMatchObject({ code: 2, stderr: expect.stringMatching(/--model-file runs the model here: leave out --model/) });
+  });
+
+  it("stops cleanly on Ctrl-C during a long prefill and during generation, and at --max-time", async () => {
+    const big = await tinyQwenGguf({ shape: "qwen2.5-0.5b" });
+    // ~6,000 tokens of text: answered directly, it is one prompt that a Qwen2.5-0.5B-shaped model
+    // takes many seconds to evaluate on a CPU.
+    const longDoc = join(dir, "long.txt");
+    await writeFile(
+      longDoc,
+      Array.from({ length: 400 }, (_, i) => `Line ${i}: alpha beta gamma delta epsilon zeta eta theta iota kappa`).join("\n"),
+    );
+    const question = ["--task", "Which number is on line two?", "--json", "--verbose"];
+    const sigintOnce = (pattern: RegExp, delayMs: number) => {
+      let sent = false;
+      return (all: string, child: ReturnType<typeof spawn>) => {
+        if (sent || !pattern.test(all)) return;
+        sent = true;
+        setTimeout(() => child.kill("SIGINT"), delayMs);
+      };
+    };
+    const [prefillStop, generationStop] = await Promise.all([
+      // Ctrl-C a second after the document is in Python: the direct prompt is being evaluated.
+      rlm(["--model-file", big, "--context-window", "8192", "--mode", "direct", "--context-file", longDoc, ...question], {
+        onStderr: sigintOnce(/rlm: 1 document\(s\)/, 1000),
+      }),
+      // Ctrl-C once the first turn's babble streams (the 0.5B shape generates a few dozen tokens/s on a CPU).
+      rlm(["--model-file", big, "--context-window", "8192", "--mode", "rlm", "--context-file", doc, ...question], {
+        onStderr: sigintOnce(/── turn 1 ──\n.{20}/s, 0),
+      }),
+    ]);
+    // Short root turns finish; the limit lands in a later turn or in the fallback's long sub-calls
+    // (the 0.5B shape generates a few dozen tokens/s); the loop then asks once more for a best answer.
+    const generationTimeout = await rlm([
+      "--model-file",
+      big,
+      "--context-window",
+      "8192",
+      "--mode",
+      "rlm",
+      "--max-time",
+      "45",
+      "--max-tokens",
+      "24",
+      "--context-file",
+      doc,
+      ...question,
+    ]);
+    const results = [prefillStop, generationStop, generationTimeout].map((run) => {
+      expect(run.code, run.stderr).toBe(1);
+      const json = JSON.parse(run.stdout) as JsonResult;
+      expect(json.answer).toBeFalsy();
+      return json;
+    });
+    // Stopped in the first request: it never finished, so nothing was counted.
+    expect(results.slice(0, 2).map((r) => r.status)).toEqual(["stopped", "stopped"]);
+    expect(results[0]!.usage.promptTokens).toBe(0);
+    expect(results[1]!.usage.promptTokens).toBe(0);
+    // The timed-out run ends without an answer and counts the turns that finished, with
+    // llama.cpp's figures. Its status word is the loop's: "out-of-time" in a turn; where the
+    // limit lands in the fallback's sub-calls the loop currently reports "stopped".
+    expect(["out-of-time", "stopped"]).toContain(results[2]!.status);
+    expect(results[2]!.usage.rootCalls).toBeGreaterThanOrEqual(1);
+    expect(results[2]!.usage.promptTokens).toBeGreaterThan(100);
+    expect(prefillStop.stderr).toMatch(/rlm: stopping/);
+    expect(generationStop.stderr).toMatch(/rlm: stopping/);
+    // Loose bound: the whole process, Python included, ends soon after the limit.
+    expect(generationTimeout.ms).toBeLessThan(180_000);
+  });
+});

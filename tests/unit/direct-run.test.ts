@@ -1,0 +1,52 @@
+// Direct mode under the run's time limit: one call can take as long as a whole RLM run, and
+// `--max-time` (the page's time limit) must end it like any other run, saying it ran out of time.
+import { describe, expect, it } from "vitest";
+import { runDirect } from "../../src/core/direct-run.ts";
+import { DEFAULT_CONFIG } from "../../src/core/types.ts";
+import { EngineAbortedError } from "../../src/engines/errors.ts";
+import type { ChatEngine } from "../../src/engines/types.ts";
+
+/** An engine whose answer never comes: it only ends when its request is aborted. */
+const never: ChatEngine = {
+  model: "slow",
+  backend: "test",
+  contextWindow: 8192,
+  maxConcurrency: 1,
+  complete: (_request, options) =>
+    new Promise((_, reject) => options?.signal?.addEventListener("abort", () => reject(new EngineAbortedError()))),
+};
+
+const document = { totalChars: 11, head: async () => "hello world", tail: async () => "hello world" };
+
+describe("a direct answer", () => {
+  it("ends at the run's time limit and says so", async () => {
+    const started = Date.now();
+    const result = await runDirect({
+      question: "What does it say?",
+      previous: [],
+      engine: never,
+      document,
+      config: { ...DEFAULT_CONFIG, maxWallTimeMs: 300 },
+      reason: "it fits",
+      signal: new AbortController().signal,
+    });
+    expect(result.status).toBe("out-of-time");
+    expect(result.message).toMatch(/time limit was reached/);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it("Stop is still Stop", async () => {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    const result = await runDirect({
+      question: "What does it say?",
+      previous: [],
+      engine: never,
+      document,
+      config: DEFAULT_CONFIG,
+      reason: "it fits",
+      signal: stop.signal,
+    });
+    expect(result.status).toBe("stopped");
+  });
+});

@@ -1,0 +1,64 @@
+# The one object the worker holds (workers/python-runtime.ts binds its methods once): every call
+# the host makes into Python goes through it, so nothing outside this class is called by name.
+
+import json
+import sys
+
+from . import cells, documents, namespace, probes
+from .evidence import recorder, source_passages
+from .helpers import install_scaffold
+
+
+class Runtime:
+    python_version = sys.version.split()[0]
+
+    # --- documents and `context` ----------------------------------------------------------------
+
+    def load_documents(self, names, sources, shape):
+        """`context` from exactly these documents; returns their description as JSON."""
+        return documents.load_documents(names, sources, shape)
+
+    def add_document(self, name, source):
+        return documents.add_document(name, source)
+
+    def remove_document(self, name):
+        return documents.remove_document(name)
+
+    def set_context(self, value):
+        """`context` becomes `value` (a child RLM's task text); returns its description as JSON."""
+        documents.set_context(value)
+        return documents.context_json()
+
+    # --- questions and cells --------------------------------------------------------------------
+
+    async def run_cell(self, code, output_cap, cell_id=0):
+        return await cells.run_cell(code, output_cap, cell_id)
+
+    def begin_question(self, history_json):
+        """A new question: `history` holds the earlier ones, a previous submission is forgotten,
+        every variable is kept."""
+        namespace.set_history(history_json)
+        namespace.begin_question()
+        recorder.begin_question()
+
+    def reset_namespace(self):
+        """Forget every variable; `context` stays loaded."""
+        namespace.clear()
+        recorder.begin_question()
+        install_scaffold()
+        namespace.builtin_names.update(("__name__", "__builtins__"))
+
+    def variable_names(self):
+        return json.dumps(namespace.user_names())
+
+    # --- the host's own questions -----------------------------------------------------------------
+
+    def probe(self, request_json):
+        return probes.probe(request_json)
+
+    def source_passages(self, ranges_json):
+        return source_passages(ranges_json)
+
+    def record_sources(self, on):
+        """Whether cells record what they read (the evidence recorder); on by default."""
+        recorder.enabled = bool(on)
