@@ -118,6 +118,8 @@ export default tseslint.config(
       "dist/",
       "dist-alt/",
       "public/pyodide/",
+      // Copied from node_modules by the build (scripts/copy-wllama.mjs), like Pyodide.
+      "public/wllama/",
       "bench/out/",
       "test-results/",
       // Generated from web-llm's catalog by scripts/extract-webllm-catalog.mjs.

@@ -14,6 +14,8 @@ export interface HostContext {
   settings(): Settings;
   /** Saves new settings (a model file that became the model, an engine chosen for the person). */
   update(next: Settings): void;
+  /** What a host keeps across visits (a model that failed to load); null where the browser keeps nothing. */
+  storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> | null;
 }
 
 export interface EngineHost {
@@ -35,6 +37,13 @@ export interface EngineHost {
   missing(): string | null;
   /** The engines for the next run, loading or connecting as needed. */
   forRun(): Promise<{ root: ChatEngine; sub: ChatEngine }>;
+  /**
+   * A call of the run's engines ended: `failure` is null when the model answered, else what it
+   * threw. A failure that means the model cannot answer (meansModelUnavailable) makes the status
+   * an error that says why; an answer makes it ready again. The status never stays "connected"
+   * after a question failed on an unreachable endpoint (issue 28).
+   */
+  reportCall(role: "root" | "sub", failure: unknown): void;
   /** Another engine was chosen: free what this one holds (memory, a worker). */
   release(): Promise<void>;
   /** After an error the banner offers: load or connect again. */

@@ -7,6 +7,7 @@ import { ENGINES, engineDescriptor, type EngineId } from "../engines/registry.ts
 import type { ChatEngine } from "../engines/types.ts";
 import type { EngineHost, EngineLabel, HostContext } from "./engine-host.ts";
 import { ENGINE_PAGES } from "./engine-pages.ts";
+import { modelView, type ModelView } from "./run-status.ts";
 import type { Settings } from "./settings.ts";
 
 export type { EngineStatus };
@@ -20,8 +21,9 @@ export class EngineManager {
   constructor(
     private readonly settings: () => Settings,
     private readonly update: (next: Settings) => void = () => undefined,
+    storage: HostContext["storage"] = globalThis.localStorage ?? null,
   ) {
-    const ctx: HostContext = { settings, update };
+    const ctx: HostContext = { settings, update, storage };
     this.hosts = Object.fromEntries(ENGINES.map((e) => [e.id, ENGINE_PAGES[e.id].createHost(ctx)])) as Record<EngineId, EngineHost>;
     this.active = settings().backend;
   }
@@ -31,9 +33,19 @@ export class EngineManager {
     return this.hosts[id];
   }
 
-  /** What the header chip and banner show. */
+  /** What the banner shows (and the chip, through `view`). */
   get status(): EngineStatus {
     return this.host().status;
+  }
+
+  /** The chosen model as the chip and the start's model step show it, from one place. */
+  get view(): ModelView {
+    const id = this.settings().backend;
+    return modelView(this.host().status, id, {
+      download: this.host().download(),
+      missing: this.missing() !== null,
+      available: this.available(id),
+    });
   }
 
   /** Whether an engine can run in this browser (null: not known yet). */
@@ -87,10 +99,16 @@ export class EngineManager {
     return message ? { message, engine: id } : null;
   }
 
-  /** The engines for the next run, connecting or loading as needed. */
-  forRun(): Promise<{ root: ChatEngine; sub: ChatEngine }> {
+  /**
+   * The engines for the next run, connecting or loading as needed. Every call they make reports
+   * to their host, so a failed question feeds the status instead of leaving it as it was.
+   */
+  async forRun(): Promise<{ root: ChatEngine; sub: ChatEngine }> {
     this.active = this.settings().backend;
-    return this.host().forRun();
+    const host = this.host();
+    const { root, sub } = await host.forRun();
+    const watchedRoot = reporting(root, (failure) => host.reportCall("root", failure));
+    return { root: watchedRoot, sub: sub === root ? watchedRoot : reporting(sub, (failure) => host.reportCall("sub", failure)) };
   }
 
   /** After an error the banner offers: load or connect again. */
@@ -115,4 +133,32 @@ export class EngineManager {
     const label: EngineLabel = { model: "", backend: id, contextWindow: 0 };
     return { root: label, sub: label };
   }
+}
+
+/** The engine with each call's outcome reported (null: it answered); the call itself is unchanged. */
+function reporting(engine: ChatEngine, report: (failure: unknown) => void): ChatEngine {
+  return {
+    get model() {
+      return engine.model;
+    },
+    get backend() {
+      return engine.backend;
+    },
+    get contextWindow() {
+      return engine.contextWindow;
+    },
+    get maxConcurrency() {
+      return engine.maxConcurrency;
+    },
+    async complete(request, options) {
+      try {
+        const result = await engine.complete(request, options);
+        report(null);
+        return result;
+      } catch (err) {
+        report(err);
+        throw err;
+      }
+    },
+  };
 }

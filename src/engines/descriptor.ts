@@ -10,7 +10,8 @@ export type EngineStatus =
   | { state: "connecting"; label: string }
   | { state: "loading"; label: string; progress: number; detail: string }
   | { state: "ready"; label: string; detail: string }
-  | { state: "error"; label: string; message: string; canReload: boolean };
+  /** `brief`: the chip's words for this failure ("not reachable", "model not offered"); else the engine's `words.failed`. */
+  | { state: "error"; label: string; message: string; canReload: boolean; brief?: string };
 
 /** A field a share link may carry, for the engine that is chosen. */
 export interface LinkField<S> {
@@ -44,8 +45,8 @@ export interface EngineDescriptor<Id extends string = string, S extends object =
   owns: RegExp;
   /** The button that opens that tab. */
   settingsButton: string;
-  /** The chip's words once it can answer, and when it cannot. */
-  words: { ready: string; failed: string };
+  /** The chip's words once it can answer, when it cannot, and (a local engine) when its model is kept but not loaded. */
+  words: { ready: string; failed: string; kept?: string };
   /** Assumed tokens per second for the page's time estimates (labelled as estimates). */
   throughput: { prefill: number; decode: number };
   /** Share-link fields this engine supports. */

@@ -57,6 +57,20 @@ export class EngineProtocolError extends EngineError {
   }
 }
 
+/**
+ * Whether a failed call says the model cannot answer now (unreachable, a refused key, no such
+ * model, a broken server, a lost GPU or a stopped worker), as opposed to one request being turned
+ * down (too long for the window, rate-limited, malformed) or stopped by the person. The page turns
+ * the model's status red on the first kind only: a failed call feeds the status, it never leaves
+ * it at "connected" (issue 28).
+ */
+export function meansModelUnavailable(err: unknown): boolean {
+  if (!(err instanceof EngineError)) return false;
+  if (err instanceof EngineAbortedError || err instanceof ContextWindowExceededError) return false;
+  if (err instanceof EngineHttpError) return err.status === 401 || err.status === 403 || err.status === 404 || err.status >= 500;
+  return true;
+}
+
 /** Servers word overflow differently; these are the phrasings of vLLM, llama.cpp, Ollama, OpenAI. */
 export function looksLikeContextOverflow(detail: string): boolean {
   return /context length|context window|maximum context|too many tokens|exceeds the (?:available )?context|prompt is too long|max_model_len/i.test(

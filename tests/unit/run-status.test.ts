@@ -23,8 +23,13 @@ describe("what a running question says it is doing", () => {
 describe("the model chip", () => {
   it("says in words whether the model can answer", () => {
     expect(engineChipText(ready, "openai")).toBe("m @ h · connected");
-    expect(engineChipText({ state: "error", label: "m @ h", message: "refused", canReload: false }, "openai")).toBe(
+    // The failure's own words ("not reachable", "model not offered"), else the engine's: "not
+    // reachable" for every failure was untrue of a server that answered without the model.
+    expect(engineChipText({ state: "error", label: "m @ h", message: "refused", canReload: false, brief: "not reachable" }, "openai")).toBe(
       "m @ h · not reachable",
+    );
+    expect(engineChipText({ state: "error", label: "m @ h", message: "HTTP 500", canReload: false }, "openai")).toBe(
+      "m @ h · not available",
     );
     expect(engineChipText(loading, "webllm")).toBe("Qwen · loading 42%");
     const idle: EngineStatus = { state: "idle", label: "Qwen (in browser)" };

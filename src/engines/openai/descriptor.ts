@@ -58,7 +58,7 @@ export const OPENAI = defineEngine({
       : "Choose a model for this endpoint: press Test connection to list the server's models, or type the model's name.",
   owns: /OpenAI-compatible endpoint|model server|API key|base URL/i,
   settingsButton: "Open Settings (endpoint)",
-  words: { ready: "connected", failed: "not reachable" },
+  words: { ready: "connected", failed: "not available" },
   // A 7B-class model on a vLLM/Ollama server with a consumer GPU (a stated assumption).
   throughput: { prefill: 1500, decode: 40 },
   link: {

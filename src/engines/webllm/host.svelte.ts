@@ -2,7 +2,7 @@
 // downloaded, and the loaded root (and optional sub-call) engines for a run.
 import type { EngineHost, EngineLabel, HostContext } from "../../app/engine-host.ts";
 import type { EngineStatus } from "../descriptor.ts";
-import { EngineError } from "../errors.ts";
+import { EngineError, meansModelUnavailable } from "../errors.ts";
 import type { ChatEngine } from "../types.ts";
 import { CATALOG, findCatalogEntry } from "./catalog.ts";
 import { chooseVariant, recommendModel, type Recommendation } from "./choice.ts";
@@ -71,11 +71,20 @@ export class WebLLMHost implements EngineHost {
   readonly unavailableReason = "no WebGPU here";
 
   private local: { key: string; engines: WebLLMEngines } | null = null;
+  /** The settings the status is about: a failure stays shown until another model or window is chosen. */
+  private statusKey = "";
+  /** What the loaded model's status said before a call failed, to say again once a call answers. */
+  private readyDetail = "";
   private loading: Promise<WebLLMEngines> | null = null;
   private cacheWorker: ModelWorkerClient | null = null;
 
   constructor(private readonly ctx: HostContext) {
-    this.status = { state: "idle", label: this.label() };
+    this.setStatus({ state: "idle", label: this.label() });
+  }
+
+  private setStatus(status: EngineStatus): void {
+    this.status = status;
+    this.statusKey = this.key();
   }
 
   get available(): boolean | null {
@@ -105,7 +114,7 @@ export class WebLLMHost implements EngineHost {
     } catch {
       this.gpu = { available: false, reason: "error", detail: "The WebGPU check failed.", deviceMemoryGB: undefined };
     }
-    if (this.status.state === "idle") this.status = { state: "idle", label: this.label() };
+    if (this.status.state === "idle") this.setStatus({ state: "idle", label: this.label() });
   }
 
   async probe(): Promise<void> {
@@ -125,7 +134,10 @@ export class WebLLMHost implements EngineHost {
       void this.local.engines.dispose();
       this.local = null;
     }
-    if (this.status.state !== "loading") this.status = { state: "idle", label: this.label() };
+    // A failure is about the model and window it happened with: choosing an effort or a theme
+    // does not make a model that failed to load work (it used to clear the red banner).
+    const other = this.statusKey !== this.key();
+    if (this.status.state === "idle" || (other && this.status.state !== "loading")) this.setStatus({ state: "idle", label: this.label() });
   }
 
   /** Lists downloaded models and storage use (loads the model worker, about 6 MB, once). */
@@ -151,7 +163,7 @@ export class WebLLMHost implements EngineHost {
     if (this.local && [this.local.engines.root.model, this.local.engines.sub.model].includes(model.spec.id)) {
       await this.local.engines.dispose();
       this.local = null;
-      this.status = { state: "idle", label: this.label() };
+      this.setStatus({ state: "idle", label: this.label() });
     }
     await this.cacheWorker.deleteModel(model.spec.record);
     await this.refreshCache();
@@ -200,30 +212,41 @@ export class WebLLMHost implements EngineHost {
     const resolved = resolveLocalModels(s, this.gpu, this.recommendation);
     this.notes = resolved.notes;
     const label = this.label();
-    this.status = { state: "loading", label, progress: 0, detail: "Preparing the model…" };
+    this.setStatus({ state: "loading", label, progress: 0, detail: "Preparing the model…" });
     this.loading = loadWebLLMEngines({
       root: { model: resolved.root.spec, contextWindow: resolved.root.window },
       ...(resolved.sub ? { sub: { model: resolved.sub.spec, contextWindow: resolved.sub.window } } : {}),
       thinking: s.thinking,
       onProgress: (role, p: LoadStatus) => {
         const prefix = resolved.sub ? (role === "root" ? "Root model: " : "Sub-call model: ") : "";
-        this.status = { state: "loading", label, progress: p.percent / 100, detail: prefix + p.message };
+        this.setStatus({ state: "loading", label, progress: p.percent / 100, detail: prefix + p.message });
       },
     });
     try {
       const engines = await this.loading;
       this.local = { key, engines };
       const vram = engines.vramMB ? ` · about ${(engines.vramMB / 1024).toFixed(1)} GB of GPU memory` : "";
-      this.status = { state: "ready", label, detail: `${engines.root.contextWindow.toLocaleString("en-US")}-token window${vram}` };
+      this.readyDetail = `${engines.root.contextWindow.toLocaleString("en-US")}-token window${vram}`;
+      this.setStatus({ state: "ready", label, detail: this.readyDetail });
       void this.refreshCache();
       return engines;
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const name = err instanceof Error ? err.name : "";
-      this.status = { state: "error", label, message, canReload: name === "GpuDeviceLostError" };
+      this.setStatus({ state: "error", label, message, canReload: name === "GpuDeviceLostError" });
       throw err;
     } finally {
       this.loading = null;
+    }
+  }
+
+  reportCall(_role: "root" | "sub", failure: unknown): void {
+    if (!this.local || this.local.key !== this.key() || this.status.state === "loading") return;
+    if (failure === null) {
+      if (this.status.state === "error") this.setStatus({ state: "ready", label: this.label(), detail: this.readyDetail });
+    } else if (meansModelUnavailable(failure)) {
+      const err = failure as Error;
+      this.setStatus({ state: "error", label: this.label(), message: err.message, canReload: err.name === "GpuDeviceLostError" });
     }
   }
 

@@ -14,7 +14,7 @@ export const WLLAMA = defineEngine({
   missing: (s) => (s.modelId ? null : "Choose a model first: pick a .gguf model file in Settings, or drop one on the page."),
   owns: /model file|\.gguf|GGUF|llama\.cpp/i,
   settingsButton: "Open Settings (model file)",
-  words: { ready: "loaded", failed: "not available" },
+  words: { ready: "loaded", failed: "not available", kept: "kept, not loaded" },
   // Measured: a Qwen2.5-0.5B-shaped Q8_0 model at 1 thread on a busy 2-vCPU server
   // (bench/RESULTS.md, "llama.cpp in the page"); an idle laptop is faster, so these overestimate time.
   throughput: { prefill: 8, decode: 5 },

@@ -4,6 +4,7 @@
 import type { EngineHost, EngineLabel, HostContext } from "../../app/engine-host.ts";
 import type { Settings } from "../../app/settings.ts";
 import type { EngineStatus } from "../descriptor.ts";
+import { meansModelUnavailable } from "../errors.ts";
 import type { ChatEngine } from "../types.ts";
 import { WllamaWorkerClient } from "./client.ts";
 import { WllamaEngine, type CallRecord } from "./engine.ts";
@@ -47,7 +48,15 @@ export class WllamaHost implements EngineHost {
   env = $state<WllamaEnvironment | null>(null);
   models = $state<StoredModel[]>([]);
   modelsKnown = $state(false);
-  private hostStatus = $state<"idle" | { loading: number; detail: string } | { ready: string } | { error: string }>("idle");
+  private hostStatus = $state<"idle" | { loading: number; detail: string } | { ready: string }>("idle");
+  /**
+   * The model (with its window and threads) that last failed to load, and why: kept across
+   * reloads, so a file llama.cpp cannot load is not shown as ready to use after one, nor after
+   * another setting (an effort) is changed. Cleared when it loads.
+   */
+  private loadFailure = $state<{ key: string; message: string } | null>(null);
+  /** A call of the loaded model that failed (a stopped worker), for its settings: until the next load or answer. */
+  private callFailure = $state<{ key: string; message: string } | null>(null);
   available = $state<boolean | null>(null);
   readonly unavailableReason = "this browser cannot run WebAssembly";
   readonly knownWindow = undefined;
@@ -61,7 +70,9 @@ export class WllamaHost implements EngineHost {
 
   private worker: WllamaWorkerClient | null = null;
 
-  constructor(private readonly ctx: HostContext) {}
+  constructor(private readonly ctx: HostContext) {
+    this.loadFailure = this.readLoadFailure();
+  }
 
   private own(): WllamaSettings {
     return this.ctx.settings().wllama;
@@ -70,14 +81,50 @@ export class WllamaHost implements EngineHost {
   get status(): EngineStatus {
     const label = this.label(this.own());
     const h = this.hostStatus;
-    if (h === "idle") return { state: "idle", label };
-    if ("loading" in h) return { state: "loading", label, progress: h.loading, detail: h.detail };
-    if ("ready" in h) return { state: "ready", label, detail: h.ready };
-    return { state: "error", label, message: h.error, canReload: false };
+    if (h !== "idle" && "loading" in h) return { state: "loading", label, progress: h.loading, detail: h.detail };
+    const failure = [this.callFailure, this.loadFailure].find((f) => f?.key === this.loadKey());
+    if (failure) return { state: "error", label, message: failure.message, canReload: false };
+    if (h !== "idle") return { state: "ready", label, detail: h.ready };
+    return { state: "idle", label };
   }
 
-  download(): undefined {
-    return undefined;
+  /** Whether the chosen model file is kept in this browser (a file chosen is kept, not downloaded). */
+  download(): "complete" | "none" | undefined {
+    const id = this.own().modelId;
+    if (!id || !this.modelsKnown) return undefined;
+    return this.find(id) ? "complete" : "none";
+  }
+
+  /** What a load depends on in the settings: the model, its window and threads. */
+  private loadKey(settings: WllamaSettings = this.own()): string {
+    return JSON.stringify([settings.modelId, settings.contextWindow, settings.threads]);
+  }
+
+  private static readonly FAILURE_KEY = "rlm.wllama.loadFailure";
+
+  private readLoadFailure(): { key: string; message: string } | null {
+    try {
+      const saved = JSON.parse(this.ctx.storage?.getItem(WllamaHost.FAILURE_KEY) ?? "null") as { key?: unknown; message?: unknown } | null;
+      return typeof saved?.key === "string" && typeof saved.message === "string" ? { key: saved.key, message: saved.message } : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private rememberLoadFailure(failure: { key: string; message: string } | null): void {
+    this.loadFailure = failure;
+    try {
+      if (failure) this.ctx.storage?.setItem(WllamaHost.FAILURE_KEY, JSON.stringify(failure));
+      else this.ctx.storage?.removeItem(WllamaHost.FAILURE_KEY);
+    } catch {
+      // Storage full or refused: the failure is still shown for this visit.
+    }
+  }
+
+  reportCall(_role: "root" | "sub", failure: unknown): void {
+    if (!this.loaded) return;
+    if (failure === null) this.callFailure = null;
+    else if (meansModelUnavailable(failure)) this.callFailure = { key: this.loadKey(), message: (failure as Error).message };
   }
 
   /** llama.cpp needs WebAssembly (with SIMD; every browser with JSPI or the compat build's Asyncify has it). */
@@ -100,8 +147,8 @@ export class WllamaHost implements EngineHost {
   }
 
   settingsChanged(): void {
-    // A different model, window or thread count loads on the next question (engineFor's key).
-    if (this.hostStatus !== "idle" && typeof this.hostStatus === "object" && "error" in this.hostStatus) this.hostStatus = "idle";
+    // A different model, window or thread count loads on the next question (engineFor's key); a
+    // load failure stays shown for the settings it happened with (status compares loadKey).
   }
 
   async release(): Promise<void> {
@@ -266,12 +313,15 @@ export class WllamaHost implements EngineHost {
       onCall: (record) => this.count(record),
     });
     this.hostStatus = { loading: 0.1, detail: "Starting llama.cpp…" };
+    this.callFailure = null;
+    const failureKey = this.loadKey(settings);
     this.loading = (async () => {
       try {
         const outcome = await engine.load((message) => {
           this.hostStatus = { loading: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
         });
         this.loaded = { key, engine };
+        if (this.loadFailure) this.rememberLoadFailure(null);
         this.hostStatus = {
           ready:
             `${window.toLocaleString("en-US")}-token window · ${outcome.threads} thread${outcome.threads === 1 ? "" : "s"}` +
@@ -280,7 +330,9 @@ export class WllamaHost implements EngineHost {
         return engine;
       } catch (err) {
         const mapped = mapWorkerError(err, { libllama: env.libllama, modelName: model.info.name });
-        this.hostStatus = { error: mapped.message };
+        this.hostStatus = "idle";
+        // Stopping a question while the model loads is no failure of the model.
+        if (meansModelUnavailable(mapped)) this.rememberLoadFailure({ key: failureKey, message: mapped.message });
         throw mapped;
       } finally {
         this.loading = null;
