@@ -336,8 +336,12 @@ class QuestionRun {
     return null;
   }
 
+  private timeLimit(): string {
+    return `${Math.round(this.o.config.maxWallTimeMs / 1000)} s time limit`;
+  }
+
   private outOfTime(): Ending {
-    const why = `The ${Math.round(this.o.config.maxWallTimeMs / 1000)} s time limit was reached.`;
+    const why = `The ${this.timeLimit()} was reached.`;
     return { kind: "limit", status: "out-of-time", why, cause: "it ran out of time" };
   }
 
@@ -581,13 +585,25 @@ class QuestionRun {
       emit: this.emit,
     });
     this.iterations.push(step.record);
-    if (this.stop.reason === "user" || step.error instanceof EngineAbortedError)
-      return { answer: "", status: "stopped", message: "Stopped." };
+    if (this.stop.reason !== null || step.error instanceof EngineAbortedError) return this.readingCut(why);
     if (!step.result) return { answer: "", status, message: `${why} The harness's own reading failed too: ${errorText(step.error)}` };
     const fallback = fallbackSummary(why, step.result, plan, judged);
     if (!step.result.answer)
       return { answer: "", status, message: `${why} The harness read the document itself and found no answer.`, fallback };
     return { answer: normaliseAnswer(step.result.answer, this.o.question), status: "answered", producedBy: "fallback", fallback };
+  }
+
+  /**
+   * The harness's reading ended before it was done: by Stop, or by the run's time limit, which is
+   * "out of time" with its reason, never "stopped" (nobody pressed Stop).
+   */
+  private readingCut(why: string): Outcome {
+    if (this.stop.reason !== "timeout") return { answer: "", status: "stopped", message: "Stopped." };
+    return {
+      answer: "",
+      status: "out-of-time",
+      message: `${why} The harness began reading the document itself, but the ${this.timeLimit()} came first.`,
+    };
   }
 
   /**
@@ -603,7 +619,7 @@ class QuestionRun {
       const maxChunks = fallbackChunkBudget(config.maxSubcalls - this.shared.subcallsUsed);
       plan = await planFallback({ repl, question, budgets: this.budgets, maxChunks, signal: this.stop.signal });
     } catch (err) {
-      if (this.stop.reason === "user" || err instanceof EngineAbortedError) return { answer: "", status: "stopped", message: "Stopped." };
+      if (this.stop.reason !== null || err instanceof EngineAbortedError) return this.readingCut(why);
       return { answer: "", status, message: `${why} The harness's own reading failed too: ${errorText(err)}` };
     }
     const estimate = estimateFallback({

@@ -20,6 +20,7 @@ import {
 } from "../../src/core/fallback-cost.ts";
 import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type UsageSummary } from "../../src/core/types.ts";
+import { EngineAbortedError } from "../../src/engines/errors.ts";
 import type { ChatRequest } from "../../src/engines/types.ts";
 import type { CellResult } from "../../src/repl/protocol.ts";
 import { InstantEngine } from "../fixtures/instant-engine.ts";
@@ -276,6 +277,42 @@ describe("the loop asks before it spends above the limits", () => {
       confirm: () => new Promise((resolve) => setTimeout(() => resolve(true), 800)),
     });
     expect(slow.result).toMatchObject({ answer: "7419", status: "answered", fallback: { decision: "agreed" } });
+  });
+});
+
+describe("the run's time limit during the harness's reading", () => {
+  it("is out of time, not stopped: nobody pressed Stop", async () => {
+    const repl = new FailingRepl();
+    await repl.addDocument({ name: "minutes.txt", data: new Blob([documentOf(20)]) });
+    const root = new InstantEngine("root", () => "Let me think about it.", 8192);
+    // A helper model slower than the time left: the deadline comes in the middle of the reading.
+    const sub = new InstantEngine("sub", () => "NOT FOUND", 8192);
+    const complete = sub.complete.bind(sub);
+    sub.complete = (request, options = {}) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => resolve(complete(request, options)), 5_000);
+        options.signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(new EngineAbortedError());
+        });
+      });
+    const started = Date.now();
+    const result = await runRlm({
+      question: "What is the vault code?",
+      repl,
+      rootEngine: root,
+      subEngine: sub,
+      config: {
+        ...DEFAULT_CONFIG,
+        maxIterations: 6,
+        maxWallTimeMs: 300,
+        fallback: { mode: "always", maxCalls: 100, maxTokens: 10_000_000 },
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(result.status).toBe("out-of-time");
+    expect(result.answer).toBe("");
+    expect(result.message).toMatch(/could not drive the run.*time limit/s);
   });
 });
 
