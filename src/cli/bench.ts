@@ -1,12 +1,13 @@
 // `rlm bench`: the long-context task suites, RLM against direct answering, on any
-// OpenAI-compatible endpoint. Results go to a JSONL file (a rerun resumes it), a summary table,
+// OpenAI-compatible endpoint or a local GGUF run here by llama.cpp (--model-file). Results go to a JSONL file (a rerun resumes it), a summary table,
 // SVG charts and one visualizer trajectory per RLM run.
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { runMetadata } from "../core/trajectory.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
+import type { ChatEngine } from "../engines/types.ts";
 import {
   BENCH_METHODS,
   DEFAULT_SIZES,
@@ -22,15 +23,19 @@ import {
 import { JsonlResultStore, defaultCodeRepo, trajectoryWriter, writeBenchReport } from "../bench/node.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import { UsageError } from "./args.ts";
+import { isLocalModelRefusal, openLocalEngines, type LocalModelOptions } from "./local-model.ts";
 import type { CliIO } from "./main.ts";
 
 export const BENCH_HELP = `Usage: rlm bench --model NAME [--base-url URL] [options]
+       rlm bench --model-file FILE.gguf [options]
 
 Runs the long-context task suites with two methods on the same model: "rlm" (the document in
 the REPL) and "vanilla" (the document cut to the window, one call). Writes results.jsonl (a
 rerun skips what is done), summary.md, SVG charts and trajectories/ into --out.
 
   --base-url URL --model NAME --sub-model NAME --api-key KEY --context-window N --no-stream
+  --model-file FILE.gguf   a local model run here by llama.cpp instead of a server
+                           (--sub-model-file FILE.gguf for sub-calls, --threads N)
   --suites LIST        ${SUITE_NAMES.join(",")} (default: all)
   --sizes LIST         document sizes in characters, e.g. 28K,112K,2M (default: ${DEFAULT_SIZES.map(formatSize).join(",")})
   --methods LIST       vanilla,rlm (default: both)
@@ -79,6 +84,9 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
         "api-key": { type: "string" },
         "context-window": { type: "string" },
         "no-stream": { type: "boolean", default: false },
+        "model-file": { type: "string" },
+        "sub-model-file": { type: "string" },
+        threads: { type: "string" },
         suites: { type: "string" },
         sizes: { type: "string" },
         methods: { type: "string" },
@@ -105,9 +113,12 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
   let plan;
   let methods: BenchMethod[] | undefined;
   let config: Partial<RlmConfig>;
-  const model = v.model ?? io.env.RLM_MODEL ?? "";
+  const modelFile = v["model-file"];
+  const model = v.model ?? (modelFile ? "" : (io.env.RLM_MODEL ?? ""));
+  let local: LocalModelOptions | undefined;
   try {
-    if (!model) throw new UsageError("--model is required (or set RLM_MODEL)");
+    local = localModelOptions(v, modelFile);
+    if (!model && !local) throw new UsageError("--model is required (or set RLM_MODEL), or give a local GGUF with --model-file");
     const suites = listOf<SuiteName>(v.suites, SUITE_NAMES, "suites");
     methods = listOf<BenchMethod>(v.methods, BENCH_METHODS, "methods");
     const sizes = v.sizes ? v.sizes.split(",").map(parseSize) : undefined;
@@ -136,7 +147,8 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
 
-  const out = v.out ?? join("bench", "out", model.replace(/[^\w.-]+/g, "_"));
+  const label = local ? basename(local.modelFile).replace(/\.gguf$/i, "") : model;
+  const out = v.out ?? join("bench", "out", label.replace(/[^\w.-]+/g, "_"));
   mkdirSync(out, { recursive: true });
   const controller = new AbortController();
   const onSigint = () => {
@@ -145,17 +157,10 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
     controller.abort();
   };
   process.on("SIGINT", onSigint);
+  let engines: BenchEngines | undefined;
   try {
-    const root = await OpenAIEngine.connect({
-      baseUrl: v["base-url"] ?? io.env.RLM_BASE_URL ?? "http://localhost:8000/v1",
-      model,
-      ...((v["api-key"] ?? io.env.RLM_API_KEY ?? io.env.OPENAI_API_KEY)
-        ? { apiKey: (v["api-key"] ?? io.env.RLM_API_KEY ?? io.env.OPENAI_API_KEY)! }
-        : {}),
-      ...(v["context-window"] ? { contextWindow: Number(v["context-window"]) } : {}),
-      stream: v["no-stream"] !== true,
-    });
-    const sub = v["sub-model"] ? root.withModel(v["sub-model"]) : root;
+    engines = local ? await openLocalEngines(local, io.stderr, controller.signal) : await connectEndpoint(v, model, io.env);
+    const { root, sub } = engines;
     const tasks = planTasks(plan);
     const fullConfig: RlmConfig = { ...DEFAULT_CONFIG, ...config };
     const outcome = await runBench({
@@ -191,8 +196,62 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
     return 0;
   } catch (err) {
     io.stderr(`rlm bench: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    // A model file that is no model, too large or of an unknown family: a bad option, like rlm's.
+    return isLocalModelRefusal(err) ? 2 : 1;
   } finally {
     process.off("SIGINT", onSigint);
+    await engines?.close().catch(() => undefined);
   }
+}
+
+interface BenchEngines {
+  root: ChatEngine;
+  sub: ChatEngine;
+  close(): Promise<void>;
+}
+
+type BenchValues = Record<string, string | boolean | undefined>;
+
+/** --model-file and the options that go with it, or undefined for an endpoint; refuses mixtures. */
+function localModelOptions(v: BenchValues, modelFile: string | undefined): LocalModelOptions | undefined {
+  const text = (flag: string) => (typeof v[flag] === "string" ? (v[flag] as string) : undefined);
+  if (modelFile === undefined) {
+    for (const flag of ["sub-model-file", "threads"])
+      if (text(flag) !== undefined) throw new UsageError(`--${flag} goes with --model-file`);
+    return undefined;
+  }
+  if (!modelFile.trim()) throw new UsageError("--model-file needs the path of a .gguf file");
+  if (text("model") || text("base-url") || text("sub-model")) {
+    throw new UsageError(
+      "--model-file runs the model here: leave out --model, --sub-model and --base-url (use --sub-model-file for a second GGUF)",
+    );
+  }
+  const threads = int(text("threads"), "threads");
+  const window = int(text("context-window"), "context-window");
+  const concurrency = int(text("concurrency"), "concurrency");
+  if (threads === 0) throw new UsageError("--threads must be at least 1");
+  if (window === 0) throw new UsageError("--context-window must be at least 1");
+  return {
+    modelFile,
+    verbose: v.verbose === true,
+    ...(text("sub-model-file") ? { subModelFile: text("sub-model-file")! } : {}),
+    ...(threads ? { threads } : {}),
+    ...(window ? { contextWindow: window } : {}),
+    ...(concurrency ? { concurrency } : {}),
+    ...(int(text("max-depth"), "max-depth") ? { maxDepth: int(text("max-depth"), "max-depth")! } : {}),
+  };
+}
+
+async function connectEndpoint(v: BenchValues, model: string, env: CliIO["env"]): Promise<BenchEngines> {
+  const text = (flag: string) => (typeof v[flag] === "string" ? (v[flag] as string) : undefined);
+  const apiKey = text("api-key") ?? env.RLM_API_KEY ?? env.OPENAI_API_KEY;
+  const root = await OpenAIEngine.connect({
+    baseUrl: text("base-url") ?? env.RLM_BASE_URL ?? "http://localhost:8000/v1",
+    model,
+    ...(apiKey ? { apiKey } : {}),
+    ...(text("context-window") ? { contextWindow: Number(text("context-window")) } : {}),
+    stream: v["no-stream"] !== true,
+  });
+  const sub = text("sub-model") ? root.withModel(text("sub-model")!) : root;
+  return { root, sub, close: async () => undefined };
 }

@@ -22,12 +22,21 @@ export function isLocalModelRefusal(err: unknown): err is Error {
   );
 }
 
-export async function openLocalEngines(options: CliOptions, stderr: (s: string) => void, signal: AbortSignal): Promise<LocalEngines> {
+/** What opening a local model needs of the options (`rlm` and `rlm bench` share it). */
+export type LocalModelOptions = Pick<CliOptions, "subModelFile" | "threads" | "contextWindow" | "concurrency" | "maxDepth" | "verbose"> & {
+  modelFile: string;
+};
+
+export async function openLocalEngines(
+  options: LocalModelOptions,
+  stderr: (s: string) => void,
+  signal: AbortSignal,
+): Promise<LocalEngines> {
   const { openLocalModels } = await import("../engines/llama-node/index.ts");
   const verbose = options.verbose ? (line: string) => stderr(`rlm: ${line}\n`) : undefined;
   const local = await openLocalModels(
     {
-      modelFile: options.modelFile!,
+      modelFile: options.modelFile,
       ...(options.subModelFile ? { subModelFile: options.subModelFile } : {}),
       ...(options.threads ? { threads: options.threads } : {}),
       ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),

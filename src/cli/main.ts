@@ -167,7 +167,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
     if (options.modelFile) {
       // llama.cpp in this process; loaded only now, so endpoint runs never load it.
-      local = await openLocalEngines(options, io.stderr, controller.signal);
+      local = await openLocalEngines({ ...options, modelFile: options.modelFile }, io.stderr, controller.signal);
       engines.root = local.root;
       engines.sub = local.sub;
     } else {

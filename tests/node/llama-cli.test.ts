@@ -3,7 +3,7 @@
 // from a module preloaded into the process (tests/fixtures/llama-script-preload.mjs): the CLI has
 // no way to set one.
 import { spawn } from "node:child_process";
-import { copyFile, mkdtemp, truncate, writeFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readFile, readdir, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -123,6 +123,33 @@ describe("rlm --model-file", { timeout: 300_000 }, () => {
     expect(json.usage.promptTokens).toBeGreaterThan(100);
     expect(json.usage.completionTokens).toBeGreaterThan(0);
     expect(run.ms).toBeLessThan(240_000);
+  });
+
+  it("rlm bench --model-file runs the suites on the local model: both methods, results, summary and a trajectory", async () => {
+    const out = join(dir, "bench-out");
+    const bench = ["bench", "--model-file", tiny, "--suites", "niah", "--sizes", "2K", "--max-iterations", "3", "--out", out];
+    const run = await rlm(bench, { nodeArgs: await scriptPreloadArgs(join(dir, "bench-script.json")) });
+    expect(run.code, run.stderr).toBe(0);
+    const rows = (await readFile(join(out, "results.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { taskId: string; method: string; status: string; answer: string });
+    // Each needle depth, both methods. The scripted model computes its answer in Python ("pong"
+    // and the document's length) in the RLM runs, and answers the direct prompt with its first
+    // turn's text: both reach the results, scored like any model's.
+    const rlmRows = rows.filter((r) => r.method === "rlm");
+    expect(rlmRows.length).toBeGreaterThan(0);
+    expect(rows.filter((r) => r.method === "vanilla").map((r) => r.taskId)).toEqual(rlmRows.map((r) => r.taskId));
+    for (const row of rlmRows) expect(row).toMatchObject({ status: "answered", answer: expect.stringMatching(/^pong \d+$/) });
+    expect(run.stdout).toMatch(/niah/);
+    expect((await readdir(join(out, "trajectories"))).length).toBe(rlmRows.length);
+
+    const refused = await Promise.all([
+      rlm(["bench", "--model-file", doc, "--out", out]),
+      rlm(["bench", "--model-file", tiny, "--model", "qwen", "--out", out]),
+    ]);
+    expect(refused[0]).toMatchObject({ code: 2, stderr: expect.stringMatching(/is not a GGUF model file/) });
+    expect(refused[1]).toMatchObject({ code: 2, stderr: expect.stringMatching(/--model-file runs the model here/) });
   });
 
   it("refuses bad model files and windows before loading, each with what to do (exit 2)", async () => {
