@@ -138,6 +138,11 @@ export class EngineManager {
 /** The engine with each call's outcome reported (null: it answered); the call itself is unchanged. */
 function reporting(engine: ChatEngine, report: (failure: unknown) => void): ChatEngine {
   return {
+    // Every property the run reads of an engine passes through (the endpoint's baseUrl says
+    // where the fallback's calls would go and whether they are billed).
+    get baseUrl() {
+      return engine.baseUrl;
+    },
     get model() {
       return engine.model;
     },

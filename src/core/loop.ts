@@ -629,7 +629,7 @@ class QuestionRun {
       usage: this.shared.usage.snapshot(),
       subModel: this.subEngine.model,
       concurrency,
-      endpoint: fallbackEndpoint(this.subEngine as { baseUrl?: string }),
+      endpoint: fallbackEndpoint(this.subEngine),
     });
     const decision = await this.mayRead(why, estimate);
     if (decision === null) return { answer: "", status: "stopped", message: "Stopped." };

@@ -61,5 +61,10 @@ export interface ChatEngine {
   readonly contextWindow: number;
   /** How many requests the backend serves well at once (sub-call batches use this). */
   readonly maxConcurrency: number;
+  /**
+   * Where the model answers: the endpoint's base URL for a model server; absent for a model in
+   * this browser or process. What a run may spend is said by it (fallback-cost.ts: local or billed).
+   */
+  readonly baseUrl?: string;
   complete(request: ChatRequest, options?: ChatCallOptions): Promise<ChatResult>;
 }
