@@ -4,7 +4,9 @@
 // what Stop does during a long prefill in the page. Random weights cost llama.cpp exactly what
 // real ones do. The page's figures are reported as ratios to native (the target: within 2×).
 //
-// Run: node --import tsx bench/wllama.ts [--write] [--shape=qwen2.5-0.5b] [--runs=3]
+// Run: node --import tsx bench/wllama.ts [--write] [--shape=qwen2.5-0.5b] [--runs=3] [--builds=default,compat] [--weights=q4_0]
+// (--builds: the page's llama.cpp builds to measure; compat is wasm32 + Asyncify, forced here
+// where the browser would take the default Memory64 + JSPI one.)
 // Native llama.cpp: node-llama-cpp from this project when it depends on it, else the folder in
 // NODE_LLAMA_CPP_DIR (a scratch `npm i node-llama-cpp@3.21.1 @node-llama-cpp/linux-x64@3.21.1
 // --omit=optional --ignore-scripts`).
@@ -12,7 +14,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
-import { tinyQwenGguf, type QwenShapeName } from "../tests/fixtures/gguf/index.ts";
+import { tinyQwenGguf, type QwenShapeName, type QwenWeights } from "../tests/fixtures/gguf/index.ts";
 import type { WllamaBenchApi } from "./browser/wllama-bench.ts";
 import { startBenchPages } from "./browser/server.ts";
 import { launchChromium } from "./lib/chromium.ts";
@@ -21,6 +23,7 @@ import { machine, summarize } from "./stats.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
 const SHAPE = (arg("shape") ?? "qwen2.5-0.5b") as QwenShapeName;
+const WEIGHTS = arg("weights") as QwenWeights | undefined; // the shape's own (Q8_0) by default
 const RUNS = Number(arg("runs") ?? 3);
 const PROMPT_WORDS = Number(arg("prompt-words") ?? 350); // about 500 tokens with the chat template
 const DECODE_TOKENS = Number(arg("decode") ?? 32);
@@ -28,6 +31,8 @@ const KV_TOKENS = 4096;
 const CORES = availableParallelism();
 const ONLY_STOP = arg("only") === "stop";
 const THREADS = ONLY_STOP ? [1] : [...new Set([1, CORES])];
+type Build = "default" | "compat";
+const BUILDS = (arg("builds") ?? "default").split(",") as Build[];
 const PROMPT = Array.from(
   { length: PROMPT_WORDS },
   (_, i) => ["harbour", "ledger", "tide", "keeper", "lamp", "storm", "north"][i % 7],
@@ -111,11 +116,13 @@ function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Para
   ) as Promise<Awaited<ReturnType<WllamaBenchApi[K]>>>;
 }
 
-async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; notes: string[] }> {
+const key = (threads: number, build: Build) => `${threads}/${build}`;
+
+async function page(modelPath: string): Promise<{ rates: Map<string, Rate>; notes: string[] }> {
   const server = await startBenchPages();
   const browser = await launchChromium();
   const notes: string[] = [];
-  const rates = new Map<number, Rate>();
+  const rates = new Map<string, Rate>();
   try {
     const context = await browser.newContext();
     const p = await context.newPage();
@@ -125,10 +132,10 @@ async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; note
     const stored = await call(p, "store");
     console.log(`stored in ${stored.seconds.toFixed(1)} s`);
     notes.push(`kept in OPFS in ${stored.seconds.toFixed(1)} s (${Math.round(stored.bytes / 1024 ** 2)} MiB)`);
-    for (const threads of THREADS) {
-      const loaded = await call(p, "load", threads, KV_TOKENS);
+    for (const [threads, build] of THREADS.flatMap((t) => BUILDS.map((b) => [t, b] as const))) {
+      const loaded = await call(p, "load", threads, KV_TOKENS, ...(build === "compat" ? (["compat"] as const) : []));
       notes.push(
-        `${threads} thread(s): loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,
+        `${threads} thread(s), ${build} build: loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,
       );
       await call(p, "prefill", "warm up"); // the first call pays one-off costs
       const rate: Rate = { prefill: [], decode: [] };
@@ -138,10 +145,10 @@ async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; note
         const dec = await call(p, "decode", DECODE_TOKENS);
         rate.decode.push(tps(dec.predictedTokens, dec.predictedMs));
         console.log(
-          `page ${threads} thread(s) run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s (${pre.promptTokens} tokens), decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
+          `page ${threads} thread(s) ${build} run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s (${pre.promptTokens} tokens), decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
         );
       }
-      rates.set(threads, rate);
+      rates.set(key(threads, build), rate);
     }
     const long = `${PROMPT} ${PROMPT} ${PROMPT}`;
     const stop = await call(p, "abortPrefill", long, 500);
@@ -156,11 +163,11 @@ async function page(modelPath: string): Promise<{ rates: Map<number, Rate>; note
 }
 
 const report = new Report("wllama");
-const modelPath = await tinyQwenGguf({ shape: SHAPE });
+const modelPath = await tinyQwenGguf({ shape: SHAPE, ...(WEIGHTS ? { weights: WEIGHTS } : {}) });
 report.line(`### llama.cpp in the page (wllama 3.13.0) vs native llama.cpp (node-llama-cpp 3.21.1), ${today()}`);
 report.line("");
 report.line(
-  `Machine: ${machine()}; load average at start ${load()}. Model: random-weight GGUF shaped like ${SHAPE} (Q8_0 blocks, Q8_0 embedding), ` +
+  `Machine: ${machine()}; load average at start ${load()}. Model: random-weight GGUF shaped like ${SHAPE} (${WEIGHTS ?? "q8_0"} matrices, Q8_0 embedding), ` +
     `${KV_TOKENS}-token KV cache, prompt ≈${Math.round(PROMPT_WORDS * 1.45)} tokens, ${DECODE_TOKENS} tokens decoded, ${RUNS} runs each (median). Tokens/s from llama.cpp's own counters in the page (timings) and from wall time around node-llama-cpp's evaluate calls.`,
 );
 report.line("");
@@ -170,13 +177,14 @@ if (ONLY_STOP) {
   for (const n of pageRun.notes) report.line(`- ${n}`);
   process.exit(0);
 }
-report.table(["threads", "prefill tok/s: page", "native", "page / native", "decode tok/s: page", "native", "page / native"]);
-for (const threads of THREADS) {
-  const pg = pageRun.rates.get(threads)!;
+report.table(["threads", "page build", "prefill tok/s: page", "native", "page / native", "decode tok/s: page", "native", "page / native"]);
+for (const [threads, build] of THREADS.flatMap((t) => BUILDS.map((b) => [t, b] as const))) {
+  const pg = pageRun.rates.get(key(threads, build))!;
   const nt = nativeRates.get(threads)!;
   const ratio = (a: number[], b: number[]) => `${(med(a) / med(b)).toFixed(2)}×`;
   report.row([
     threads,
+    build,
     med(pg.prefill).toFixed(0),
     med(nt.prefill).toFixed(0),
     ratio(pg.prefill, nt.prefill),

@@ -13,6 +13,7 @@ import {
   type ChatCompletionParams,
 } from "@wllama/wllama";
 import type {
+  WllamaAssets,
   WllamaCompletionRequest,
   WllamaCompletionResult,
   WllamaEnvironment,
@@ -191,6 +192,7 @@ const api: WllamaWorkerApi = {
     // Never the CDN default: the compat build is served by the page like every other file.
     // 'firefox_safari' lets a Firefox without JSPI use it too (wllama's default leaves it broken).
     instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");
+    if (request.build === "compat") forceCompat(instance, request.assets);
     callQuietly(onProgress, "Starting llama.cpp…");
     try {
       callQuietly(onProgress, "Reading the model…");
@@ -313,3 +315,17 @@ self.addEventListener("unhandledrejection", (event: PromiseRejectionEvent) => {
 
 Comlink.expose(api);
 post({ rlmWllamaWorkerDiagnostic: "ready", message: "" });
+
+/**
+ * The compat build where wllama would pick the default one: wllama decides by feature checks
+ * alone (no JSPI or no Memory64), and a browser cannot be made to fail them, so the choice it
+ * returns is replaced with the one it returns on WebKit.
+ */
+function forceCompat(instance: Wllama, assets: WllamaAssets): void {
+  const own = instance as unknown as { getWorkerResources(): { wasmPath: string; jsPath?: string; compat: boolean } };
+  own.getWorkerResources = () => ({
+    wasmPath: new URL(assets.compatWasm, self.location.href).href,
+    jsPath: assets.compatWorker,
+    compat: true,
+  });
+}

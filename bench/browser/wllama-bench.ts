@@ -22,7 +22,7 @@ const assets = () => {
 export interface WllamaBenchApi {
   /** Keeps the file(s) chosen in #model in OPFS, as the app does. */
   store(): Promise<{ seconds: number; bytes: number }>;
-  load(threads: number, kvTokens: number): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean }>;
+  load(threads: number, kvTokens: number, build?: "compat"): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean }>;
   /** Evaluates a prompt and one token: prompt tokens and llama.cpp's prompt time. */
   prefill(text: string): Promise<WllamaTimings>;
   /** Generates `tokens` tokens after a short prompt. */
@@ -54,8 +54,8 @@ const api: WllamaBenchApi = {
     await client.storeModel({ id: modelId, info, source: "file" }, parts);
     return { seconds: (performance.now() - started) / 1000, bytes: info.totalBytes };
   },
-  async load(threads, kvTokens) {
-    const outcome = await client.load({ modelId, kvTokens, slots: 2, threads, assets: assets() });
+  async load(threads, kvTokens, build) {
+    const outcome = await client.load({ modelId, kvTokens, slots: 2, threads, assets: assets(), ...(build ? { build } : {}) });
     return { seconds: outcome.seconds, threads: outcome.threads, multiThread: outcome.multiThread, compat: outcome.compat };
   },
   // A different text each time, so no prompt comes from the KV cache.

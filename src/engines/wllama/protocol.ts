@@ -33,6 +33,11 @@ export interface WllamaLoadRequest {
   slots: number;
   threads: number;
   assets: WllamaAssets;
+  /**
+   * "compat": the wasm32 + Asyncify build even where the default one runs (bench/wllama.ts
+   * measures both on one browser). Absent: wllama's choice, the default build where it runs.
+   */
+  build?: "compat";
 }
 
 export interface WllamaLoadOutcome {
