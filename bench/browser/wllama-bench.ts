@@ -22,7 +22,11 @@ const assets = () => {
 export interface WllamaBenchApi {
   /** Keeps the file(s) chosen in #model in OPFS, as the app does. */
   store(): Promise<{ seconds: number; bytes: number }>;
-  load(threads: number, kvTokens: number, build?: "compat"): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean }>;
+  load(
+    threads: number,
+    kvTokens: number,
+    build?: "compat",
+  ): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean }>;
   /** Evaluates a prompt and one token: prompt tokens and llama.cpp's prompt time. */
   prefill(text: string): Promise<WllamaTimings>;
   /** Generates `tokens` tokens after a short prompt. */
