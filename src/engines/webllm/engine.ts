@@ -1,6 +1,7 @@
 // A ChatEngine over a local WebLLM model running in the model worker.
 import { EngineAbortedError, EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
+import { queuedCall } from "../queued-call.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
 import { ModelWorkerClient } from "./client.ts";
@@ -97,55 +98,32 @@ export class WebLLMEngine implements ChatEngine {
 
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
     const { signal, onToken } = options;
-    if (signal?.aborted) throw new EngineAbortedError();
-    return new Promise<ChatResult>((resolve, reject) => {
-      let running = false;
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        fn();
-      };
-      const onAbort = () => {
-        // Only the running request is interrupted; a queued one just never starts.
-        if (running) void this.worker.interrupt().catch(() => undefined);
-        settle(() => reject(new EngineAbortedError()));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      void this.queue
-        .run(async () => {
-          if (settled || signal?.aborted) return;
-          running = true;
-          try {
-            const result = await this.worker.complete(
-              {
-                messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-                ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-                ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-                ...(request.topP !== undefined ? { topP: request.topP } : {}),
-                ...(request.seed !== undefined ? { seed: request.seed } : {}),
-                // Per request (sub-calls ask for none) or the engine's setting; only for models
-                // with the switch: WebLLM pre-fills an empty <think> block whenever it is false.
-                ...(this.spec.supportsThinkingToggle ? { enableThinking: request.thinking ?? this.thinking } : {}),
-                ...(request.stop?.length ? { stop: [...request.stop] } : {}),
-              },
-              onToken
-                ? (delta) => {
-                    if (!settled) onToken(delta);
-                  }
-                : undefined,
-            );
-            settle(() => resolve(this.toChatResult(result, request)));
-          } catch (err) {
-            const mapped = await this.mapError(err, "chat");
-            settle(() => reject(mapped));
-          } finally {
-            running = false;
-            signal?.removeEventListener("abort", onAbort);
-          }
-        })
-        .catch((err: unknown) => settle(() => reject(err))); // nothing above should throw; never leave it unhandled
+    const result = await queuedCall({
+      queue: this.queue,
+      signal,
+      interrupt: () => this.worker.interrupt(),
+      mapError: (err) => this.mapError(err, "chat"),
+      run: (live) =>
+        this.worker.complete(
+          {
+            messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+            ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+            ...(request.topP !== undefined ? { topP: request.topP } : {}),
+            ...(request.seed !== undefined ? { seed: request.seed } : {}),
+            // Per request (sub-calls ask for none) or the engine's setting; only for models
+            // with the switch: WebLLM pre-fills an empty <think> block whenever it is false.
+            ...(this.spec.supportsThinkingToggle ? { enableThinking: request.thinking ?? this.thinking } : {}),
+            ...(request.stop?.length ? { stop: [...request.stop] } : {}),
+          },
+          onToken
+            ? (delta) => {
+                if (live()) onToken(delta);
+              }
+            : undefined,
+        ),
     });
+    return this.toChatResult(result, request);
   }
 
   private toChatResult(result: WorkerCompletionResult, request: ChatRequest): ChatResult {

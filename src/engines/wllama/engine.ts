@@ -1,8 +1,9 @@
 // A ChatEngine over llama.cpp (wllama) in its worker: CPU, threads when the page is
 // cross-origin isolated, llama-server's prompt cache kept per slot so a root turn evaluates only
 // its new tokens even with sub-calls in between.
-import { EngineAbortedError, EngineError } from "../errors.ts";
+import { EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
+import { queuedCall } from "../queued-call.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
 import { ModelTooBigError, mapWorkerError } from "./errors.ts";
@@ -106,57 +107,36 @@ export class WllamaEngine implements ChatEngine {
 
   async complete(request: ChatRequest, options: ChatCallOptions = {}): Promise<ChatResult> {
     const { signal, onToken } = options;
-    if (signal?.aborted) throw new EngineAbortedError();
     const id = this.nextId++;
-    return new Promise<ChatResult>((resolve, reject) => {
-      let running = false;
-      let settled = false;
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        fn();
-      };
-      const onAbort = () => {
-        if (running) void this.options.worker.cancel(id).catch(() => undefined);
-        settle(() => reject(new EngineAbortedError()));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      void this.queue
-        .run(async () => {
-          if (settled || signal?.aborted) return;
-          running = true;
-          try {
-            const grammar = testGrammarFor(request.messages);
-            const result = await this.options.worker.complete(
-              {
-                id,
-                messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
-                ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-                ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-                ...(request.topP !== undefined ? { topP: request.topP } : {}),
-                ...(request.seed !== undefined ? { seed: request.seed } : {}),
-                ...(request.stop?.length ? { stop: [...request.stop] } : {}),
-                // Only templates with Qwen3's switch; off unless asked (sub-calls never think).
-                ...(this.options.info.thinkingSwitch ? { thinking: request.thinking ?? false } : {}),
-                ...(grammar ? { grammar } : {}),
-              },
-              onToken
-                ? (delta) => {
-                    if (!settled) onToken(delta);
-                  }
-                : undefined,
-            );
-            settle(() => resolve(this.toChatResult(result, request)));
-          } catch (err) {
-            const mapped = mapWorkerError(err, { libllama: this.options.libllama, modelName: this.options.info.name });
-            settle(() => reject(mapped));
-          } finally {
-            running = false;
-            signal?.removeEventListener("abort", onAbort);
-          }
-        })
-        .catch((err: unknown) => settle(() => reject(err)));
+    const result = await queuedCall({
+      queue: this.queue,
+      signal,
+      interrupt: () => this.options.worker.cancel(id),
+      mapError: (err) => mapWorkerError(err, { libllama: this.options.libllama, modelName: this.options.info.name }),
+      run: (live) => {
+        const grammar = testGrammarFor(request.messages);
+        return this.options.worker.complete(
+          {
+            id,
+            messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+            ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
+            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+            ...(request.topP !== undefined ? { topP: request.topP } : {}),
+            ...(request.seed !== undefined ? { seed: request.seed } : {}),
+            ...(request.stop?.length ? { stop: [...request.stop] } : {}),
+            // Only templates with Qwen3's switch; off unless asked (sub-calls never think).
+            ...(this.options.info.thinkingSwitch ? { thinking: request.thinking ?? false } : {}),
+            ...(grammar ? { grammar } : {}),
+          },
+          onToken
+            ? (delta) => {
+                if (live()) onToken(delta);
+              }
+            : undefined,
+        );
+      },
     });
+    return this.toChatResult(result, request);
   }
 
   private record(t: WllamaTimings, result: WllamaCompletionResult): CallRecord {
