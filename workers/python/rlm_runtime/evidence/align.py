@@ -1,16 +1,16 @@
 # Where a printed or prompted text and a document agree: growing a match both ways in blocks,
 # the lines of a printout, and which part of a text an alignment already explains.
 
-def common_forward(text, t, doc, d):
-    """How many characters text[t:] and doc[d:] share at their start (compared in growing
-    blocks, then narrowed, so a 20,000-character match costs a few comparisons)."""
-    limit = min(len(text) - t, len(doc) - d)
+def _grow(limit, agrees):
+    """The length of the longest agreement up to `limit`, found in blocks that double while they
+    agree and halve once one does not, so a 20,000-character match costs a few comparisons.
+    agrees(n, k): whether the k characters after the n already matched agree too."""
     n = 0
     step = 64
     narrowing = False
     while n < limit:
         k = min(step, limit - n)
-        if doc.startswith(text[t + n:t + n + k], d + n):
+        if agrees(n, k):
             n += k
             if not narrowing:
                 step = min(step * 2, 65_536)
@@ -20,26 +20,16 @@ def common_forward(text, t, doc, d):
             narrowing = True
             step = k // 2
     return n
+
+
+def common_forward(text, t, doc, d):
+    """How many characters text[t:] and doc[d:] share at their start."""
+    return _grow(min(len(text) - t, len(doc) - d), lambda n, k: doc.startswith(text[t + n:t + n + k], d + n))
 
 
 def common_backward(text, t, doc, d, lo):
     """How many characters end both text[:t] (not before `lo`) and doc[:d]."""
-    limit = min(t - lo, d)
-    n = 0
-    step = 64
-    narrowing = False
-    while n < limit:
-        k = min(step, limit - n)
-        if doc.startswith(text[t - n - k:t - n], d - n - k):
-            n += k
-            if not narrowing:
-                step = min(step * 2, 65_536)
-        elif k == 1:
-            break
-        else:
-            narrowing = True
-            step = k // 2
-    return n
+    return _grow(min(t - lo, d), lambda n, k: doc.startswith(text[t - n - k:t - n], d - n - k))
 
 
 def segments(text):
