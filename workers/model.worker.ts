@@ -28,6 +28,7 @@ import type {
   WorkerState,
 } from "../src/engines/webllm/protocol.ts";
 import type { WebLLMModelRecord } from "../src/engines/webllm/types.ts";
+import { callQuietly, namedError } from "./comlink-edges.ts";
 
 const engine = new MLCEngine();
 
@@ -80,25 +81,9 @@ function plainError(err: unknown): Error {
   return e;
 }
 
-function namedError(name: string, message: string): Error {
-  const e = new Error(message);
-  e.name = name;
-  return e;
-}
-
 function appConfigFor(record: WebLLMModelRecord): AppConfig {
   // Our record has exactly ModelRecord's shape; the main thread owns the list (catalog.generated.ts).
   return { model_list: [record as ModelRecord] };
-}
-
-function callQuietly<A extends unknown[]>(fn: ((...args: A) => unknown) | undefined, ...args: A): void {
-  if (!fn) return;
-  // A Comlink callback returns a Promise; if the page released it, the rejection is not ours to raise.
-  try {
-    void Promise.resolve(fn(...args)).catch(() => undefined);
-  } catch {
-    // ignored for the same reason
-  }
 }
 
 const api: ModelWorkerApi = {

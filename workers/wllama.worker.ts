@@ -32,6 +32,7 @@ import {
   storeModel,
 } from "../src/engines/wllama/model-store.ts";
 import { inspectModel } from "../src/engines/wllama/model-file.ts";
+import { callQuietly, namedError } from "./comlink-edges.ts";
 
 let wllama: Wllama | null = null;
 /** Requests under way; `prefilling` until their first chunk (a token) arrives. */
@@ -82,13 +83,6 @@ function memory64(): boolean {
   }
 }
 
-/** Errors leave the worker as plain Errors whose name says what failed (Comlink drops classes). */
-function namedError(name: string, message: string): Error {
-  const e = new Error(message);
-  e.name = name;
-  return e;
-}
-
 function plain(err: unknown): Error {
   return err instanceof Error ? namedError(err.name, err.message) : namedError("Error", String(err));
 }
@@ -118,15 +112,6 @@ function toTimings(t: ChatCompletionChunk["timings"]): WllamaTimings | null {
     predictedTokens: t.predicted_n,
     predictedMs: t.predicted_ms,
   };
-}
-
-function callQuietly<A extends unknown[]>(fn: ((...args: A) => unknown) | undefined, ...args: A): void {
-  if (!fn) return;
-  try {
-    void Promise.resolve(fn(...args)).catch(() => undefined);
-  } catch {
-    // the page released the callback: not ours to raise
-  }
 }
 
 const api: WllamaWorkerApi = {
