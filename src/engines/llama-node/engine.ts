@@ -119,6 +119,30 @@ export class LlamaNodeEngine implements ChatEngine {
     }
   }
 
+  /**
+   * Evaluates the prompt after its cached prefix in batches, all but the last token (generation
+   * evaluates that one itself, for its logits), checking Stop between batches. Returns the tokens
+   * evaluated; stopped, it says how far llama.cpp got (`stopped`; the batches done stay in the
+   * cache) and throws EngineAbortedError.
+   */
+  private async prefill(
+    sequence: LlamaContextSequence,
+    tokens: Token[],
+    reusedTokens: number,
+    signal: AbortSignal | undefined,
+    stopped: (evaluatedTokens: number) => void,
+  ): Promise<number> {
+    const before = sequence.tokenMeter.getState();
+    for (let at = reusedTokens; at < tokens.length - 1; at += PREFILL_BATCH) {
+      if (signal?.aborted) {
+        stopped(sequence.tokenMeter.diff(before).usedInputTokens);
+        throw new EngineAbortedError();
+      }
+      await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, Math.min(at + PREFILL_BATCH, tokens.length - 1)));
+    }
+    return sequence.tokenMeter.diff(before).usedInputTokens;
+  }
+
   private async generate(
     slot: Slot<SequenceSlot>,
     history: ChatHistoryItem[],
@@ -135,28 +159,18 @@ export class LlamaNodeEngine implements ChatEngine {
     }
     const started = performance.now();
     const reusedTokens = await this.keepSharedPrefix(sequence, tokens);
-    const before = sequence.tokenMeter.getState();
-    // All but the last token: generation evaluates that one itself, for its logits.
-    for (let at = reusedTokens; at < tokens.length - 1; at += PREFILL_BATCH) {
-      if (signal?.aborted) {
-        // Stopped mid-prompt: say how far llama.cpp got (the batches done stay in the cache).
-        const evaluatedTokens = sequence.tokenMeter.diff(before).usedInputTokens;
-        this.o.onRequest?.({
-          role: this.o.role,
-          sequence: slot.value.id,
-          promptTokens: tokens.length,
-          reusedTokens,
-          evaluatedTokens,
-          generatedTokens: 0,
-          prefillMs: performance.now() - started,
-          generateMs: 0,
-          finishReason: "abort",
-        });
-        throw new EngineAbortedError();
-      }
-      await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, Math.min(at + PREFILL_BATCH, tokens.length - 1)));
-    }
-    const prefilledTokens = sequence.tokenMeter.diff(before).usedInputTokens;
+    // What every report of this request says first: which request, and how much of it was cached.
+    const prompt = { role: this.o.role, sequence: slot.value.id, promptTokens: tokens.length, reusedTokens };
+    const prefilledTokens = await this.prefill(sequence, tokens, reusedTokens, signal, (evaluatedTokens) =>
+      this.o.onRequest?.({
+        ...prompt,
+        evaluatedTokens,
+        generatedTokens: 0,
+        prefillMs: performance.now() - started,
+        generateMs: 0,
+        finishReason: "abort",
+      }),
+    );
     const prefilled = performance.now();
     const generating = sequence.tokenMeter.getState();
 
@@ -198,10 +212,7 @@ export class LlamaNodeEngine implements ChatEngine {
     const generated = performance.now();
     const llamaCpp = await this.o.readCounters?.();
     this.o.onRequest?.({
-      role: this.o.role,
-      sequence: slot.value.id,
-      promptTokens: tokens.length,
-      reusedTokens,
+      ...prompt,
       evaluatedTokens,
       generatedTokens,
       prefillMs: prefilled - started,
