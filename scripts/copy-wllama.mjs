@@ -1,10 +1,11 @@
 // Copies llama.cpp's WebAssembly (wllama) from node_modules into public/wllama so the app serves
 // it from its own origin: no CDN, works offline. wllama refuses a wasm from another release
 // (version_mismatch), so the compat build must come from the same version as the library.
-import { copyFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { copyWhenStale } from "./copy-when-stale.mjs";
 
 const require = createRequire(import.meta.url);
 const main = dirname(require.resolve("@wllama/wllama/package.json"));
@@ -19,13 +20,4 @@ const copies = [
   [join(compat, "wasm/wllama.wasm"), join(dest, "compat/wllama.wasm")],
   [join(compat, "wasm/wllama.js"), join(dest, "compat/wllama.js")],
 ];
-for (const [from, to] of copies) {
-  mkdirSync(dirname(to), { recursive: true });
-  let fresh = false;
-  try {
-    fresh = statSync(to).size === statSync(from).size && statSync(to).mtimeMs >= statSync(from).mtimeMs;
-  } catch {
-    fresh = false;
-  }
-  if (!fresh) copyFileSync(from, to);
-}
+copyWhenStale(copies);
