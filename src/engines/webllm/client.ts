@@ -2,6 +2,7 @@
 // what Comlink does not do: callbacks wrapped in Comlink.proxy (top-level arguments only), and
 // calls that fail instead of hanging forever when the worker never started or died.
 import * as Comlink from "comlink";
+import { WorkerLink, type WorkerLike } from "../worker-link.ts";
 import { ModelWorkerCrashedError } from "./errors.ts";
 import type { LoadProgressReport } from "./progress.ts";
 import {
@@ -16,8 +17,7 @@ import {
 } from "./protocol.ts";
 import type { GpuProbe, WebLLMModelRecord } from "./types.ts";
 
-/** What the client needs from a Worker (a real one, or a stand-in in tests). */
-export type WorkerLike = Pick<Worker, "postMessage" | "addEventListener" | "removeEventListener" | "terminate">;
+export type { WorkerLike };
 
 /** Starts workers/model.worker.ts. The `new URL(…, import.meta.url)` form is what Vite bundles. */
 export function spawnModelWorker(): Worker {
@@ -29,59 +29,26 @@ export class ModelWorkerClient implements ModelWorkerApi {
   readonly problems: string[] = [];
   onProblem: ((message: string) => void) | undefined;
 
-  private readonly remote: Comlink.Remote<ModelWorkerApi>;
-  private readonly ready: Promise<void>;
-  private readonly dead: Promise<never>;
-  private markReady!: () => void;
-  private kill!: (err: Error) => void;
-  private started = false;
-  private terminated = false;
+  private readonly link: WorkerLink<ModelWorkerApi>;
 
-  constructor(private readonly worker: WorkerLike) {
-    this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
-    this.dead = new Promise<never>((_, reject) => (this.kill = reject));
-    this.dead.catch(() => undefined); // observed through race(); never an unhandled rejection by itself
-    worker.addEventListener("message", (event: MessageEvent) => this.onMessage(event.data));
-    worker.addEventListener("error", (event: Event) => this.onError(event));
-    worker.addEventListener("messageerror", () => this.report("a message from the model worker could not be read"));
-    this.remote = Comlink.wrap<ModelWorkerApi>(worker as unknown as Comlink.Endpoint);
+  constructor(worker: WorkerLike) {
+    this.link = new WorkerLink(worker, {
+      readNote: (data) =>
+        !isWorkerDiagnostic(data) ? null : data.rlmModelWorkerDiagnostic === "ready" ? { ready: true } : { problem: data.message },
+      crashed: (message) => new ModelWorkerCrashedError(message),
+      report: (message) => {
+        this.problems.push(message);
+        this.onProblem?.(message);
+      },
+    });
   }
 
   static spawn(): ModelWorkerClient {
     return new ModelWorkerClient(spawnModelWorker());
   }
 
-  private onMessage(data: unknown): void {
-    if (!isWorkerDiagnostic(data)) return;
-    if (data.rlmModelWorkerDiagnostic === "ready") {
-      this.started = true;
-      this.markReady();
-    } else {
-      this.report(data.message);
-    }
-  }
-
-  private onError(event: Event): void {
-    const message =
-      "message" in event && typeof event.message === "string" && event.message ? event.message : "the worker script failed to load";
-    if (!this.started) {
-      // Before "ready", Comlink is not listening yet: every call would wait forever.
-      this.kill(new ModelWorkerCrashedError(message));
-      event.preventDefault();
-      return;
-    }
-    this.report(message);
-  }
-
-  private report(message: string): void {
-    this.problems.push(message);
-    this.onProblem?.(message);
-  }
-
-  private async call<T>(fn: (remote: Comlink.Remote<ModelWorkerApi>) => Promise<T>): Promise<T> {
-    if (this.terminated) throw new ModelWorkerCrashedError("the worker was shut down");
-    await Promise.race([this.ready, this.dead]);
-    return Promise.race([fn(this.remote), this.dead]);
+  private call<T>(fn: (remote: Comlink.Remote<ModelWorkerApi>) => Promise<T>): Promise<T> {
+    return this.link.call(fn);
   }
 
   probeGpu(): Promise<GpuProbe> {
@@ -122,9 +89,6 @@ export class ModelWorkerClient implements ModelWorkerApi {
 
   /** Stops the worker at once (frees its GPU memory); pending calls fail. */
   terminate(): void {
-    if (this.terminated) return;
-    this.terminated = true;
-    this.worker.terminate();
-    this.kill(new ModelWorkerCrashedError("the worker was shut down"));
+    this.link.terminate();
   }
 }

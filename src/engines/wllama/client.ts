@@ -1,6 +1,7 @@
 // The main thread's handle on the llama.cpp worker: Comlink, plus calls that fail instead of
 // hanging when the worker never started or has died.
 import * as Comlink from "comlink";
+import { WorkerLink, type WorkerLike } from "../worker-link.ts";
 import { WllamaWorkerCrashedError } from "./errors.ts";
 import type { NamedBlob } from "./model-file.ts";
 import type { PartialDownload, StoredModel } from "./model-store.ts";
@@ -14,8 +15,6 @@ import {
   type WllamaWorkerApi,
 } from "./protocol.ts";
 
-type WorkerLike = Pick<Worker, "postMessage" | "addEventListener" | "terminate">;
-
 /** Starts workers/wllama.worker.ts (the literal `new URL(…, import.meta.url)` is what Vite bundles). */
 export function spawnWllamaWorker(): Worker {
   return new Worker(new URL("../../../workers/wllama.worker.ts", import.meta.url), { type: "module", name: "rlm-llama-cpp" });
@@ -23,44 +22,23 @@ export function spawnWllamaWorker(): Worker {
 
 export class WllamaWorkerClient implements WllamaWorkerApi {
   onProblem: ((message: string) => void) | undefined;
-  private readonly remote: Comlink.Remote<WllamaWorkerApi>;
-  private readonly ready: Promise<void>;
-  private readonly dead: Promise<never>;
-  private markReady!: () => void;
-  private kill!: (err: Error) => void;
-  private started = false;
-  private terminated = false;
+  private readonly link: WorkerLink<WllamaWorkerApi>;
 
-  constructor(private readonly worker: WorkerLike) {
-    this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
-    this.dead = new Promise<never>((_, reject) => (this.kill = reject));
-    this.dead.catch(() => undefined);
-    worker.addEventListener("message", (event: MessageEvent) => {
-      if (!isWllamaDiagnostic(event.data)) return;
-      if (event.data.rlmWllamaWorkerDiagnostic === "ready") {
-        this.started = true;
-        this.markReady();
-      } else this.onProblem?.(event.data.message);
+  constructor(worker: WorkerLike) {
+    this.link = new WorkerLink(worker, {
+      readNote: (data) =>
+        !isWllamaDiagnostic(data) ? null : data.rlmWllamaWorkerDiagnostic === "ready" ? { ready: true } : { problem: data.message },
+      crashed: (message) => new WllamaWorkerCrashedError(message),
+      report: (message) => this.onProblem?.(message),
     });
-    worker.addEventListener("error", (event: Event) => {
-      const message =
-        "message" in event && typeof event.message === "string" && event.message ? event.message : "the worker script failed to load";
-      if (!this.started) {
-        this.kill(new WllamaWorkerCrashedError(message));
-        event.preventDefault();
-      } else this.onProblem?.(message);
-    });
-    this.remote = Comlink.wrap<WllamaWorkerApi>(worker as unknown as Comlink.Endpoint);
   }
 
   static spawn(): WllamaWorkerClient {
     return new WllamaWorkerClient(spawnWllamaWorker());
   }
 
-  private async call<T>(fn: (remote: Comlink.Remote<WllamaWorkerApi>) => Promise<T>): Promise<T> {
-    if (this.terminated) throw new WllamaWorkerCrashedError("the worker was shut down");
-    await Promise.race([this.ready, this.dead]);
-    return Promise.race([fn(this.remote), this.dead]);
+  private call<T>(fn: (remote: Comlink.Remote<WllamaWorkerApi>) => Promise<T>): Promise<T> {
+    return this.link.call(fn);
   }
 
   environment(): Promise<WllamaEnvironment> {
@@ -115,9 +93,6 @@ export class WllamaWorkerClient implements WllamaWorkerApi {
   }
 
   terminate(): void {
-    if (this.terminated) return;
-    this.terminated = true;
-    this.worker.terminate();
-    this.kill(new WllamaWorkerCrashedError("the worker was shut down"));
+    this.link.terminate();
   }
 }
