@@ -47,7 +47,7 @@ Budgets and sampling:
   --sub-max-tokens N        tokens per sub-call reply
   --max-subcalls N          sub-calls per question (default 200)
   --max-time S              seconds per question (default 900)
-  --cell-timeout S          seconds per code cell, its sub-calls included (default 60; 600 with --model-file)
+  --cell-timeout S          seconds of Python time per code cell; waiting for sub-calls does not count (default 60)
   --concurrency N           sub-calls in flight at once (default 4)
   --temperature T  --top-p P  --seed N
 

@@ -18,8 +18,6 @@ import { printSources, verbosePrinter } from "./verbose.ts";
 import { groupDigits } from "../core/numbers.ts";
 
 const VERSION = "0.1.0";
-/** --cell-timeout's default with --model-file: 10 minutes. */
-const LOCAL_MODEL_CELL_TIMEOUT_MS = 600_000;
 
 export interface CliIO {
   stdout: (s: string) => void;
@@ -51,9 +49,6 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.maxSubcalls !== undefined) c.maxSubcalls = o.maxSubcalls;
   if (o.maxTimeS !== undefined) c.maxWallTimeMs = o.maxTimeS * 1000;
   if (o.cellTimeoutS !== undefined) c.cellTimeoutMs = o.cellTimeoutS * 1000;
-  // A cell's llm_query calls count against its time limit; on a local CPU model a few of them
-  // take minutes (bench/RESULTS.md), so cells get longer unless told otherwise.
-  else if (o.modelFile) c.cellTimeoutMs = LOCAL_MODEL_CELL_TIMEOUT_MS;
   if (o.concurrency !== undefined) c.maxConcurrentSubcalls = o.concurrency;
   if (o.maxTokens !== undefined) c.maxTokensPerTurn = o.maxTokens;
   if (o.subMaxTokens !== undefined) c.subMaxTokens = o.subMaxTokens;

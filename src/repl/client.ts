@@ -25,6 +25,7 @@ import {
   writeBlockingReply,
 } from "./protocol.ts";
 import { FORMATS, isDocumentKind } from "../ingest/formats/index.ts";
+import { CellClock } from "./cell-clock.ts";
 import { WorkerPulse } from "./pulse.ts";
 import { SANDBOX_CRASHED } from "./sandbox-protocol.ts";
 import type {
@@ -109,8 +110,9 @@ const WEDGED = "after the cell it stopped answering: something the cell schedule
 const WEDGED_BEFORE =
   "before this cell could run, the Python worker had stopped answering: something an earlier cell scheduled kept it busy. The cell did not run";
 
+/** The limit counts Python's own time only (cell-clock.ts): say so, or a slow model looks like slow code. */
 function limitText(timeoutMs: number | undefined, what: string): string {
-  return `the cell ran past its ${Math.round((timeoutMs ?? 0) / 1000)} s time limit ${what}`;
+  return `the cell ran past its ${Math.round((timeoutMs ?? 0) / 1000)} s time limit (Python's own time; waiting for sub-calls does not count) ${what}`;
 }
 
 /** The cause of a broken runtime, in words a person (and the model) can act on. */
@@ -154,6 +156,8 @@ export class ReplClient implements SessionRepl {
   private stopRequested = false;
   private armKill: ((graceMs: number) => void) | null = null;
   private cellLost: ((reason: string) => void) | null = null;
+  /** The running cell's time limit, which stands still while Python waits for a sub-call. */
+  private cellClock: CellClock | null = null;
   private restarts = 0;
   private pulse: WorkerPulse | null = null;
   private cellSeq = 0;
@@ -433,7 +437,6 @@ export class ReplClient implements SessionRepl {
   /** The cell's time limit, and the grace after an interrupt before the worker is killed. */
   private watchCell(timeoutMs: number | undefined) {
     this.stopRequested = false;
-    let timedOut = false;
     let killTimer: ReturnType<typeof setTimeout> | undefined;
     const mustKill = new Promise<"kill">((resolve) => {
       this.armKill = (graceMs) => {
@@ -444,19 +447,15 @@ export class ReplClient implements SessionRepl {
     const gone = new Promise<{ gone: string }>((resolve) => {
       this.cellLost = (reason) => resolve({ gone: crashCause(reason) });
     });
-    const timer =
-      timeoutMs && timeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            this.interrupt();
-          }, timeoutMs)
-        : undefined;
+    const clock = new CellClock(timeoutMs, () => this.interrupt());
+    this.cellClock = clock;
     return {
       mustKill,
       gone,
-      timedOut: () => timedOut,
+      timedOut: () => clock.timedOut,
       dispose: () => {
-        clearTimeout(timer);
+        clock.dispose();
+        this.cellClock = null;
         clearTimeout(killTimer);
         clearInterval(this.resendInterrupt);
         this.resendInterrupt = undefined;
@@ -632,9 +631,12 @@ export class ReplClient implements SessionRepl {
         results: request.prompts.map(() => `Error: ${err instanceof Error ? err.message : String(err)}`),
       }),
     );
+    const clock = this.cellClock;
+    clock?.modelWaitBegan();
     try {
       return JSON.stringify(await Promise.race([work, stopped]));
     } finally {
+      clock?.modelWaitEnded();
       this.pendingReplies.delete(settle);
     }
   }

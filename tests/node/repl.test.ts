@@ -123,6 +123,31 @@ describe.each(["jspi", "sab"] as const)("REPL with %s sub-calls", (mode) => {
     expect((await repl.runCell("print(survivor)")).stdout.trim()).toBe("yes");
   });
 
+  it("the time limit counts Python's own time: a cell whose sub-calls outlast it still finishes", async () => {
+    // A local CPU model takes a minute or more per chunk: the wait is the model's, not the code's.
+    repl.setSubcallHandler(async (req) => {
+      await new Promise((r) => setTimeout(r, 400));
+      return req.prompts.map((p) => `read ${p}`);
+    });
+    const r = await repl.runCell("parts = [llm_query(p) for p in ['a', 'b', 'c']]\nprint(parts)", { timeoutMs: 500 });
+    expect(r.interrupted).toBe(false);
+    expect(r.error).toBeNull();
+    expect(r.stdout.trim()).toBe("['read a', 'read b', 'read c']");
+  });
+
+  it("a loop after a long sub-call is still stopped at the limit, and the message says what counts", async () => {
+    repl.setSubcallHandler(async (req) => {
+      await new Promise((r) => setTimeout(r, 700));
+      return req.prompts.map(() => "ok");
+    });
+    const started = Date.now();
+    const r = await repl.runCell("first = llm_query('a')\nwhile True:\n    pass", { timeoutMs: 500 });
+    expect(r.interrupted).toBe(true);
+    expect(r.stderr).toContain("time limit (Python's own time; waiting for sub-calls does not count)");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1150); // 700 ms of model time, then 500 of Python's
+    expect((await repl.runCell("print(first)")).stdout.trim()).toBe("ok");
+  });
+
   it("Stop during a sub-call ends the cell with KeyboardInterrupt", async () => {
     repl.setSubcallHandler(() => new Promise(() => undefined)); // never answers
     const pending = repl.runCell("kept = 5\nllm_query('forever')");
