@@ -143,6 +143,25 @@ describe("tinyQwenGguf", () => {
     expect(value(header, "general.file_type")).toBe(2);
   });
 
+  it("stores Q4_K super-blocks with sane scales when rows are whole 256-element blocks, and refuses rows that are not", async () => {
+    const shape: QwenShape = { ...QWEN_SHAPES.tiny, embedding: 256, feedForward: 512, heads: 2, kvHeads: 1, headDim: 128 };
+    const path = await tinyQwenGguf({ cacheDir, shape, weights: "q4_k" });
+    const header = readGgufHeader(path);
+    const up = header.tensors.find((t) => t.name === "blk.0.ffn_up.weight")!;
+    expect(up).toMatchObject({ shape: [256, 512], type: GgmlType.Q4_K });
+    expect(value(header, "general.file_type")).toBe(14);
+    const start = header.dataStart + up.offset;
+    const blocks = readFileSync(path).subarray(start, start + 512 * GGML_BLOCK[GgmlType.Q4_K].bytes);
+    for (let at = 0; at < blocks.length; at += 144) {
+      const d = f16ToNumber(blocks[at]! | (blocks[at + 1]! << 8));
+      const dmin = f16ToNumber(blocks[at + 2]! | (blocks[at + 3]! << 8));
+      expect(d).toBeGreaterThan(0);
+      expect(d * 63 * 15).toBeLessThan(0.5); // a value is at most d·63·15 − 0: no overflow in f16 sums
+      expect(dmin).toBeGreaterThan(0);
+    }
+    await expect(tinyQwenGguf({ cacheDir, weights: "q4_k" })).rejects.toThrow(/does not fill whole 256-element blocks/);
+  });
+
   it("names the real-size shapes after the published configs", () => {
     expect(QWEN_SHAPES["qwen2.5-0.5b"]).toMatchObject({
       layers: 24,
