@@ -10,12 +10,11 @@
 //
 // Run: npm run bench:llama [-- --runs=3 --rlm-threads=1 --no-rlm]   (--write replaces the section in bench/RESULTS.md)
 import { readFileSync, writeFileSync } from "node:fs";
-import { RlmSession } from "../src/core/session.ts";
-import { DEFAULT_CONFIG } from "../src/core/types.ts";
 import { openLocalModels, type LlamaRequestStats } from "../src/engines/llama-node/index.ts";
-import { createNodeRepl } from "../src/repl/node.ts";
 import { exactReplyGrammar, tinyQwenGguf, type QwenWeights } from "../tests/fixtures/gguf/index.ts";
 import { load, today } from "./lib/report.ts";
+import { nativeScriptedAnswer } from "./lib/native-answer.ts";
+import { CHUNK_CHARS } from "./lib/scripted-answer.ts";
 import { machine, summarize } from "./stats.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -84,98 +83,6 @@ async function throughputs(): Promise<Throughput[]> {
   return results;
 }
 
-const DOC_BYTES = 1_000_000;
-const CHUNK_CHARS = 8_000; // ~2,000 tokens per sub-call prompt
-
-/** A 1 MB document of numbered lines, with the answer in one of them. */
-function document(): string {
-  const lines: string[] = [];
-  let size = 0;
-  for (let i = 1; size < DOC_BYTES; i++) {
-    const line = i === 12_345 ? `Line ${i}: the vault code is 4711.` : `Line ${i}: nothing in particular happens here, as on most lines.`;
-    lines.push(line);
-    size += line.length + 1;
-  }
-  return lines.join("\n");
-}
-
-/** Six root turns, the third and fourth making four sub-calls each. */
-const ROOT_TURNS = [
-  "```repl\nprint(len(context))\nprint(context[:300])\n```",
-  "```repl\nimport re\nhits = [m.start() for m in re.finditer('vault', context)]\nprint(len(hits), hits[:3])\n```",
-  `\`\`\`repl\nstep = len(context) // 8\nparts = [context[i * step:i * step + ${CHUNK_CHARS}] for i in range(8)]\nfirst = [llm_query('Does this part mention the vault code? Answer in one line.\\n' + p) for p in parts[:4]]\nprint(first)\n\`\`\``,
-  "```repl\nsecond = [llm_query('Does this part mention the vault code? Answer in one line.\\n' + p) for p in parts[4:]]\nprint(second)\n```",
-  "```repl\nline = context[hits[0] - 40:hits[0] + 40]\nprint(line)\n```",
-  "```repl\nFINAL('The vault code is 4711.')\n```",
-];
-
-interface RlmTiming {
-  totalMs: number;
-  rootPrefillMs: number;
-  rootGenerateMs: number;
-  subPrefillMs: number;
-  subGenerateMs: number;
-  rootPrompt: number;
-  rootEvaluated: number;
-  subPrompt: number;
-  generated: number;
-  rootTurns: number;
-  subcalls: number;
-  window: number;
-  /** Requests stopped by the loop itself before they finished (not in the sums). */
-  abandoned: number;
-}
-
-async function scriptedAnswer(): Promise<RlmTiming> {
-  const all: LlamaRequestStats[] = [];
-  const local = await openLocalModels({
-    modelFile: await tinyQwenGguf({ shape: "qwen2.5-0.5b" }),
-    threads: RLM_THREADS,
-    onRequest: (s) => all.push(s),
-    // The turn is the number of replies already in the conversation, so a request made again
-    // (the loop may redo its first one) gets the same reply.
-    testGrammar: ({ role, messages }) => {
-      const turn = messages.filter((m) => m.role === "assistant").length;
-      return exactReplyGrammar(role === "root" ? ROOT_TURNS[Math.min(turn, ROOT_TURNS.length - 1)]! : "No, this part does not mention it.");
-    },
-  });
-  const session = new RlmSession({
-    createRepl: () => createNodeRepl({ syncMode: "auto" }),
-    engines: () => ({ root: local.root, sub: local.sub }),
-    // As `rlm --model-file` does: a cell's sub-calls run on this CPU, so cells get 10 minutes.
-    config: () => ({ ...DEFAULT_CONFIG, runMode: "rlm", maxIterations: 8, maxConcurrentSubcalls: 1, cellTimeoutMs: 600_000 }),
-  });
-  try {
-    await session.addDocuments([{ path: "big.txt", data: new Blob([document()]) }]);
-    const started = performance.now();
-    const result = await session.ask("What is the vault code?");
-    const totalMs = performance.now() - started;
-    if (result.status !== "answered" || !result.answer?.includes("4711"))
-      throw new Error(`the scripted run did not finish as scripted: ${result.status} ${result.message ?? ""}`);
-    const stats = all.filter((s) => s.finishReason !== "abort");
-    const sum = (role: string, pick: (s: LlamaRequestStats) => number) =>
-      stats.filter((s) => s.role === role).reduce((n, s) => n + pick(s), 0);
-    return {
-      totalMs,
-      rootPrefillMs: sum("root", (s) => s.prefillMs),
-      rootGenerateMs: sum("root", (s) => s.generateMs),
-      subPrefillMs: sum("sub", (s) => s.prefillMs),
-      subGenerateMs: sum("sub", (s) => s.generateMs),
-      rootPrompt: sum("root", (s) => s.promptTokens),
-      rootEvaluated: sum("root", (s) => s.evaluatedTokens),
-      subPrompt: sum("sub", (s) => s.promptTokens),
-      generated: sum("root", (s) => s.generatedTokens) + sum("sub", (s) => s.generatedTokens),
-      rootTurns: stats.filter((s) => s.role === "root").length,
-      subcalls: stats.filter((s) => s.role === "sub").length,
-      window: local.root.contextWindow,
-      abandoned: all.length - stats.length,
-    };
-  } finally {
-    session.close();
-    await local.close();
-  }
-}
-
 const med = (xs: number[]) => summarize(xs).median;
 const tps = (xs: number[]) => {
   const s = summarize(xs);
@@ -211,7 +118,7 @@ async function main(): Promise<void> {
 
   if (!process.argv.includes("--no-rlm")) {
     console.log(`scripted RLM answer (load ${load()})`);
-    const r = await scriptedAnswer();
+    const r = await nativeScriptedAnswer(RLM_THREADS);
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     const python = r.totalMs - r.rootPrefillMs - r.rootGenerateMs - r.subPrefillMs - r.subGenerateMs;
     out();
