@@ -10,6 +10,8 @@ import type { GgufModelInfo, NamedBlob } from "./model-file.ts";
 const ROOT = "gguf-models";
 const MANIFEST = "model.json";
 const WRITE_CHUNK = 8 << 20;
+/** A write the browser cut short: Chromium enforces its quota this way, whatever estimate() said. */
+const SHORT_WRITE = "the browser stopped accepting its bytes: its storage quota or the disk is full";
 
 export interface StoredModel {
   id: string;
@@ -20,8 +22,13 @@ export interface StoredModel {
   /** "file": chosen or dropped by the person; "catalog": downloaded from the catalog. */
   source: "file" | "catalog";
   addedAt: number;
-  /** Kept for this visit only: the browser gives the page no file system (WebKitGTK under automation, some private windows). */
+  /**
+   * Kept for this visit only: the browser gives the page no file system (WebKitGTK under
+   * automation, some private windows), or would not keep a file this big (its quota, a full disk).
+   */
   visitOnly?: boolean;
+  /** Why it could not be kept, in words for the person. */
+  visitOnlyReason?: string;
 }
 
 export class ModelStoreError extends Error {
@@ -85,7 +92,7 @@ async function writeFile(dir: FileSystemDirectoryHandle, name: string, blob: Blo
     for (let at = 0; at < blob.size; at += WRITE_CHUNK) {
       const bytes = new Uint8Array(await blob.slice(at, Math.min(blob.size, at + WRITE_CHUNK)).arrayBuffer());
       const written = access.write(bytes, { at });
-      if (written !== bytes.length) throw new ModelStoreError("the disk accepted fewer bytes than were written (is it full?)");
+      if (written !== bytes.length) throw new ModelStoreError(SHORT_WRITE);
       onBytes(at + bytes.length);
     }
     access.flush();
@@ -104,17 +111,14 @@ export async function storeModel(
   onProgress?: (bytes: number, total: number) => void,
 ): Promise<StoredModel> {
   const totalBytes = parts.reduce((s, p) => s + p.blob.size, 0);
-  if (!hasFileSystem()) {
-    // Nothing can be written: the chosen file itself (a handle, not a copy) serves this visit.
-    const stored: StoredModel = { ...model, files: parts.map((p) => p.name), totalBytes, addedAt: Date.now(), visitOnly: true };
-    visit.set(model.id, { model: stored, parts });
-    return stored;
-  }
+  if (!hasFileSystem()) return keepForVisit(model, parts, "this browser lets the page keep no files");
   const estimate = await navigator.storage.estimate?.().catch(() => undefined);
   if (estimate?.quota !== undefined && estimate.usage !== undefined && estimate.quota - estimate.usage < totalBytes) {
     const free = Math.max(0, estimate.quota - estimate.usage);
-    throw new ModelStoreError(
-      `The browser allows this page ${Math.round(free / 1024 ** 2).toLocaleString("en-US")} MiB more, and the model needs ${Math.round(totalBytes / 1024 ** 2).toLocaleString("en-US")} MiB. Delete a stored model in Settings, or free disk space.`,
+    return keepForVisit(
+      model,
+      parts,
+      `the browser allows this page ${mib(free)} more and the model needs ${mib(totalBytes)}: delete a stored model or free disk space to keep it`,
     );
   }
   const dir = await root();
@@ -133,9 +137,29 @@ export async function storeModel(
   } catch (err) {
     await dir.removeEntry(model.id, { recursive: true }).catch(() => undefined);
     const reason = err instanceof Error ? err.message : String(err);
-    throw new ModelStoreError(`The model could not be kept in this browser (${reason}). Nothing else was changed.`);
+    return keepForVisit(model, parts, reason === SHORT_WRITE ? reason : `the browser would not keep it: ${reason}`);
   }
 }
+
+/**
+ * The chosen file itself (a handle, not a copy) serves this visit when nothing can be kept: the
+ * person still runs the model they chose, and Settings says why it will be gone after a reload.
+ */
+function keepForVisit(model: Omit<StoredModel, "files" | "totalBytes" | "addedAt">, parts: NamedBlob[], reason: string): StoredModel {
+  const totalBytes = parts.reduce((s, p) => s + p.blob.size, 0);
+  const stored: StoredModel = {
+    ...model,
+    files: parts.map((p) => p.name),
+    totalBytes,
+    addedAt: Date.now(),
+    visitOnly: true,
+    visitOnlyReason: reason,
+  };
+  visit.set(model.id, { model: stored, parts });
+  return stored;
+}
+
+const mib = (bytes: number) => `${Math.round(bytes / 1024 ** 2).toLocaleString("en-US")} MiB`;
 
 /** The stored parts as disk-backed Files, in order. */
 export async function openStoredModel(id: string): Promise<{ model: StoredModel; parts: NamedBlob[] }> {
