@@ -101,7 +101,8 @@ async function shots(page: Page, name: string): Promise<void> {
 }
 
 /** A page that blocks (and records) any request leaving 127.0.0.1, with the scripted grammars. */
-async function openApp() {
+/** `scripted: false`: no grammar, so the random-weight model says whatever it says. */
+async function openApp({ scripted = true } = {}) {
   const { context, page, errors } = await newPage(browser);
   const outside: string[] = [];
   await context.route("**/*", (route) => {
@@ -112,7 +113,7 @@ async function openApp() {
     }
     return route.continue();
   });
-  await context.addInitScript(grammarScript());
+  if (scripted) await context.addInitScript(grammarScript());
   await page.goto(app.url);
   return { context, page, errors, outside };
 }
@@ -270,6 +271,44 @@ describe("llama.cpp in the page (wllama, CPU)", () => {
     expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
     await context.close();
   }, 300_000);
+
+  it("comes to a clear end with the random model and no script, with llama.cpp's token counts", async () => {
+    // What a person gets from a model that writes nonsense: never code, so the run ends by its
+    // limits (or the harness reads the small document itself), and says so; nothing hangs.
+    const { context, page, errors, outside } = await openApp({ scripted: false });
+    const dialog = await openSettings(page);
+    await dialog.getByLabel("Model file (GGUF)").setInputFiles(modelPath);
+    await dialog.getByTestId("cpu-memory").waitFor({ timeout: 60_000 });
+    await dialog.getByLabel("Method").selectOption("rlm");
+    await dialog.getByRole("radio", { name: /^Quick/ }).check();
+    await dialog.getByText("Advanced", { exact: true }).click();
+    await dialog.getByLabel("Max tokens per turn (0 = auto)").fill("64");
+    await dialog.getByRole("button", { name: "Save" }).click();
+    await addDocument(page);
+    await page.getByRole("textbox", { name: "Question" }).fill("Which harbour is named first?");
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    const exchange = page.locator("article.exchange").last();
+    const done = exchange.locator('section.answer[aria-busy="false"]');
+    const choice = exchange.getByTestId("fallback-choice");
+    await done.or(choice).first().waitFor({ timeout: 240_000 });
+    if (await choice.isVisible()) await choice.getByRole("button", { name: "Stop here" }).click();
+    await done.waitFor({ timeout: 60_000 });
+    const status = ((await exchange.locator(".chip").first().textContent()) ?? "").trim();
+    expect(status).toMatch(/Answered|Out of turns|Out of time|Failed|best answer/i);
+    const totals = ((await exchange.locator(".totals").first().textContent()) ?? "").replace(/\s+/g, " ");
+    const [, prompt, completion] = /([\d,.]+K?) \+ ([\d,.]+K?) tokens/.exec(totals) ?? [];
+    expect(Number(prompt!.replace(/[,K]/g, ""))).toBeGreaterThan(0);
+    expect(Number(completion!.replace(/[,K]/g, ""))).toBeGreaterThan(0);
+    await page.getByRole("button", { name: "Settings", exact: true }).click();
+    await page
+      .getByRole("dialog", { name: "Settings" })
+      .getByText(/Last question: \d+ calls/)
+      .waitFor();
+
+    expect(outside).toEqual([]);
+    expect(errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    await context.close();
+  }, 400_000);
 
   it("a model file the browser will not keep still runs, for this visit, and Settings says why", async () => {
     const { context, page, errors, outside } = await openApp();
