@@ -9,12 +9,11 @@
 // wllama (llama.cpp in wasm) is not measured here: it does not run in Node 20 (see RESULTS.md).
 //
 // Run: npm run bench:llama [-- --runs=3 --rlm-threads=1 --no-rlm]   (--write replaces the section in bench/RESULTS.md)
-import { readFileSync, writeFileSync } from "node:fs";
 import { openLocalModels, type LlamaRequestStats } from "../src/engines/llama-node/index.ts";
 import { exactReplyGrammar, tinyQwenGguf, type QwenWeights } from "../tests/fixtures/gguf/index.ts";
-import { load, today } from "./lib/report.ts";
+import { CLI_SECTION, load, today, writeResultsSection } from "./lib/report.ts";
 import { nativeScriptedAnswer } from "./lib/native-answer.ts";
-import { CHUNK_CHARS } from "./lib/scripted-answer.ts";
+import { CHUNK_CHARS, restMs } from "./lib/scripted-answer.ts";
 import { machine, summarize } from "./stats.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -120,7 +119,7 @@ async function main(): Promise<void> {
     console.log(`scripted RLM answer (load ${load()})`);
     const r = await nativeScriptedAnswer(RLM_THREADS);
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-    const python = r.totalMs - r.rootPrefillMs - r.rootGenerateMs - r.subPrefillMs - r.subGenerateMs;
+    const python = restMs(r.totalMs, r);
     out();
     out(
       `One whole scripted RLM answer over a 1 MB document (Q8_0, ${RLM_THREADS} thread(s), window ${r.window.toLocaleString("en-US")} tokens from the file, each sub-call on its own KV sequence): ${r.rootTurns} root turns and ${r.subcalls} sub-calls of ~${(CHUNK_CHARS / 4).toLocaleString("en-US")} tokens each, the replies forced by a grammar${r.abandoned ? ` (${r.abandoned} request(s) the loop stopped and made again are left out of the parts)` : ""}. Load average ${load()} at the end.`,
@@ -138,16 +137,7 @@ async function main(): Promise<void> {
     out(`| Python, the loop, the rest | ${s(python)} | |`);
   }
 
-  if (process.argv.includes("--write")) {
-    const path = new URL("./RESULTS.md", import.meta.url);
-    const heading = "## Local model in the CLI: llama.cpp through node-llama-cpp (issue 26)";
-    const old = readFileSync(path, "utf8");
-    const cut = old.indexOf(heading);
-    const before = cut >= 0 ? old.slice(0, cut).trimEnd() : old.trimEnd();
-    const next = cut >= 0 ? old.indexOf("\n## ", cut + heading.length) : -1;
-    const after = next >= 0 ? `\n\n${old.slice(next + 1).trimEnd()}` : "";
-    writeFileSync(path, `${before}\n\n${heading}\n\n${lines.join("\n")}${after}\n`);
-  }
+  if (process.argv.includes("--write")) writeResultsSection(CLI_SECTION, lines.join("\n"));
 }
 
 await main();

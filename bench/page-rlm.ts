@@ -9,15 +9,24 @@
 //
 // Run: npm run build && node --import tsx bench/page-rlm.ts [--threads=2] [--no-native] [--tiny] [--write]
 // (--write replaces the section in bench/RESULTS.md.)
-import { readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Page } from "playwright-core";
 import { exactReplyGrammar, tinyQwenGguf } from "../tests/fixtures/gguf/index.ts";
-import { newPage, startApp } from "../tests/e2e/harness.ts";
+import { blockOutside, newPage, startApp } from "../tests/e2e/harness.ts";
 import { launchChromium } from "./lib/chromium.ts";
 import { nativeScriptedAnswer, type RlmTiming } from "./lib/native-answer.ts";
-import { load, today } from "./lib/report.ts";
-import { EXPECTED, QUESTION, ROOT_TURNS, SUB_PROMPT, SUB_REPLY, scriptedDocument } from "./lib/scripted-answer.ts";
+import { CLI_SECTION, load, today, writeResultsSection } from "./lib/report.ts";
+import {
+  EXPECTED,
+  QUESTION,
+  ROOT_TURNS,
+  SUB_PROMPT,
+  SUB_REPLY,
+  answerParts,
+  restMs,
+  scriptedDocument,
+  type AnswerParts,
+} from "./lib/scripted-answer.ts";
 import { machine } from "./stats.ts";
 
 const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
@@ -102,15 +111,7 @@ async function pageAnswer(modelPath: string): Promise<PageTiming> {
   const browser = await launchChromium();
   try {
     const { context, page } = await newPage(browser);
-    const outside: string[] = [];
-    await context.route("**/*", (route) => {
-      const url = new URL(route.request().url());
-      if (url.hostname !== "127.0.0.1" && url.protocol !== "blob:" && url.protocol !== "data:") {
-        outside.push(url.href);
-        return route.abort();
-      }
-      return route.continue();
-    });
+    const outside = await blockOutside(context);
     await context.addInitScript(grammarScript());
     await page.goto(app.url);
     const window = await chooseModel(page, modelPath);
@@ -138,34 +139,18 @@ async function pageAnswer(modelPath: string): Promise<PageTiming> {
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const n = (x: number) => x.toLocaleString("en-US");
 
-interface Parts {
-  rootPrefillMs: number;
-  rootGenerateMs: number;
-  subPrefillMs: number;
-  subGenerateMs: number;
-  rootPrompt: number;
-  rootEvaluated: number;
-  subPrompt: number;
-  generated: number;
-  rootTurns: number;
-  subcalls: number;
-}
-
-function pageParts(calls: PageCall[]): Parts {
-  const sum = (role: PageCall["role"], pick: (c: PageCall) => number) =>
-    calls.filter((c) => c.role === role).reduce((t, c) => t + pick(c), 0);
-  return {
-    rootPrefillMs: sum("root", (c) => c.promptMs),
-    rootGenerateMs: sum("root", (c) => c.predictedMs),
-    subPrefillMs: sum("sub", (c) => c.promptMs),
-    subGenerateMs: sum("sub", (c) => c.predictedMs),
-    rootPrompt: sum("root", (c) => c.prompt),
-    rootEvaluated: sum("root", (c) => c.evaluated),
-    subPrompt: sum("sub", (c) => c.prompt),
-    generated: calls.reduce((t, c) => t + c.generated, 0),
-    rootTurns: calls.filter((c) => c.role === "root").length,
-    subcalls: calls.filter((c) => c.role === "sub").length,
-  };
+/** The page's calls in the shared shape (scripted-answer.ts). */
+function pageParts(calls: PageCall[]): AnswerParts {
+  return answerParts(
+    calls.map((c) => ({
+      role: c.role,
+      promptTokens: c.prompt,
+      evaluatedTokens: c.evaluated,
+      generatedTokens: c.generated,
+      prefillMs: c.promptMs,
+      generateMs: c.predictedMs,
+    })),
+  );
 }
 
 async function main(): Promise<void> {
@@ -181,7 +166,6 @@ async function main(): Promise<void> {
   const afterNative = load();
   const page = await pageAnswer(modelPath);
   const p = pageParts(page.calls);
-  const rest = page.totalMs - p.rootPrefillMs - p.rootGenerateMs - p.subPrefillMs - p.subGenerateMs;
 
   out(
     `Run ${today()}: ${machine()}; ${THREADS} llama.cpp thread(s) in both; load average ${startLoad} at the start, ${afterNative} between the two, ${load()} at the end.`,
@@ -208,26 +192,17 @@ async function main(): Promise<void> {
   out(
     `| sub-call generation | ${s(p.subGenerateMs)} | ${native ? s(native.subGenerateMs) : "—"} | ${ratio(p.subGenerateMs, native?.subGenerateMs)} | |`,
   );
-  const nativeRest = native
-    ? native.totalMs - native.rootPrefillMs - native.rootGenerateMs - native.subPrefillMs - native.subGenerateMs
-    : 0;
-  out(`| loading the model, Python, the loop, the rest | ${s(rest)} | ${native ? s(nativeRest) : "—"} | | |`);
+  out(
+    `| loading the model, Python, the loop, the rest | ${s(restMs(page.totalMs, p))} | ${native ? s(restMs(native.totalMs, native)) : "—"} | | |`,
+  );
 
   if (process.argv.includes("--write")) {
-    const path = new URL("./RESULTS.md", import.meta.url);
-    const heading = "### One whole scripted answer in the page against `rlm --model-file` (issue 26)";
-    const old = readFileSync(path, "utf8");
-    const anchor = "## Local model in the CLI: llama.cpp through node-llama-cpp (issue 26)";
-    const cut = old.indexOf(heading);
-    const body = `${heading}\n\nCommand: \`npm run build && node --import tsx bench/page-rlm.ts --threads=${THREADS} --write\`.\n\n${lines.join("\n")}\n\n`;
-    if (cut >= 0) {
-      const next = old.indexOf("\n## ", cut);
-      writeFileSync(path, old.slice(0, cut) + body + old.slice(next + 1));
-    } else {
-      const at = old.indexOf(anchor);
-      writeFileSync(path, old.slice(0, at) + body + old.slice(at));
-    }
+    const command = `Command: \`npm run build && node --import tsx bench/page-rlm.ts --threads=${THREADS} --write\`.`;
+    writeResultsSection(PAGE_SECTION, `${command}\n\n${lines.join("\n")}`, CLI_SECTION);
   }
 }
+
+/** Its own section, placed before the CLI's (bench/llama-cli.ts). */
+const PAGE_SECTION = "### One whole scripted answer in the page against `rlm --model-file` (issue 26)";
 
 await main();

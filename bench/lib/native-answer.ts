@@ -6,20 +6,10 @@ import { DEFAULT_CONFIG } from "../../src/core/types.ts";
 import { openLocalModels, type LlamaRequestStats } from "../../src/engines/llama-node/index.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
 import { exactReplyGrammar, tinyQwenGguf } from "../../tests/fixtures/gguf/index.ts";
-import { EXPECTED, QUESTION, SUB_REPLY, rootReply, scriptedDocument } from "./scripted-answer.ts";
+import { EXPECTED, QUESTION, SUB_REPLY, answerParts, rootReply, scriptedDocument, type AnswerParts } from "./scripted-answer.ts";
 
-export interface RlmTiming {
+export interface RlmTiming extends AnswerParts {
   totalMs: number;
-  rootPrefillMs: number;
-  rootGenerateMs: number;
-  subPrefillMs: number;
-  subGenerateMs: number;
-  rootPrompt: number;
-  rootEvaluated: number;
-  subPrompt: number;
-  generated: number;
-  rootTurns: number;
-  subcalls: number;
   window: number;
   /** Requests stopped by the loop itself before they finished (not in the sums). */
   abandoned: number;
@@ -54,20 +44,9 @@ export async function nativeScriptedAnswer(threads: number): Promise<RlmTiming> 
     if (result.status !== "answered" || !result.answer?.includes(EXPECTED))
       throw new Error(`the scripted run did not finish as scripted: ${result.status} ${result.message ?? ""}`);
     const stats = all.filter((s) => s.finishReason !== "abort");
-    const sum = (role: string, pick: (s: LlamaRequestStats) => number) =>
-      stats.filter((s) => s.role === role).reduce((n, s) => n + pick(s), 0);
     return {
       totalMs,
-      rootPrefillMs: sum("root", (s) => s.prefillMs),
-      rootGenerateMs: sum("root", (s) => s.generateMs),
-      subPrefillMs: sum("sub", (s) => s.prefillMs),
-      subGenerateMs: sum("sub", (s) => s.generateMs),
-      rootPrompt: sum("root", (s) => s.promptTokens),
-      rootEvaluated: sum("root", (s) => s.evaluatedTokens),
-      subPrompt: sum("sub", (s) => s.promptTokens),
-      generated: sum("root", (s) => s.generatedTokens) + sum("sub", (s) => s.generatedTokens),
-      rootTurns: stats.filter((s) => s.role === "root").length,
-      subcalls: stats.filter((s) => s.role === "sub").length,
+      ...answerParts(stats.map((s) => ({ ...s, role: s.role === "root" ? "root" : "sub" }))),
       window: local.root.contextWindow,
       abandoned: all.length - stats.length,
     };

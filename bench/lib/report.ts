@@ -1,6 +1,6 @@
 // Markdown output for the benchmarks: rows of median and p10–p90, echoed to the console and
 // written to bench/out/<name>.md with --write.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { fmt, summarize } from "../stats.ts";
 
@@ -56,3 +56,27 @@ export const today = () => new Date().toISOString().slice(0, 10);
 
 /** The 1-minute load average: other work on a 2-core machine shows up in the spreads. */
 export const load = () => loadavg()[0]!.toFixed(1);
+
+/** bench/llama-cli.ts's section (bench/page-rlm.ts puts its own before it). */
+export const CLI_SECTION = "## Local model in the CLI: llama.cpp through node-llama-cpp (issue 26)";
+
+/**
+ * Puts `body` under `heading` in bench/RESULTS.md: in place of the section with that heading (up
+ * to the next heading of the same or a higher level), or, the first time, before the heading
+ * `insertBefore` (at the end without one).
+ */
+export function writeResultsSection(heading: string, body: string, insertBefore?: string): void {
+  const path = new URL("../RESULTS.md", import.meta.url);
+  const old = readFileSync(path, "utf8");
+  const section = `${heading}\n\n${body.trim()}\n\n`;
+  const level = /^#+/.exec(heading)![0];
+  const cut = old.indexOf(`${heading}\n`);
+  if (cut >= 0) {
+    const rest = old.slice(cut + heading.length);
+    const next = rest.search(new RegExp(`\n#{1,${level.length}} `));
+    writeFileSync(path, old.slice(0, cut) + section + (next >= 0 ? rest.slice(next + 1) : ""));
+    return;
+  }
+  const at = insertBefore ? old.indexOf(insertBefore) : -1;
+  writeFileSync(path, at >= 0 ? old.slice(0, at) + section + old.slice(at) : `${old.trimEnd()}\n\n${section}`);
+}

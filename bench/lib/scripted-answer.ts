@@ -37,3 +37,49 @@ export const ROOT_TURNS = [
 export function rootReply(assistantTurns: number): string {
   return ROOT_TURNS[Math.min(assistantTurns, ROOT_TURNS.length - 1)]!;
 }
+
+/** One model call of the scripted answer, as llama.cpp reported it. */
+export interface AnsweredCall {
+  role: "root" | "sub";
+  promptTokens: number;
+  evaluatedTokens: number;
+  generatedTokens: number;
+  prefillMs: number;
+  generateMs: number;
+}
+
+/** Where the answer's model time went: the root's turns and the sub-calls, reading and writing. */
+export interface AnswerParts {
+  rootPrefillMs: number;
+  rootGenerateMs: number;
+  subPrefillMs: number;
+  subGenerateMs: number;
+  rootPrompt: number;
+  rootEvaluated: number;
+  subPrompt: number;
+  generated: number;
+  rootTurns: number;
+  subcalls: number;
+}
+
+export function answerParts(calls: readonly AnsweredCall[]): AnswerParts {
+  const of = (role: AnsweredCall["role"]) => calls.filter((c) => c.role === role);
+  const sum = (role: AnsweredCall["role"], pick: (c: AnsweredCall) => number) => of(role).reduce((t, c) => t + pick(c), 0);
+  return {
+    rootPrefillMs: sum("root", (c) => c.prefillMs),
+    rootGenerateMs: sum("root", (c) => c.generateMs),
+    subPrefillMs: sum("sub", (c) => c.prefillMs),
+    subGenerateMs: sum("sub", (c) => c.generateMs),
+    rootPrompt: sum("root", (c) => c.promptTokens),
+    rootEvaluated: sum("root", (c) => c.evaluatedTokens),
+    subPrompt: sum("sub", (c) => c.promptTokens),
+    generated: calls.reduce((t, c) => t + c.generatedTokens, 0),
+    rootTurns: of("root").length,
+    subcalls: of("sub").length,
+  };
+}
+
+/** Time outside the model's reading and writing: loading, Python, the loop. */
+export function restMs(totalMs: number, p: AnswerParts): number {
+  return totalMs - p.rootPrefillMs - p.rootGenerateMs - p.subPrefillMs - p.subGenerateMs;
+}

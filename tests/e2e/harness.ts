@@ -78,6 +78,23 @@ export async function newPage(
 }
 
 /**
+ * Blocks every request that would leave this machine (anything but 127.0.0.1, blob: and data:)
+ * and records it: a test asserts the returned list stays empty.
+ */
+export async function blockOutside(context: BrowserContext): Promise<string[]> {
+  const outside: string[] = [];
+  await context.route("**/*", (route) => {
+    const url = new URL(route.request().url());
+    if (url.hostname !== "127.0.0.1" && url.protocol !== "blob:" && url.protocol !== "data:") {
+      outside.push(url.href);
+      return route.abort();
+    }
+    return route.continue();
+  });
+  return outside;
+}
+
+/**
  * The page URL that points the app at the scripted model server. mode=rlm: the tests script the
  * RLM loop over small documents, which auto mode would answer in one direct call (pass
  * `mode: "auto"` to test that).

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { gguf, writeGguf } from "../fixtures/gguf/writer.ts";
 import { splitGguf } from "./gguf-split.ts";
-import { launch, newPage, startApp } from "./harness.ts";
+import { blockOutside, launch, newPage, startApp } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -104,15 +104,7 @@ async function shots(page: Page, name: string): Promise<void> {
 /** `scripted: false`: no grammar, so the random-weight model says whatever it says. */
 async function openApp({ scripted = true } = {}) {
   const { context, page, errors } = await newPage(browser);
-  const outside: string[] = [];
-  await context.route("**/*", (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname !== "127.0.0.1" && url.protocol !== "blob:" && url.protocol !== "data:") {
-      outside.push(url.href);
-      return route.abort();
-    }
-    return route.continue();
-  });
+  const outside = await blockOutside(context);
   if (scripted) await context.addInitScript(grammarScript());
   await page.goto(app.url);
   return { context, page, errors, outside };
@@ -140,15 +132,7 @@ async function addDocument(page: Page) {
 describe("llama.cpp in the page (wllama, CPU)", () => {
   it("runs a question to its answer with a GGUF file chosen in Settings, and nothing leaves the machine", async () => {
     const { context, page, errors } = await newPage(browser);
-    const outside: string[] = [];
-    await context.route("**/*", (route) => {
-      const url = new URL(route.request().url());
-      if (url.hostname !== "127.0.0.1" && url.protocol !== "blob:" && url.protocol !== "data:") {
-        outside.push(url.href);
-        return route.abort();
-      }
-      return route.continue();
-    });
+    const outside = await blockOutside(context);
     await context.addInitScript(grammarScript());
     await page.goto(app.url);
 
