@@ -2,7 +2,7 @@
 // production), Debian's Chromium through playwright-core, and page-error collection.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { preview, type PreviewServer } from "vite";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -75,6 +75,22 @@ export async function newPage(
   const page = await context.newPage();
   if (linkSettings === "accept") await acceptLinkSettings(page);
   return { context, page, errors: watchErrors(page) };
+}
+
+/**
+ * Waits until the last question's run has ended, and returns its exchange. A run out of turns
+ * with no answer may first ask whether the harness should read the document itself (the
+ * fallback, issue 28 §3) when that would pass the preset's limits: the person says "Stop here",
+ * so nothing more is spent.
+ */
+export async function settledAnswer(page: Page, timeout: number): Promise<Locator> {
+  const exchange = page.locator("article.exchange").last();
+  const done = exchange.locator('section.answer[aria-busy="false"]');
+  const choice = exchange.getByTestId("fallback-choice");
+  await done.or(choice).first().waitFor({ timeout });
+  if (await choice.isVisible()) await choice.getByRole("button", { name: "Stop here" }).click();
+  await done.waitFor({ timeout });
+  return exchange;
 }
 
 /**

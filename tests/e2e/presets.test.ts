@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { newPage, openaiUrl, settledAnswer, startStack, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -17,19 +17,8 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-/**
- * The run has ended. A run out of turns with no answer may first ask whether the harness should
- * read the document itself (the fallback, issue 28 §3) when that would pass the preset's limits:
- * these runs are about turns, so the person says "Stop here" and nothing more is spent.
- */
-async function settled(page: import("playwright-core").Page): Promise<void> {
-  const exchange = page.locator("article.exchange").last();
-  const done = exchange.locator('section.answer[aria-busy="false"]');
-  const choice = exchange.getByTestId("fallback-choice");
-  await done.or(choice).first().waitFor({ timeout: 90_000 });
-  if (await choice.isVisible()) await choice.getByRole("button", { name: "Stop here" }).click();
-  await done.waitFor({ timeout: 90_000 });
-}
+/** These runs are about turns: when one asks whether the harness should read the document itself, the person says "Stop here". */
+const settled = (page: import("playwright-core").Page) => settledAnswer(page, 90_000);
 const rootRequests = (question: string) => stack.server.requests.filter((r) => r.isRoot && r.firstUser.includes(question)).length;
 
 describe("effort presets", () => {

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { gguf, writeGguf } from "../fixtures/gguf/writer.ts";
 import { splitGguf } from "./gguf-split.ts";
-import { blockOutside, launch, newPage, startApp } from "./harness.ts";
+import { blockOutside, launch, newPage, settledAnswer, startApp } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -271,12 +271,7 @@ describe("llama.cpp in the page (wllama, CPU)", () => {
     await addDocument(page);
     await page.getByRole("textbox", { name: "Question" }).fill("Which harbour is named first?");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
-    const exchange = page.locator("article.exchange").last();
-    const done = exchange.locator('section.answer[aria-busy="false"]');
-    const choice = exchange.getByTestId("fallback-choice");
-    await done.or(choice).first().waitFor({ timeout: 240_000 });
-    if (await choice.isVisible()) await choice.getByRole("button", { name: "Stop here" }).click();
-    await done.waitFor({ timeout: 60_000 });
+    const exchange = await settledAnswer(page, 240_000);
     const status = ((await exchange.locator(".chip").first().textContent()) ?? "").trim();
     expect(status).toMatch(/Answered|Out of turns|Out of time|Failed|best answer/i);
     const totals = ((await exchange.locator(".totals").first().textContent()) ?? "").replace(/\s+/g, " ");
