@@ -22,6 +22,9 @@ export function formatCount(n: number): string {
 export function formatMs(ms: number | undefined): string {
   if (ms === undefined) return "";
   if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  // Rounded once, as a whole: 179.6 s is "3 min", never "2 min 60 s" (nor 59.96 s "60.0 s").
+  if (ms < 59_950) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  const rest = seconds % 60;
+  return `${Math.floor(seconds / 60)} min${rest ? ` ${rest} s` : ""}`;
 }
