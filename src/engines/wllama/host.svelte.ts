@@ -13,6 +13,7 @@ import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
 import { ModelFileError, inspectModel, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
 import { catalogUrl, type CatalogModel } from "./catalog.ts";
 import { modelIdFor, type StoredModel } from "./model-store.ts";
+import { loadPatiently, loadPatienceMs } from "./patient-load.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
 
@@ -180,6 +181,12 @@ export class WllamaHost implements EngineHost {
     return this.worker;
   }
 
+  /** Ends llama.cpp's worker (a load that hangs in it); the next call starts a fresh one. */
+  private endWorker(): void {
+    this.worker?.terminate();
+    this.worker = null;
+  }
+
   /** What the browser offers llama.cpp (threads, JSPI / compat build), asked of the worker once. */
   async environment(): Promise<WllamaEnvironment> {
     this.env ??= await this.client().environment();
@@ -301,25 +308,35 @@ export class WllamaHost implements EngineHost {
     if (this.loaded?.key === key) return this.loaded.engine;
     if (this.loading) return this.loading;
     await this.unload();
-    const engine = new WllamaEngine({
-      worker: this.client(),
-      modelId: model.id,
-      info: model.info,
-      contextWindow: window,
-      threads,
-      assets: pageAssets(),
-      libllama: env.libllama,
-      label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
-      onCall: (record) => this.count(record),
-    });
+    const newEngine = () =>
+      new WllamaEngine({
+        worker: this.client(),
+        modelId: model.id,
+        info: model.info,
+        contextWindow: window,
+        threads,
+        assets: pageAssets(),
+        libllama: env.libllama,
+        label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
+        onCall: (record) => this.count(record),
+      });
     this.hostStatus = { loading: 0.1, detail: "Starting llama.cpp…" };
     this.callFailure = null;
     const failureKey = this.loadKey(settings);
+    const progress = (message: string) => {
+      this.hostStatus = { loading: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
+    };
     this.loading = (async () => {
       try {
-        const outcome = await engine.load((message) => {
-          this.hostStatus = { loading: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
-        });
+        // A load that hangs is given up with its worker, and tried once more in a fresh one.
+        const { engine, outcome } = await loadPatiently(
+          () => {
+            const engine = newEngine();
+            return { loaded: engine.load(progress).then((outcome) => ({ engine, outcome })), abandon: () => this.endWorker() };
+          },
+          loadPatienceMs(model.totalBytes),
+          model.info.name,
+        );
         this.loaded = { key, engine };
         if (this.loadFailure) this.rememberLoadFailure(null);
         this.hostStatus = {

@@ -1,0 +1,46 @@
+// A model load that never finishes gets a second chance in a fresh worker, then a clear message.
+// Seen once in CI (Firefox, a busy machine): llama.cpp's load sat at "Reading the model…" for
+// three minutes with no error, and the question waited with it. Loads measured here take 5–10 s
+// for 0.5–1 GB (bench/RESULTS.md), so the patience below is many times that. No DOM.
+import { EngineError } from "../errors.ts";
+
+/** How long a load may take before it counts as stalled: 90 s, plus a minute per GiB of model. */
+export function loadPatienceMs(totalBytes: number): number {
+  return 90_000 + Math.round((60_000 * totalBytes) / 1024 ** 3);
+}
+
+export class ModelLoadStalledError extends EngineError {
+  override name = "ModelLoadStalledError";
+  constructor(modelName: string, seconds: number) {
+    super(
+      `llama.cpp did not finish loading ${modelName} in ${seconds} s, twice (a fresh llama.cpp worker did not help). Reload the page and ask again; if it happens again, set Threads to 1 in Settings (Model), or choose a smaller model.`,
+    );
+  }
+}
+
+/** One try: the load under way, and how to give up on it (ending the worker it runs in). */
+export interface LoadAttempt<T> {
+  loaded: Promise<T>;
+  abandon: () => void;
+}
+
+/**
+ * Runs `attempt`; when it has not finished within `patienceMs`, abandons it and runs a fresh one;
+ * when that one stalls too, throws ModelLoadStalledError. A load that fails fails at once.
+ */
+export async function loadPatiently<T>(attempt: () => LoadAttempt<T>, patienceMs: number, modelName: string): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    const { loaded, abandon } = attempt();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<"stalled">((resolve) => (timer = setTimeout(() => resolve("stalled"), patienceMs)));
+    try {
+      const outcome = await Promise.race([loaded.then((value) => ({ value })), stalled]);
+      if (outcome !== "stalled") return outcome.value;
+    } finally {
+      clearTimeout(timer);
+    }
+    loaded.catch(() => undefined); // it is given up: a late failure is nobody's
+    abandon();
+    if (tries >= 2) throw new ModelLoadStalledError(modelName, Math.round(patienceMs / 1000));
+  }
+}
