@@ -6,7 +6,8 @@
 //
 // Run: node --import tsx bench/wllama.ts [--write] [--shape=qwen2.5-0.5b] [--runs=3] [--builds=default,compat] [--weights=q4_0]
 // (--builds: the page's llama.cpp builds to measure; compat is wasm32 + Asyncify, forced here
-// where the browser would take the default Memory64 + JSPI one.)
+// where the browser would take the default Memory64 + JSPI one; simd is our own wasm32 + Asyncify
+// build with ggml's SIMD128 kernels, vendor/llama-wasm.)
 // Native llama.cpp: node-llama-cpp from this project when it depends on it, else the folder in
 // NODE_LLAMA_CPP_DIR (a scratch `npm i node-llama-cpp@3.21.1 @node-llama-cpp/linux-x64@3.21.1
 // --omit=optional --ignore-scripts`).
@@ -31,7 +32,7 @@ const KV_TOKENS = 4096;
 const CORES = availableParallelism();
 const ONLY_STOP = arg("only") === "stop";
 const THREADS = ONLY_STOP ? [1] : [...new Set([1, CORES])];
-type Build = "default" | "compat";
+type Build = "default" | "compat" | "simd";
 const BUILDS = (arg("builds") ?? "default").split(",") as Build[];
 const PROMPT = Array.from(
   { length: PROMPT_WORDS },
@@ -133,7 +134,7 @@ async function page(modelPath: string): Promise<{ rates: Map<string, Rate>; note
     console.log(`stored in ${stored.seconds.toFixed(1)} s`);
     notes.push(`kept in OPFS in ${stored.seconds.toFixed(1)} s (${Math.round(stored.bytes / 1024 ** 2)} MiB)`);
     for (const [threads, build] of THREADS.flatMap((t) => BUILDS.map((b) => [t, b] as const))) {
-      const loaded = await call(p, "load", threads, KV_TOKENS, ...(build === "compat" ? (["compat"] as const) : []));
+      const loaded = await call(p, "load", threads, KV_TOKENS, ...(build === "default" ? [] : [build]));
       notes.push(
         `${threads} thread(s), ${build} build: loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,
       );

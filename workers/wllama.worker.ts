@@ -172,12 +172,21 @@ const api: WllamaWorkerApi = {
     // (WebKitGTK under automation), so it gets a stand-in that is only ever stored.
     const instance = new Wllama(
       { default: request.assets.wasm },
-      { logger, suppressNativeLog: false, cacheManager: NO_DOWNLOADS, modelManager: NO_DOWNLOADS_MODELS },
+      {
+        logger,
+        suppressNativeLog: false,
+        cacheManager: NO_DOWNLOADS,
+        modelManager: NO_DOWNLOADS_MODELS,
+        // Our SIMD build reports the llama.cpp it was built from (docs/llama-wasm-build.md), not
+        // the one wllama's JavaScript was released with; the glue protocol is wllama's own.
+        skipVersionCheck: request.build === "simd",
+      },
     );
     // Never the CDN default: the compat build is served by the page like every other file.
     // 'firefox_safari' lets a Firefox without JSPI use it too (wllama's default leaves it broken).
     instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");
-    if (request.build === "compat") forceCompat(instance, request.assets);
+    if (request.build === "compat") forceCompat(instance, request.assets.compatWasm, request.assets.compatWorker);
+    if (request.build === "simd") forceCompat(instance, request.assets.simdWasm, request.assets.simdWorker);
     callQuietly(onProgress, "Starting llama.cpp…");
     try {
       callQuietly(onProgress, "Reading the model…");
@@ -306,11 +315,11 @@ post({ rlmWllamaWorkerDiagnostic: "ready", message: "" });
  * alone (no JSPI or no Memory64), and a browser cannot be made to fail them, so the choice it
  * returns is replaced with the one it returns on WebKit.
  */
-function forceCompat(instance: Wllama, assets: WllamaAssets): void {
+function forceCompat(instance: Wllama, wasm: string, worker: string): void {
   const own = instance as unknown as { getWorkerResources(): { wasmPath: string; jsPath?: string; compat: boolean } };
   own.getWorkerResources = () => ({
-    wasmPath: new URL(assets.compatWasm, self.location.href).href,
-    jsPath: assets.compatWorker,
+    wasmPath: new URL(wasm, self.location.href).href,
+    jsPath: worker,
     compat: true,
   });
 }

@@ -16,6 +16,8 @@ const assets = () => {
     wasm: new URL("wllama.wasm", base).href,
     compatWasm: new URL("compat/wllama.wasm", base).href,
     compatWorker: new URL("compat/wllama.js", base).href,
+    simdWasm: new URL("simd/wllama.wasm", base).href,
+    simdWorker: new URL("simd/wllama.js", base).href,
   };
 };
 
@@ -25,12 +27,14 @@ export interface WllamaBenchApi {
   load(
     threads: number,
     kvTokens: number,
-    build?: "compat",
+    build?: "compat" | "simd",
   ): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean }>;
   /** Evaluates a prompt and one token: prompt tokens and llama.cpp's prompt time. */
   prefill(text: string): Promise<WllamaTimings>;
   /** Generates `tokens` tokens after a short prompt. */
   decode(tokens: number): Promise<WllamaTimings>;
+  /** Greedy text for one user message (tests/e2e/llama-wasm-agreement.test.ts), and the prompt's token count. */
+  generate(text: string, tokens: number): Promise<{ text: string; promptTokens: number }>;
   /** Starts a long prefill, cancels it after `afterMs`: how long until the call ends, and whether the next call works. */
   abortPrefill(text: string, afterMs: number): Promise<{ stopMs: number; nextWorks: boolean }>;
   environment(): ReturnType<WllamaWorkerClient["environment"]>;
@@ -65,6 +69,16 @@ const api: WllamaBenchApi = {
   // A different text each time, so no prompt comes from the KV cache.
   prefill: (text) => timed(`${Math.random()} ${text}`, 1, true),
   decode: (tokens) => timed(`${Math.random()} Write.`, tokens, true),
+  async generate(text, tokens) {
+    const result = await client.complete({
+      id: nextId++,
+      messages: [{ role: "user", content: text }],
+      maxTokens: tokens,
+      temperature: 0,
+      ignoreEos: true,
+    });
+    return { text: result.text, promptTokens: result.usage?.promptTokens ?? -1 };
+  },
   async abortPrefill(text, afterMs) {
     const id = nextId++;
     const call = client.complete({ id, messages: [{ role: "user", content: `${Math.random()} ${text}` }], maxTokens: 1 });

@@ -16,6 +16,7 @@ import { modelIdFor, type StoredModel } from "./model-store.ts";
 import { loadPatiently, loadPatienceMs } from "./patient-load.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
+import { NO_SIMD_REASON, hasWasmSimd } from "./simd.ts";
 
 /** Where the page serves llama.cpp's wasm: copied from node_modules at build (scripts/copy-wllama.mjs). */
 export function pageAssets(): WllamaAssets {
@@ -24,6 +25,8 @@ export function pageAssets(): WllamaAssets {
     wasm: new URL("wllama.wasm", base).href,
     compatWasm: new URL("compat/wllama.wasm", base).href,
     compatWorker: new URL("compat/wllama.js", base).href,
+    simdWasm: new URL("simd/wllama.wasm", base).href,
+    simdWorker: new URL("simd/wllama.js", base).href,
   };
 }
 
@@ -59,7 +62,7 @@ export class WllamaHost implements EngineHost {
   /** A call of the loaded model that failed (a stopped worker), for its settings: until the next load or answer. */
   private callFailure = $state<{ key: string; message: string } | null>(null);
   available = $state<boolean | null>(null);
-  readonly unavailableReason = "this browser cannot run WebAssembly";
+  unavailableReason = "this browser cannot run WebAssembly";
   readonly knownWindow = undefined;
   readonly fileKinds = /\.gguf$/i;
   /** A file being kept: its name and how far. */
@@ -128,9 +131,14 @@ export class WllamaHost implements EngineHost {
     else if (meansModelUnavailable(failure)) this.callFailure = { key: this.loadKey(), message: (failure as Error).message };
   }
 
-  /** llama.cpp needs WebAssembly (with SIMD; every browser with JSPI or the compat build's Asyncify has it). */
+  /** llama.cpp needs WebAssembly with SIMD: every build the page serves is compiled with it. */
   async detect(): Promise<void> {
-    this.available = typeof WebAssembly === "object";
+    if (typeof WebAssembly !== "object") {
+      this.available = false;
+      return;
+    }
+    this.available = hasWasmSimd();
+    if (!this.available) this.unavailableReason = NO_SIMD_REASON;
   }
 
   /** The models kept in this browser (starts the worker; only once this engine is chosen). */

@@ -11,6 +11,12 @@ export interface WllamaAssets {
   /** The compat build (wasm32 + Asyncify) for browsers without JSPI or Memory64 (WebKit). */
   compatWasm: string;
   compatWorker: string;
+  /**
+   * Our own wasm32 + Asyncify build with ggml's SIMD128 kernels (scripts/build-llama-wasm.sh),
+   * driven by the same wllama JavaScript; needs WebAssembly SIMD (every current browser has it).
+   */
+  simdWasm: string;
+  simdWorker: string;
 }
 
 export interface WllamaEnvironment {
@@ -34,10 +40,11 @@ export interface WllamaLoadRequest {
   threads: number;
   assets: WllamaAssets;
   /**
-   * "compat": the wasm32 + Asyncify build even where the default one runs (bench/wllama.ts
-   * measures both on one browser). Absent: wllama's choice, the default build where it runs.
+   * "compat": wllama's wasm32 + Asyncify build even where the default one runs (bench/wllama.ts
+   * measures both on one browser). "simd": our SIMD128 build (assets.simdWasm). Absent:
+   * wllama's choice, the default build where it runs.
    */
-  build?: "compat";
+  build?: "compat" | "simd";
 }
 
 export interface WllamaLoadOutcome {

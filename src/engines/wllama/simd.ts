@@ -1,0 +1,19 @@
+// Every llama.cpp build the page serves (wllama's and ours) is compiled with -msimd128: a browser
+// without WebAssembly SIMD cannot compile any of them. It is asked once, up front, so the person
+// reads why instead of a failed compile deep inside wllama's worker.
+
+/** (module (func (result v128) i32.const 0 i8x16.splat i8x16.popcnt)) — wasm-feature-detect's probe. */
+const SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
+]);
+
+export function hasWasmSimd(wasm: Pick<typeof WebAssembly, "validate"> | null = globalThis.WebAssembly ?? null): boolean {
+  try {
+    return !!wasm && wasm.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+export const NO_SIMD_REASON =
+  "this browser's WebAssembly has no SIMD, which llama.cpp needs: update the browser (Chrome 91, Firefox 89 and Safari 16.4 have it)";
