@@ -10,8 +10,9 @@
 #   - wllama's glue and CMakeLists.txt: node_modules/@wllama/wllama/{cpp,CMakeLists.txt}
 # Toolchain: Debian bookworm's `emscripten` 3.1.6 (apt-get install -y emscripten).
 #
-# Usage: scripts/build-llama-wasm.sh [scratch-dir]   (default: ./.llama-wasm-build, never committed)
-# Output: <scratch>/out/wllama.{js,wasm}
+# Usage: [INSTALL=1] [JOBS=n] scripts/build-llama-wasm.sh [scratch-dir]   (default: ./.llama-wasm-build)
+# Output: <scratch>/out/wllama.{js,wasm}, SHA256SUMS and the licences; INSTALL=1 copies them to
+# vendor/llama-wasm, which the page serves.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -78,5 +79,13 @@ cmake --build "$BUILD" --target wllama -j"$JOBS"
 mkdir -p "$WORK/out"
 cp "$BUILD/wllama.wasm" "$WORK/out/"
 node "$ROOT/scripts/llama-wasm-postlink.mjs" "$BUILD" "$WORK/out"
+cp "$SRC/llama.cpp/LICENSE" "$WORK/out/LICENSE-llama.cpp"
+cp "$ROOT/node_modules/@wllama/wllama/LICENCE" "$WORK/out/LICENSE-wllama"
 ( cd "$WORK/out" && sha256sum wllama.js wllama.wasm > SHA256SUMS )
 echo "built $WORK/out/wllama.wasm"
+# INSTALL=1: replace the committed build the page serves (vendor/llama-wasm, see scripts/copy-wllama.mjs)
+if [[ "${INSTALL:-0}" == "1" ]]; then
+  mkdir -p "$ROOT/vendor/llama-wasm"
+  cp "$WORK/out/"{wllama.js,wllama.wasm,SHA256SUMS,LICENSE-llama.cpp,LICENSE-wllama} "$ROOT/vendor/llama-wasm/"
+  echo "installed in vendor/llama-wasm"
+fi

@@ -12,7 +12,8 @@ const main = readFileSync(join(build, "wllama.js"), "utf8");
 const worker = readFileSync(join(build, "wllama.worker.js"), "utf8");
 const locate = /locateFile\(\s*(["'])wllama\.worker\.js\1\s*\)/g;
 const found = main.match(locate)?.length ?? 0;
-if (found !== 1) throw new Error(`expected one locateFile("wllama.worker.js") in wllama.js, found ${found}: the emscripten version changed`);
+if (found !== 1)
+  throw new Error(`expected one locateFile("wllama.worker.js") in wllama.js, found ${found}: the emscripten version changed`);
 const blobUrl = `URL.createObjectURL(new Blob([${JSON.stringify(worker)}],{type:"text/javascript"}))`;
 writeFileSync(join(out, "wllama.js"), main.replace(locate, blobUrl));
 console.log(`wllama.js: pthread bootstrap inlined (${worker.length} bytes)`);

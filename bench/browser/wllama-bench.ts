@@ -76,8 +76,11 @@ const api: WllamaBenchApi = {
       maxTokens: tokens,
       temperature: 0,
       ignoreEos: true,
+      // Qwen3's template then closes an empty think block, as node-llama-cpp's rendering does
+      thinking: false,
     });
-    return { text: result.text, promptTokens: result.usage?.promptTokens ?? -1 };
+    // a fresh load: nothing comes from the KV cache, so the evaluated count is the whole prompt
+    return { text: result.text, promptTokens: result.timings?.promptTokens ?? result.usage?.promptTokens ?? -1 };
   },
   async abortPrefill(text, afterMs) {
     const id = nextId++;
