@@ -19,5 +19,8 @@ const copies = [
   [join(main, "esm/wasm/wllama.wasm"), join(dest, "wllama.wasm")],
   [join(compat, "wasm/wllama.wasm"), join(dest, "compat/wllama.wasm")],
   [join(compat, "wasm/wllama.js"), join(dest, "compat/wllama.js")],
+  // Our own build with ggml's SIMD128 kernels (scripts/build-llama-wasm.sh), committed in vendor/.
+  [fileURLToPath(new URL("../vendor/llama-wasm/wllama.wasm", import.meta.url)), join(dest, "simd/wllama.wasm")],
+  [fileURLToPath(new URL("../vendor/llama-wasm/wllama.js", import.meta.url)), join(dest, "simd/wllama.js")],
 ];
 copyWhenStale(copies);

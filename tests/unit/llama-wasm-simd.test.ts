@@ -1,0 +1,52 @@
+// The page's own llama.cpp build (vendor/llama-wasm, scripts/build-llama-wasm.sh) exists for one
+// reason: wllama's wasm links ggml's generic C dot products, because emscripten's CMake toolchain
+// reports the processor as "x86" and ggml adds its SIMD128 kernels (arch/wasm/quants.c) only for
+// "wasm". These tests read the committed binary's function bodies by name and look for the
+// instruction those kernels are built on, i32x4.dot_i16x8_s.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { SIMD_OPS, countPattern, functionBodies } from "../../scripts/lib/wasm-functions.mjs";
+
+const vendor = join(import.meta.dirname, "../../vendor/llama-wasm");
+const KERNELS = ["ggml_vec_dot_q8_0_q8_0", "ggml_vec_dot_q4_0_q8_0"];
+const dots = (body: Uint8Array | undefined) => (body ? countPattern(body, SIMD_OPS["i32x4.dot_i16x8_s"]) : -1);
+
+describe("our llama.cpp WebAssembly build", () => {
+  const wasm = readFileSync(join(vendor, "wllama.wasm"));
+  const bodies = functionBodies(wasm);
+
+  it.each(KERNELS)("%s uses i32x4.dot_i16x8_s", (name) => {
+    expect(bodies.has(name), `${name} is not in the wasm's name section`).toBe(true);
+    expect(dots(bodies.get(name))).toBeGreaterThan(0);
+  });
+
+  it("matches its checksum file", () => {
+    const sums = readFileSync(join(vendor, "SHA256SUMS"), "utf8");
+    for (const file of ["wllama.wasm", "wllama.js"]) {
+      const digest = createHash("sha256")
+        .update(readFileSync(join(vendor, file)))
+        .digest("hex");
+      expect(sums).toContain(`${digest}  ${file}`);
+    }
+  });
+
+  it("carries llama.cpp's and wllama's licences", () => {
+    expect(readFileSync(join(vendor, "LICENSE-llama.cpp"), "utf8")).toMatch(/MIT License/);
+    expect(readFileSync(join(vendor, "LICENSE-wllama"), "utf8")).toMatch(/MIT License/);
+  });
+});
+
+describe("the detector itself", () => {
+  // wllama 3.13's own builds: the same function names with no SIMD dot product in them. If this
+  // starts failing, wllama ships the kernels and our build may no longer be needed.
+  const require = createRequire(import.meta.url);
+  const compat = dirname(require.resolve("@wllama/wllama-compat/package.json"));
+  it.each(KERNELS)("finds no i32x4.dot_i16x8_s in wllama's compat %s", (name) => {
+    const bodies = functionBodies(readFileSync(join(compat, "wasm/wllama.wasm")));
+    expect(bodies.has(name)).toBe(true);
+    expect(dots(bodies.get(name))).toBe(0);
+  });
+});
