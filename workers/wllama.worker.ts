@@ -219,6 +219,7 @@ const api: WllamaWorkerApi = {
       threads: instance.getNumThreads(),
       multiThread: instance.isMultithread(),
       compat: instance.getWorkerResources().compat,
+      simd: request.build === "simd",
       kvTokens: info.n_ctx,
       trainedContext: info.n_ctx_train,
       hasChatTemplate: !!instance.getChatTemplate(),

@@ -45,6 +45,11 @@ export interface WllamaEngineOptions {
   contextWindow: number;
   threads: number;
   assets: WllamaAssets;
+  /**
+   * "simd": our build with ggml's SIMD128 kernels (vendor/llama-wasm; docs/llama-wasm-build.md
+   * has its speed against wllama's own). Absent: wllama's build.
+   */
+  build?: "simd";
   libllama: string;
   /** Label in the page and trajectories. */
   label: string;
@@ -96,6 +101,7 @@ export class WllamaEngine implements ChatEngine {
           slots: KV_SLOTS,
           threads: this.options.threads,
           assets: this.options.assets,
+          ...(this.options.build ? { build: this.options.build } : {}),
         },
         onProgress,
       );

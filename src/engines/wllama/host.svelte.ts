@@ -324,6 +324,9 @@ export class WllamaHost implements EngineHost {
         contextWindow: window,
         threads,
         assets: pageAssets(),
+        // Our SIMD build runs from two threads up; with one it does not start yet (emscripten
+        // 3.1.6 without a pthread pool, docs/llama-wasm-build.md), so one thread keeps wllama's.
+        build: threads > 1 ? "simd" : undefined,
         libllama: env.libllama,
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
         onCall: (record) => this.count(record),
@@ -350,7 +353,7 @@ export class WllamaHost implements EngineHost {
         this.hostStatus = {
           ready:
             `${window.toLocaleString("en-US")}-token window · ${outcome.threads} thread${outcome.threads === 1 ? "" : "s"}` +
-            `${outcome.compat ? " (compat build)" : ""} · about ${mib(engine.memory.totalBytes)} of memory`,
+            `${outcome.simd ? " (SIMD build)" : outcome.compat ? " (compat build)" : ""} · about ${mib(engine.memory.totalBytes)} of memory`,
         };
         return engine;
       } catch (err) {

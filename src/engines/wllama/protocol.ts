@@ -52,6 +52,8 @@ export interface WllamaLoadOutcome {
   threads: number;
   multiThread: boolean;
   compat: boolean;
+  /** Our build with ggml's SIMD128 kernels ran it (request.build "simd"). */
+  simd: boolean;
   kvTokens: number;
   trainedContext: number;
   hasChatTemplate: boolean;

@@ -1,0 +1,109 @@
+// Our llama.cpp WebAssembly build (vendor/llama-wasm, ggml's SIMD128 kernels) computes what native
+// llama.cpp computes: on the random-weight Qwen fixture, in Chromium through wllama's JavaScript
+// API and the page's own worker, greedy decoding gives the same tokens as node-llama-cpp's CPU
+// build given the same prompt. A kernel that reads a block wrongly (a wrong nibble order, a lost
+// scale) changes the first token; float differences between SIMD and AVX2 sums could only flip
+// a near tie, which is why the prompt and the count are short.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WllamaBenchApi } from "../../bench/browser/wllama-bench.ts";
+import { startBenchPages } from "../../bench/browser/server.ts";
+import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
+import { launch } from "./harness.ts";
+
+const TOKENS = 12;
+const TEXT = "Harbour ledger, tide keeper: count the lamps.";
+
+interface NodeLlamaCpp {
+  getLlama(options: { gpu: false; build: "never"; logLevel: "error" }): Promise<{
+    loadModel(options: { modelPath: string }): Promise<NativeModel>;
+    dispose(): Promise<void>;
+  }>;
+  JinjaTemplateChatWrapper: new (options: { template: string }) => {
+    generateContextState(options: { chatHistory: unknown[] }): { contextText: { toString(): string } };
+  };
+}
+interface NativeModel {
+  tokenize(text: string, specialTokens: boolean): number[];
+  detokenize(tokens: number[]): string;
+  fileInfo: { metadata: { tokenizer: { chat_template?: string } } };
+  createContext(options: { contextSize: number; threads: number }): Promise<{
+    getSequence(): { evaluate(tokens: number[], options: { temperature: number }): AsyncIterable<number> };
+    dispose(): Promise<void>;
+  }>;
+  dispose(): Promise<void>;
+}
+
+const PACKAGE = "node-llama-cpp";
+const nodeLlamaCpp = (await import(/* @vite-ignore */ PACKAGE).catch(() => undefined)) as NodeLlamaCpp | undefined;
+if (!nodeLlamaCpp) console.warn(`${PACKAGE} is not installed: the agreement with native llama.cpp is not checked`);
+
+async function native(modelPath: string): Promise<{ text: string; promptTokens: number }> {
+  const { getLlama, JinjaTemplateChatWrapper } = nodeLlamaCpp!;
+  const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" });
+  try {
+    const model = await llama.loadModel({ modelPath });
+    const template = model.fileInfo.metadata.tokenizer.chat_template!;
+    const chatHistory = [
+      { type: "user", text: TEXT },
+      { type: "model", response: [] },
+    ];
+    const prompt = new JinjaTemplateChatWrapper({ template }).generateContextState({ chatHistory }).contextText.toString();
+    const tokens = model.tokenize(prompt, true);
+    const context = await model.createContext({ contextSize: 1024, threads: 1 });
+    const out: number[] = [];
+    for await (const token of context.getSequence().evaluate(tokens, { temperature: 0 })) {
+      out.push(token);
+      if (out.length >= TOKENS) break;
+    }
+    await context.dispose();
+    const text = model.detokenize(out);
+    await model.dispose();
+    return { text, promptTokens: tokens.length };
+  } finally {
+    await llama.dispose();
+  }
+}
+
+function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Parameters<WllamaBenchApi[K]>) {
+  return page.evaluate(
+    ([n, a]) =>
+      (window as unknown as { wllamaBench: Record<string, (...x: unknown[]) => unknown> }).wllamaBench[n as string]!(...(a as unknown[])),
+    [name, args] as const,
+  ) as Promise<Awaited<ReturnType<WllamaBenchApi[K]>>>;
+}
+
+let pages: Awaited<ReturnType<typeof startBenchPages>>;
+let browser: Awaited<ReturnType<typeof launch>>;
+
+beforeAll(async () => {
+  pages = await startBenchPages();
+  browser = await launch();
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await pages?.close();
+});
+
+describe.skipIf(!nodeLlamaCpp).each(["q8_0", "q4_0"] as const)("our SIMD build on the %s fixture", (weights) => {
+  it("greedy-decodes the same tokens as native llama.cpp", { timeout: 600_000 }, async () => {
+    // qwen2: its chat template has no thinking switch, so both sides render the same prompt.
+    const modelPath = await tinyQwenGguf({ arch: "qwen2", weights });
+    const expected = await native(modelPath);
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${pages.url}wllama.html`);
+      await page.waitForFunction(() => "wllamaBench" in window);
+      await page.locator("#model").setInputFiles(modelPath);
+      await call(page, "store");
+      // two threads: with one, the build does not start yet (docs/llama-wasm-build.md)
+      const loaded = await call(page, "load", 2, 1024, "simd");
+      expect(loaded.compat).toBe(true);
+      const got = await call(page, "generate", TEXT, TOKENS);
+      expect({ promptTokens: got.promptTokens, text: got.text }).toEqual(expected);
+    } finally {
+      await page.close();
+    }
+  });
+});
