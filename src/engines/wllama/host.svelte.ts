@@ -324,9 +324,9 @@ export class WllamaHost implements EngineHost {
         contextWindow: window,
         threads,
         assets: pageAssets(),
-        // Our SIMD build runs from two threads up; with one it does not start yet (emscripten
-        // 3.1.6 without a pthread pool, docs/llama-wasm-build.md), so one thread keeps wllama's.
-        build: threads > 1 ? "simd" : undefined,
+        // Not yet our SIMD build (build: "simd"): it does not start at one thread, and at two a
+        // second request failed in the bench ("Invalid typed array length"); docs/llama-wasm-build.md.
+        build: undefined,
         libllama: env.libllama,
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
         onCall: (record) => this.count(record),
