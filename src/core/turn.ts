@@ -93,6 +93,7 @@ export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance 
       say.wrongLanguageMessage(
         quiet(host),
         reply.refused.map((b) => b.language),
+        reply.refused.map((b) => b.code),
       ),
     );
   if (reply.problems.includes("fabricated-output")) {
