@@ -135,11 +135,14 @@ function pythonFor(call: ForeignProtocol, helpers: readonly string[]): string | 
 /** M07: tool-call JSON, <tool_call>, XML-ish commands, ReAct — never run as Python. */
 export function foreignProtocolMessage(facts: TaskFacts, call: ForeignProtocol): string {
   const what = call.kind === "react" ? "Action/Action Input lines do" : "Tool calls do";
-  const python = pythonFor(call, facts.helpers) ?? pythonForTool(call.name, call.arguments, facts.helpers);
+  const python = pythonFor(call, facts.helpers);
+  const missing = call.name ? `There is no \`${clip(call.name, 60)}\` here. ` : "";
+  const meant = python ? null : pythonForTool(call.name, call.arguments, facts.helpers);
   const instead = python
     ? `Write it like this:\n\`\`\`repl\n${python}\n\`\`\``
-    : `${call.name ? `There is no \`${clip(call.name, 60)}\` here. ` : ""}The functions are: ${list(facts.helpers)}. ` +
-      'Call them in a ```repl block, e.g. print(llm_query("...")).';
+    : meant
+      ? `${missing}${inPython(meant).trim()}`
+      : `${missing}The functions are: ${list(facts.helpers)}. ` + 'Call them in a ```repl block, e.g. print(llm_query("...")).';
   return withTask(facts, `${what} nothing here: tools are Python functions, called in a \`\`\`repl block. ${instead}`);
 }
 
@@ -164,10 +167,11 @@ export function printedFinalMessage(line: string): string {
 }
 
 /** M11: an answer that is only part of a number an output shows. */
-export function numberFragmentMessage(facts: TaskFacts, answer: string, whole: string): string {
+export function numberFragmentMessage(facts: TaskFacts, answer: string, whole: string, where: "output" | "document" = "output"): string {
+  const shows = where === "output" ? "a number the output shows" : "a longer value in the document";
   return withTask(
     facts,
-    `Your answer ${clip(answer, 40)} is only part of a number the output shows: ${whole}. ` +
+    `Your answer ${clip(answer, 40)} is only part of ${shows}: ${whole}. ` +
       "Check what your code extracts (a greedy .* before a group takes the digits before it), then submit the whole value.",
   );
 }

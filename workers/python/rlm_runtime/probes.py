@@ -1,4 +1,4 @@
-# The host's own questions (syntax, layout, read, rank, configure, place, lines): a worker call of
+# The host's own questions (syntax, layout, read, rank, configure, place, lines, occurs): a worker call of
 # their own, never a cell. Runtime.probe(request_json) answers them: it pays no evidence recorder,
 # no locals snapshot and no output cap (a direct answer reads a 600,000-character document in one
 # read, whole), enters no trajectory, and leaves the model's namespace alone. The host checks
@@ -108,20 +108,63 @@ def _lines_matching(text, pattern, regex):
         pos = end + 1
 
 
+def _line_near(text, pattern, regex):
+    """A line the pattern was probably meant to match: one holding its longest literal word,
+    in any case (a pattern "Amount: (\\d+)" that missed lines reading "amount = 12")."""
+    literal = _re.sub(r"\\[A-Za-z]", " ", pattern) if regex else pattern
+    words = sorted(_re.findall(r"[A-Za-z]{3,}", literal), key=len, reverse=True)
+    if not words:
+        return None
+    i = text.lower().find(words[0].lower())
+    if i < 0:
+        return None
+    start = text.rfind("\n", 0, i) + 1
+    end = text.find("\n", i)
+    return text[start:(len(text) if end < 0 else end)][:300]
+
+
 def _probe_lines(request):
-    """How many lines `context` has, how many of them a pattern matches, and its first lines:
-    the evidence for "your pattern matched 0 of 4,102 lines" (M11)."""
+    """How many lines `context` has, how many of them a pattern matches, its first lines, and
+    a line the pattern should have matched: the evidence for "your pattern matched 0 of 4,102
+    lines" (M11, issue 36 §3)."""
     pattern, regex = request.get("pattern"), bool(request.get("regex"))
-    total, matched, first = 0, (0 if pattern is not None else None), []
+    total, matched, first, near = 0, (0 if pattern is not None else None), [], None
     for _doc, text in documents():
         total += text.count("\n") + 1
         if matched is not None:
             found = _lines_matching(text, pattern, regex)
             matched = None if found is None else matched + found
+        if pattern and near is None and matched == 0:
+            near = _line_near(text, pattern, regex)
         for line in text[:20_000].split("\n"):
             if len(first) < 5 and line.strip():
                 first.append(line[:300])
-    return {"total": total, "matched": matched, "first": first}
+    return {"total": total, "matched": matched, "first": first, "near": near}
+
+
+def _probe_occurs(request):
+    """Whether `text` stands in `context` as a token of its own (issue 36 §1-2), and if not, the
+    longer token it is a piece of ("1" inside 7319001, "319" inside 7,319,001). One regex search
+    per document, stopping at the first match: cheap next to a model turn."""
+    needle = str(request["text"]).strip()
+    if not needle:
+        return {"standalone": False, "longer": None}
+    body = r"\s+".join(_re.escape(part) for part in needle.split())
+    alone = _re.compile(r"(?<!\w)(?<!\d[.,])" + body + r"(?!\w)(?![.,]\d)")
+    longer = None
+    for _doc, text in documents():
+        if alone.search(text):
+            return {"standalone": True, "longer": None}
+        if longer is None:
+            i = text.find(needle)
+            if i >= 0:
+                start, end = i, i + len(needle)
+                while start > 0 and (text[start - 1].isalnum() or (text[start - 1] in ".," and start > 1 and text[start - 2].isdigit())):
+                    start -= 1
+                while end < len(text) and (text[end].isalnum() or (text[end] in ".," and end + 1 < len(text) and text[end + 1].isdigit())):
+                    end += 1
+                longer = text[start:end][:200]
+    return {"standalone": False, "longer": longer}
 
 
 _PROBES = {
@@ -132,6 +175,7 @@ _PROBES = {
     "configure": _probe_configure,
     "place": _probe_place,
     "lines": _probe_lines,
+    "occurs": _probe_occurs,
 }
 
 
