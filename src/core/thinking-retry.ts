@@ -10,10 +10,15 @@ import { normaliseReply } from "./reply.ts";
 /** Qwen3-family names, whose chat template reads `/no_think`. */
 const QWEN3 = /qwen[-_ ]?3/i;
 
-/** Nothing visible, but thoughts: the model spent its budget thinking. */
-export function spentOnThinking(text: string): boolean {
-  const reply = normaliseReply(text);
-  return !reply.text.trim() && !reply.cut && reply.thinking.trim().length > 0;
+/**
+ * Nothing visible, but thoughts still open when the reply ended (or the budget ran out): the model
+ * spent its budget thinking. Thinking that closed with nothing after it is another fault — the
+ * action written inside <think> — which its own message answers.
+ */
+export function spentOnThinking(reply: { text: string; finishReason?: string | null }): boolean {
+  const normalised = normaliseReply(reply.text);
+  if (normalised.text.trim() || normalised.cut || !normalised.thinking.trim()) return false;
+  return reply.finishReason === "length" || /<think(?:ing)?\s*>(?![\s\S]*<\/think(?:ing)?\s*>)/i.test(reply.text);
 }
 
 /** The request again with thinking off and twice the budget (at most half the window). */
@@ -41,17 +46,17 @@ export interface ThinkingRetry<R> {
 }
 
 /** Asks once more with thinking off when a reply was only thinking; otherwise the reply as it was. */
-export async function retryIfOnlyThinking<R extends { text: string }>(
+export async function retryIfOnlyThinking<R extends { text: string; finishReason?: string | null }>(
   first: Asked<R>,
   ask: (adjust: (request: ChatRequest) => ChatRequest) => Promise<Asked<R>>,
   model: string,
   rootWindow: number,
 ): Promise<ThinkingRetry<R>> {
-  if (!spentOnThinking(first.result.text)) return { asked: first, note: null, failed: false };
+  if (!spentOnThinking(first.result)) return { asked: first, note: null, failed: false };
   const adjust = thinkingOff(model, rootWindow);
   const again = await ask(adjust);
   const how = `${QWEN3.test(model) ? "/no_think, " : ""}thinking off and a larger budget`;
-  const failed = spentOnThinking(again.result.text) || !normaliseReply(again.result.text).text.trim();
+  const failed = spentOnThinking(again.result) || !normaliseReply(again.result.text).text.trim();
   const note =
     `The model's reply was only thinking (nothing visible), so the turn was asked again with ${how}` +
     (failed ? "; that showed nothing either, so the harness reads the document itself." : ".");
