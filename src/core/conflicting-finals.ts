@@ -46,7 +46,13 @@ export function judgeFinals(runnable: CodeBlock[], markers: readonly FinalMarker
   const distinct = new Map(all.map((s) => [s.key, s.shown]));
   if (distinct.size < 2) return { runnable, conflicting: [] };
   const stripped = runnable
-    .map((b) => ({ ...b, code: b.code.split("\n").filter((l) => !ofLine(l)).join("\n") }))
+    .map((b) => ({
+      ...b,
+      code: b.code
+        .split("\n")
+        .filter((l) => !ofLine(l))
+        .join("\n"),
+    }))
     .filter((b) => b.code.trim());
   return { runnable: stripped, conflicting: [...distinct.values()] };
 }

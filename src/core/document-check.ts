@@ -32,7 +32,9 @@ export function onceFor(probe: OccursProbe, answer: string): () => Promise<Occur
 /** What the trajectory records when the document decided (the run's reader sees it was checked). */
 export function documentCheckNote(answer: string, found: Occurrence): string {
   const shown = JSON.stringify(answer.length > 80 ? `${answer.slice(0, 80)}…` : answer);
-  if (found.standalone) return `Checked the answer ${shown} against the document: it stands verbatim in \`context\`, so it was accepted although no output printed it.`;
-  if (found.longer) return `Checked the answer ${shown} against the document: it is only part of ${JSON.stringify(found.longer)} there, so the model was asked once.`;
+  if (found.standalone)
+    return `Checked the answer ${shown} against the document: it stands verbatim in \`context\`, so it was accepted although no output printed it.`;
+  if (found.longer)
+    return `Checked the answer ${shown} against the document: it is only part of ${JSON.stringify(found.longer)} there, so the model was asked once.`;
   return `Checked the answer ${shown} against the document: it is not in \`context\` either, and no output showed it.`;
 }

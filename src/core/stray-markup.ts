@@ -4,7 +4,18 @@
 // conversation (the model would copy them next turn) nor decide what counts as thinking.
 
 /** Tags of the templates small models were trained on; only these are removed, never arbitrary markup. */
-const KNOWN = ["think", "thinking", "reasoning", "tool_call", "tool_response", "function_call", "answer", "final_answer", "response", "output"];
+const KNOWN = [
+  "think",
+  "thinking",
+  "reasoning",
+  "tool_call",
+  "tool_response",
+  "function_call",
+  "answer",
+  "final_answer",
+  "response",
+  "output",
+];
 
 const opener = (tag: string) => new RegExp(String.raw`<${tag}(?:\s[^>]*)?>`, "i");
 

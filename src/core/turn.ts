@@ -89,12 +89,22 @@ const quiet = (host: TurnHost): TaskFacts => ({ ...host.facts(), restate: false 
  * refused final cannot be retried, so the evidence gate's allowance no longer applies.
  */
 export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance = false): Promise<TurnOutcome> {
-  const out: TurnOutcome = { outputs: [], notes: [], answer: null, unsupported: false, acted: false, raised: false, fallback: null, checks: [] };
+  const out: TurnOutcome = {
+    outputs: [],
+    notes: [],
+    answer: null,
+    unsupported: false,
+    acted: false,
+    raised: false,
+    fallback: null,
+    checks: [],
+  };
   if (reply.kind === "neither") {
     const action = reply.foreign ? foreignAction(reply.foreign) : null;
     if (action) await playForeignAction(action, host, out, lastChance);
     // "Final Answer: …" once the model has seen output is its final (issue 36 §7); before, a guess.
-    else if (reply.labelled && host.guards.evidence.outputs.length) await acceptCandidate(reply.labelled, { source: "text" }, host, out, lastChance);
+    else if (reply.labelled && host.guards.evidence.outputs.length)
+      await acceptCandidate(reply.labelled, { source: "text" }, host, out, lastChance);
     else {
       const told = inactionReply(quiet(host), reply, host.guards.noAction.count + 1);
       out.notes.push(told.message);
@@ -300,7 +310,8 @@ async function extractionNote(answer: string, code: string | undefined, host: Tu
   if (problem) return extractionMessage(problem, answer, code, host);
   if (isEmptyAggregate(answer)) return emptyMatchNote([code, ...extraction.recentCode()], host.lines);
   const found = onceFor(host.occurs, answer);
-  if (isToken(answer) && !shownAlone(answer, evidence.outputs)) {
+  // Only a value with digits: what a greedy group cuts short, and the probe stays off other finals.
+  if (isToken(answer) && /\d/.test(answer) && !shownAlone(answer, evidence.outputs)) {
     const where = await found();
     if (where && !where.standalone && where.longer) {
       out.checks.push(documentCheckNote(answer, where));

@@ -130,7 +130,9 @@ describe.each(PROFILES)("the %s profile", (profile) => {
     const result = await ask(profile);
     expect(result).toMatchObject({ status: "answered", answer: NEEDLE });
     expect(result.iterations[0]!.code_blocks.map((b) => b.code)).toEqual(['print(search("odd-stew"))']);
-    const replayed = rootRequests()[1]!.messages.filter((m) => m.role === "assistant").map((m) => m.content);
+    const replayed = rootRequests()[1]!
+      .messages.filter((m) => m.role === "assistant")
+      .map((m) => m.content);
     expect(replayed.join("\n")).not.toMatch(/<\/think>|<\/tool_response>/);
   });
 
@@ -174,6 +176,8 @@ describe.each(PROFILES)("the %s profile", (profile) => {
     expect(rootRequests()).toHaveLength(2);
     expect(result.iterations[0]!.code_blocks).toHaveLength(1);
     expect(result.iterations[0]!.final_answer).toBeNull();
-    expect(rootRequests()[1]!.lastUser).toMatch(/two different answers \(FINAL_VAR\(summary\) and FINAL\(The committee discussed the harvest\.\)\)/);
+    expect(rootRequests()[1]!.lastUser).toMatch(
+      /two different answers \(FINAL_VAR\(summary\) and FINAL\(The committee discussed the harvest\.\)\)/,
+    );
   });
 });
