@@ -142,28 +142,45 @@ def _probe_lines(request):
     return {"total": total, "matched": matched, "first": first, "near": near}
 
 
+def _token_around(text, start, end):
+    """The whole token a match lies in: letters and digits, and separators between digits."""
+    def inside(k, step):
+        c = text[k]
+        if c.isalnum() or c == "_":
+            return True
+        nxt = k + step
+        return c in ".," and 0 <= nxt < len(text) and text[nxt].isdigit() and text[k - step].isdigit()
+    while start > 0 and inside(start - 1, -1):
+        start -= 1
+    while end < len(text) and inside(end, 1):
+        end += 1
+    return start, end
+
+
+_MAX_HITS = 10_000
+
+
 def _probe_occurs(request):
     """Whether `text` stands in `context` as a token of its own (issue 36 §1-2), and if not, the
-    longer token it is a piece of ("1" inside 7319001, "319" inside 7,319,001). One regex search
-    per document, stopping at the first match: cheap next to a model turn."""
+    longer token it is a piece of ("1" inside 7319001, "319" inside 7,319,001). The pattern starts
+    with the literal text, so the regex engine skips ahead to candidates (no lookbehind at every
+    position: that took a second per 10 MB); each candidate's token is checked here, at most
+    10,000 of them (a digit in a table of numbers), then it counts as only a piece."""
     needle = str(request["text"]).strip()
     if not needle:
         return {"standalone": False, "longer": None}
-    body = r"\s+".join(_re.escape(part) for part in needle.split())
-    alone = _re.compile(r"(?<!\w)(?<!\d[.,])" + body + r"(?!\w)(?![.,]\d)")
-    longer = None
+    rx = _re.compile(r"\s+".join(_re.escape(part) for part in needle.split()))
+    longer, hits = None, 0
     for _doc, text in documents():
-        if alone.search(text):
-            return {"standalone": True, "longer": None}
-        if longer is None:
-            i = text.find(needle)
-            if i >= 0:
-                start, end = i, i + len(needle)
-                while start > 0 and (text[start - 1].isalnum() or (text[start - 1] in ".," and start > 1 and text[start - 2].isdigit())):
-                    start -= 1
-                while end < len(text) and (text[end].isalnum() or (text[end] in ".," and end + 1 < len(text) and text[end + 1].isdigit())):
-                    end += 1
+        for m in rx.finditer(text):
+            start, end = _token_around(text, m.start(), m.end())
+            if (start, end) == (m.start(), m.end()):
+                return {"standalone": True, "longer": None}
+            if longer is None:
                 longer = text[start:end][:200]
+            hits += 1
+            if hits >= _MAX_HITS:
+                return {"standalone": False, "longer": longer}
     return {"standalone": False, "longer": longer}
 
 
