@@ -1,6 +1,8 @@
 // Why a question's run must end early, decided once. The first reason wins: a Stop pressed after
 // the time limit tripped must not turn an "out of time" best answer into "stopped", and vice versa.
 
+import type { CellResult } from "../repl/protocol.ts";
+
 export type StopReason = "user" | "timeout";
 
 export class StopSignal {
@@ -29,5 +31,33 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal, stopped: () 
     const onAbort = () => reject(stopped());
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** After Stop, how long a cell may take to end by itself before the run stops without it. */
+const STOP_GRACE_MS = 1000;
+
+/**
+ * Resolves STOP_GRACE_MS after the run is stopped: Stop must end the run promptly even when the
+ * REPL needs longer (a worker being killed and rebuilt finishes in the background).
+ */
+export function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
+  return new Promise((resolve) => {
+    const stopped = () =>
+      setTimeout(
+        () =>
+          resolve({
+            stdout: "",
+            stderr: "KeyboardInterrupt: the run was stopped while this cell was running.\n",
+            final_answer: null,
+            locals: {},
+            execution_time: 0,
+            error: "KeyboardInterrupt",
+            interrupted: true,
+          }),
+        STOP_GRACE_MS,
+      );
+    if (signal.aborted) stopped();
+    else signal.addEventListener("abort", stopped, { once: true });
   });
 }

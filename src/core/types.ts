@@ -120,6 +120,8 @@ export interface IterationRecord {
   question_index?: number;
   /** Ours: messages from the REPL worker that failed validation and were dropped. */
   dropped_messages?: string[];
+  /** Ours: what the harness checked or changed during this turn (an answer looked up in the document, a retry). */
+  harness_notes?: string[];
   /** Ours, on a question's last iteration: the answer's ranked sources. */
   answer_sources?: RankedSource[];
   /** Ours: this step was the harness's own map-reduce, not a model turn. */
