@@ -37,6 +37,8 @@ export interface CliOptions {
   stream: boolean;
   verbose: boolean;
   json: boolean;
+  /** --raw-output: write the answer and --verbose text to a terminal byte for byte (escape sequences obeyed). */
+  rawOutput: boolean;
   outputTrajectory?: string;
   /** Prompt profile: auto (from the model name), guided (≤ 4B), standard, canonical (RLM-trained). */
   prompt?: PromptChoice;
@@ -101,6 +103,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         "no-stream": { type: "boolean", default: false },
         verbose: { type: "boolean", short: "v", default: false },
         json: { type: "boolean", default: false },
+        "raw-output": { type: "boolean", default: false },
         "output-trajectory": { type: "string" },
         prompt: { type: "string" },
         "cache-dir": { type: "string" },
@@ -147,6 +150,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     stream: v["no-stream"] !== true,
     verbose: v.verbose === true,
     json: v.json === true,
+    rawOutput: v["raw-output"] === true,
     noCache: v["no-cache"] === true,
     thinking: v.thinking === true,
     help,

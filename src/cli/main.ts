@@ -16,6 +16,7 @@ import { fallbackLine, fallbackPolicyFrom, terminalAsker, yesNo } from "./fallba
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
 import { groupDigits } from "../core/numbers.ts";
+import { inertJson, terminalSafe, type TerminalStreams } from "./terminal-text.ts";
 
 const VERSION = "0.1.0";
 
@@ -24,6 +25,8 @@ export interface CliIO {
   stderr: (s: string) => void;
   readStdin: () => Promise<Buffer | null>;
   env: Record<string, string | undefined>;
+  /** Which streams are a terminal: there, control characters are shown, not obeyed (terminal-text.ts). */
+  terminal?: TerminalStreams;
   /** A yes/no question to the person at a terminal; null when there is none (a pipe, a script). */
   ask?: ((prompt: string, signal: AbortSignal) => Promise<boolean>) | null;
 }
@@ -38,6 +41,7 @@ const defaultIO: CliIO = {
     return Buffer.concat(chunks);
   },
   env: process.env,
+  terminal: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
   // Only a person at a terminal can answer (stdin then holds no document: see readStdin).
   ask: process.stdin.isTTY && process.stderr.isTTY ? yesNo(process.stdin, process.stderr) : null,
 };
@@ -83,7 +87,7 @@ function jsonResult(result: RlmResult): string {
     ...(result.unverified ? { unverified: result.unverified } : {}),
     sources: result.sources ?? [],
   };
-  return `${JSON.stringify(out, null, 2)}\n`;
+  return `${inertJson(JSON.stringify(out, null, 2))}\n`;
 }
 
 /**
@@ -97,18 +101,21 @@ function howAnswered(result: RlmResult): string {
   return "";
 }
 
-export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+export async function main(argv: string[], given: CliIO = defaultIO): Promise<number> {
   if (argv[0] === "warmup") {
     const { warmupMain } = await import("./warmup.ts");
-    return warmupMain(argv.slice(1), io);
+    return warmupMain(argv.slice(1), terminalSafe(given, given.terminal, false));
   }
   if (argv[0] === "bench") {
     const { benchMain } = await import("./bench.ts");
-    return benchMain(argv.slice(1), io);
+    return benchMain(argv.slice(1), terminalSafe(given, given.terminal, false));
   }
   let options: CliOptions;
+  let io = given;
   try {
     options = parseCliArgs(argv, io.env);
+    // Everything after this point may carry text a document, the model or its code chose.
+    io = terminalSafe(given, given.terminal, options.rawOutput);
   } catch (err) {
     io.stderr(`rlm: ${err instanceof Error ? err.message : String(err)}\nRun rlm --help for the options.\n`);
     return 2;
