@@ -71,6 +71,19 @@ function num(name: string, raw: string | undefined, integer = true): number | un
   return value;
 }
 
+/** A server's address is an http(s) URL: "localhost:8000" parses as a URL of scheme "localhost:", and would fail later as unreachable. */
+function checkBaseUrl(raw: string, from: string): void {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+    throw new UsageError(`${from} must be an http:// or https:// address such as http://localhost:8000/v1, got "${raw}"`);
+  }
+}
+
 export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = {}): CliOptions {
   let parsed;
   try {
@@ -142,10 +155,12 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (trajectory && !trajectory.endsWith(".jsonl")) {
     throw new UsageError("--output-trajectory must end in .jsonl (the rlm visualizer only opens .jsonl files)");
   }
+  const baseUrl = v["base-url"] ?? env.RLM_BASE_URL ?? "http://localhost:8000/v1";
+  if (!help && !version && !modelFile) checkBaseUrl(baseUrl, v["base-url"] !== undefined ? "--base-url" : "RLM_BASE_URL");
   const opts: CliOptions = {
     contextFiles: v["context-file"] ?? [],
     task,
-    baseUrl: v["base-url"] ?? env.RLM_BASE_URL ?? "http://localhost:8000/v1",
+    baseUrl,
     model,
     stream: v["no-stream"] !== true,
     verbose: v.verbose === true,

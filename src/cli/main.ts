@@ -176,6 +176,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
       const server = await OpenAIEngine.connect({
         // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
         fetch: nodeHttpFetch,
+        cors: false,
         baseUrl: options.baseUrl,
         model: options.model,
         ...(options.apiKey ? { apiKey: options.apiKey } : {}),

@@ -113,6 +113,8 @@ describe("rlm CLI", () => {
     const out = await run(["--task", "q", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "doc");
     expect(out.code).toBe(1);
     expect(out.stderr).toContain("Could not reach the model server");
+    // There is no page and no CORS on the command line (issue 32 §5).
+    expect(out.stderr).not.toMatch(/this page|CORS/);
     expect(out.stdout).toBe("");
   });
 
@@ -143,6 +145,12 @@ describe("rlm CLI", () => {
     const bad = await run(["--task", "q", "--model", "m", "--max-iterations", "lots"], "doc");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--max-iterations needs a whole number");
+    // A malformed --base-url is a bad option too (it exited 1 as "unreachable": issue 32 §5).
+    for (const url of ["not a url", "localhost:8000/v1", "ftp://host/v1"]) {
+      const badUrl = await run(["--task", "q", "--model", "m", "--base-url", url], "doc");
+      expect(badUrl.code, url).toBe(2);
+      expect(badUrl.stderr).toContain("--base-url must be an http:// or https:// address");
+    }
     const file = await run(["--task", "q", "--model", "m", "--context-file", join(dir, "nope.txt")]);
     expect(file.code).toBe(2);
     expect(file.stderr).toContain("ENOENT");
