@@ -223,6 +223,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   }
   if (opts.maxIterations === 0) throw new UsageError("--max-iterations must be at least 1");
   if (opts.maxDepth === 0) throw new UsageError("--max-depth must be at least 1");
+  if (opts.maxTokens === 0) throw new UsageError("--max-tokens must be at least 1");
   if (opts.concurrency === 0) throw new UsageError("--concurrency must be at least 1");
   if (opts.threads === 0) throw new UsageError("--threads must be at least 1");
   if (opts.modelFile && opts.contextWindow === 0) throw new UsageError("--context-window must be at least 1");

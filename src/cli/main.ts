@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens } from "../core/usage.ts";
+import { deriveBudgets } from "../core/budgets.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
 import type { ChatEngine } from "../engines/types.ts";
 import { isLocalModelRefusal, openLocalEngines, type LocalEngines } from "./local-model.ts";
@@ -101,6 +102,14 @@ function howAnswered(result: RlmResult): string {
   return "";
 }
 
+/** What was used instead of --max-tokens, when it is more than the root's window allows (else ""). */
+function maxTokensNote(asked: number | undefined, window: number): string {
+  if (asked === undefined) return "";
+  const used = deriveBudgets({ rootWindow: window, subWindow: window, maxTokensPerTurn: asked }).maxTokensPerTurn;
+  if (used === asked) return "";
+  return `rlm: --max-tokens ${asked} is more than half the root's ${groupDigits(window)}-token window (the prompt needs the rest); using ${used}.\n`;
+}
+
 export async function main(argv: string[], given: CliIO = defaultIO): Promise<number> {
   if (argv[0] === "warmup") {
     const { warmupMain } = await import("./warmup.ts");
@@ -189,6 +198,8 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     }
     const root = engines.root;
     const sub = engines.sub;
+    const tokensNote = maxTokensNote(options.maxTokens, root.contextWindow);
+    if (tokensNote) io.stderr(tokensNote);
     const chars = await counting;
     const loading = session.addDocuments(docs.map((d, i) => sessionDocument(d, chars[i])));
     let documentMs = 0;

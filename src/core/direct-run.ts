@@ -6,6 +6,7 @@ import type { ChatEngine } from "../engines/types.ts";
 import type { HistoryEntry } from "../repl/types.ts";
 import { answerDirectly, type DocumentSource } from "./direct.ts";
 import { iterationRecord } from "./records.ts";
+import { directAnswerTokens } from "./run-mode.ts";
 import type { Emit } from "./subcalls.ts";
 import type { RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
 import { UsageTracker } from "./usage.ts";
@@ -56,6 +57,8 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
       engine: i.engine,
       question: directQuestion(i.question, i.previous),
       document: i.document,
+      // --max-tokens (the page's tokens per turn) holds for the one direct turn too.
+      maxAnswerTokens: directAnswerTokens(i.engine.contextWindow, i.config.maxTokensPerTurn),
       ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
       ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
       ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),

@@ -314,6 +314,7 @@ export class RlmSession {
           directQuestion(question, history).length,
           engines.root.contextWindow,
           config.runMode ?? "auto",
+          config.maxTokensPerTurn,
         )
       : null;
     if (pending && early?.mode !== "rlm") {
@@ -389,11 +390,12 @@ export class RlmSession {
   ): Promise<RunModeChoice & { document?: DocumentSource }> {
     const requested = config.runMode ?? "auto";
     const asked = directQuestion(question, history).length;
-    const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested);
+    const answerTokens = config.maxTokensPerTurn;
+    const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested, answerTokens);
     if (bySize.mode === "rlm") return bySize;
     // Close enough to fit: measure the text the direct prompt would hold (paths included).
     const document = await replDocumentSource(this.repl);
-    const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested);
+    const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested, answerTokens);
     return exact.mode === "direct" ? { ...exact, document } : exact;
   }
 

@@ -109,6 +109,28 @@ describe("rlm CLI", () => {
     expect(json.sources[0]).toMatchObject({ doc: "stdin", line: 3, start: 16, passage: { text: "OSPREY" } });
   });
 
+  it("honours --max-tokens in direct mode, small values included, and says when it cannot (issue 32 §5)", async () => {
+    server.scripts.root = "It says hello.";
+    const before = server.requests.length;
+    const small = await run(
+      ["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--mode", "direct", "--max-tokens", "40"],
+      "hello",
+    );
+    expect(small.code, small.stderr).toBe(0);
+    expect(server.requests.slice(before).map((r) => r.maxTokens)).toEqual([40]);
+    expect(small.stderr).not.toContain("--max-tokens");
+    // More than half the 4,096-token window: the prompt needs the rest, and rlm says what it used.
+    const big = await run(
+      ["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--mode", "direct", "--max-tokens", "3000"],
+      "hello",
+    );
+    expect(big.code, big.stderr).toBe(0);
+    expect(server.requests.at(-1)?.maxTokens).toBe(2048);
+    expect(big.stderr).toContain(
+      "--max-tokens 3000 is more than half the root's 4,096-token window (the prompt needs the rest); using 2048.",
+    );
+  });
+
   it("fails clearly when the server cannot be reached", async () => {
     const out = await run(["--task", "q", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "doc");
     expect(out.code).toBe(1);
