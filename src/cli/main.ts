@@ -148,7 +148,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
   };
   process.on("SIGINT", onSigint);
   try {
-    const docs = await contextDocuments(options.contextFiles, io.readStdin);
+    const docs = await contextDocuments(options.contextFiles, io.readStdin, io.stderr);
     const cache = resolveCacheDir({ cacheDir: options.cacheDir, noCache: options.noCache, env: io.env });
     const snapshotDir = cache.dir;
     const engines: { root?: ChatEngine; sub?: ChatEngine } = {};
