@@ -6,6 +6,7 @@ import type { ChatEngine } from "../engines/types.ts";
 import type { HistoryEntry } from "../repl/types.ts";
 import { answerDirectly, type DocumentSource } from "./direct.ts";
 import { iterationRecord } from "./records.ts";
+import { signalAt } from "./stop.ts";
 import { directAnswerTokens } from "./run-mode.ts";
 import type { Emit } from "./subcalls.ts";
 import type { RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
@@ -50,7 +51,7 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
   emit({ type: "turn-started", turn: 0 });
   const started = Date.now();
   // The run's time limit holds here too: one call can take as long as a whole RLM run.
-  const outOfTime = AbortSignal.timeout(i.config.maxWallTimeMs);
+  const outOfTime = signalAt((i.config.startedAt ?? started) + i.config.maxWallTimeMs);
   const signal = AbortSignal.any([i.signal, outOfTime]);
   try {
     const direct = await answerDirectly({

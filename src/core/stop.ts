@@ -31,3 +31,11 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal, stopped: () 
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
+
+/** The longest delay a timer takes (Node fires a longer one at once): about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Aborts when `deadline` (epoch ms) comes: the time left as a whole, timer-sized number of milliseconds. */
+export function signalAt(deadline: number): AbortSignal {
+  return AbortSignal.timeout(Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(deadline - Date.now()))));
+}

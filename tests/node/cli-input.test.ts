@@ -1,7 +1,7 @@
 // What `rlm` accepts as a document (issue 32 §5): nothing empty, nothing binary, each refused
 // with one line and exit 2; a zip unpacked into the same `context` dict the page makes of it
 // (the page's ingest, src/ingest), with what was left out said on stderr.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -86,5 +86,27 @@ describe("rlm unpacks a zip", () => {
     expect(context).toEqual({ "notes.zip/notes/a.txt": "alpha says 1\n", "notes.zip/notes/sub/b.md": "# beta\nbeta says 2\n" });
     expect(out.stderr).toContain("notes.zip: unpacked 2 document(s) from the archive into context.");
     expect(out.stderr).toMatch(/left out notes\.zip\/notes\/logo\.png: /);
+  });
+});
+
+describe("rlm's --max-time", () => {
+  it("counts from the start of the command: a document that takes longer to read than the limit ends it", async () => {
+    const before = server.requests.length;
+    // stdin that never ends stands for a document too big to read in time (a 3 GB file ran
+    // 132 s under --max-time 40): before, rlm waited for it forever.
+    const child = spawn(process.execPath, [bin, ...model(), "--max-time", "3"], {
+      env: { ...process.env, RLM_CACHE_DIR: join(dir, "cache") },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    child.stdin.write("the start of a very long document\n");
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    clearTimeout(killer);
+    child.stdin.destroy();
+    expect(code, stderr).toBe(1);
+    expect(stderr).toContain("The 3 s time limit was reached while reading the documents (--max-time counts from the start of rlm)");
+    expect(server.requests).toHaveLength(before);
   });
 });
