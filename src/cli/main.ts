@@ -115,6 +115,11 @@ function maxTokensNote(asked: number | undefined, window: number): string {
   return `rlm: --max-tokens ${asked} is more than half the root's ${groupDigits(window)}-token window (the prompt needs the rest); using ${used}.\n`;
 }
 
+/** --max-time ran out before the session's run began (which then keeps the clock itself). */
+class OutOfTimeBeforeAsking extends Error {
+  override name = "OutOfTimeBeforeAsking";
+}
+
 /** The limit ended the command before the model was asked: said like any run that ran out of time. */
 function outOfTimeBeforeAsking(io: CliIO, json: boolean, config: RlmConfig, phase: string): number {
   const limit = Math.round(config.maxWallTimeMs / 1000);
@@ -160,7 +165,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
   // Until the session's run takes over the clock (RlmSession.ask), the steps before it are held to the limit here.
   const timeUp = signalAt(config.startedAt + config.maxWallTimeMs);
   let phase = "reading the documents";
-  const inTime = <T>(work: Promise<T>): Promise<T> => abortable(work, timeUp, () => new Error(`out of time while ${phase}`));
+  const inTime = <T>(work: Promise<T>): Promise<T> => abortable(work, timeUp, () => new OutOfTimeBeforeAsking());
   let session: RlmSession | null = null;
   let local: LocalEngines | null = null;
   const controller = new AbortController();
@@ -270,7 +275,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     }
     return 0;
   } catch (err) {
-    if (timeUp.aborted && !controller.signal.aborted) return outOfTimeBeforeAsking(io, options.json, config, phase);
+    if (err instanceof OutOfTimeBeforeAsking) return outOfTimeBeforeAsking(io, options.json, config, phase);
     if (err instanceof UsageError || isLocalModelRefusal(err)) {
       io.stderr(`rlm: ${err.message}\n`);
       return 2;
