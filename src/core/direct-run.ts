@@ -6,6 +6,8 @@ import type { ChatEngine } from "../engines/types.ts";
 import type { HistoryEntry } from "../repl/types.ts";
 import { answerDirectly, type DocumentSource } from "./direct.ts";
 import { iterationRecord } from "./records.ts";
+import { signalAt } from "./stop.ts";
+import { directAnswerTokens } from "./run-mode.ts";
 import type { Emit } from "./subcalls.ts";
 import type { RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
 import { UsageTracker } from "./usage.ts";
@@ -49,13 +51,15 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
   emit({ type: "turn-started", turn: 0 });
   const started = Date.now();
   // The run's time limit holds here too: one call can take as long as a whole RLM run.
-  const outOfTime = AbortSignal.timeout(i.config.maxWallTimeMs);
+  const outOfTime = signalAt((i.config.startedAt ?? started) + i.config.maxWallTimeMs);
   const signal = AbortSignal.any([i.signal, outOfTime]);
   try {
     const direct = await answerDirectly({
       engine: i.engine,
       question: directQuestion(i.question, i.previous),
       document: i.document,
+      // --max-tokens (the page's tokens per turn) holds for the one direct turn too.
+      maxAnswerTokens: directAnswerTokens(i.engine.contextWindow, i.config.maxTokensPerTurn),
       ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
       ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
       ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),

@@ -119,7 +119,9 @@ type Ending =
   /** `cause`: what the model did, for the diagnosis if the harness has to take over. */
   | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string; cause: string }
   | { kind: "fallback"; cause: string }
-  | { kind: "failed"; message: string };
+  | { kind: "failed"; message: string }
+  /** Out of time with nothing to ask for: no best answer, no fallback. */
+  | { kind: "out-of-time"; message: string };
 
 /** The one diagnosis the person reads when the harness takes over (issue 28: one explanation, the right cause). */
 const couldNotDrive = (cause: string) => `The model could not drive the run: ${cause}.`;
@@ -149,6 +151,8 @@ class QuestionRun {
   private guards: RunGuards;
   /** Python's start this run overlaps (see RlmRunOptions.pending); null once it is ready. */
   private pending: PendingPython | null;
+  /** Whether that start has finished (the run learns it only at its next turn). */
+  private pythonLoaded = false;
   private readonly checkSyntax: SyntaxChecker;
   /** The model's variables after its last cell. */
   private variables: string[] = [];
@@ -167,6 +171,10 @@ class QuestionRun {
     this.profile = PROMPT_PROFILES[choice.profile];
     this.profileReason = choice.reason;
     this.pending = o.pending ?? null;
+    this.pending?.ready.then(
+      () => (this.pythonLoaded = true),
+      () => undefined,
+    );
     this.guards = newGuards(this.context()?.total_chars ?? 0, this.budgets.rootWindow);
     this.checkSyntax = replSyntaxChecker(o.repl);
     const childRun = this.childRunner();
@@ -231,6 +239,11 @@ class QuestionRun {
    */
   private async afterPython(ending: Ending): Promise<Ending> {
     if (!this.pending || (ending.kind !== "limit" && ending.kind !== "fallback")) return ending;
+    // Out of time while Python still decodes the documents (a huge file): waiting for it would
+    // run the command for as long again past its limit, and no cell has seen the document.
+    if (ending.kind === "limit" && ending.status === "out-of-time" && !this.pythonLoaded) {
+      return { kind: "out-of-time", message: `The ${this.timeLimit()} was reached while Python was still loading the documents.` };
+    }
     // The time limit has tripped the run's stop already: only the person's Stop ends this wait,
     // or a limit reached during the first request would be reported as Python never loading.
     const settled = await this.pythonReady(this.o.signal ?? new AbortController().signal).then(
@@ -735,6 +748,7 @@ const unverified = (unsupported: boolean): { unverified?: string } =>
 function outcomeOf(ending: Exclude<Ending, { kind: "limit" | "fallback" }>): Outcome {
   if (ending.kind === "answered")
     return { answer: ending.answer, status: "answered", producedBy: "model", ...unverified(ending.unsupported) };
+  if (ending.kind === "out-of-time") return { answer: "", status: "out-of-time", message: ending.message };
   return { answer: "", status: ending.kind, message: ending.message };
 }
 

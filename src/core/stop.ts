@@ -61,3 +61,11 @@ export function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
     else signal.addEventListener("abort", stopped, { once: true });
   });
 }
+
+/** The longest delay a timer takes (Node fires a longer one at once): about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Aborts when `deadline` (epoch ms) comes: the time left as a whole, timer-sized number of milliseconds. */
+export function signalAt(deadline: number): AbortSignal {
+  return AbortSignal.timeout(Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(deadline - Date.now()))));
+}

@@ -14,6 +14,11 @@ export interface RlmConfig {
   maxSubcalls: number;
   /** Wall-clock limit per question. */
   maxWallTimeMs: number;
+  /**
+   * When that limit's clock started (epoch ms). Absent: when the question is asked (the page).
+   * `rlm` sets its own start, so reading the documents and starting Python count too.
+   */
+  startedAt?: number;
   /** Turns in a row whose code raised before the loop asks for its best answer. */
   maxConsecutiveErrors: number;
   /** Per-cell limit before Python is interrupted. */
