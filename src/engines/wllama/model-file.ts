@@ -1,7 +1,16 @@
 // What a GGUF model file (or a split model's parts) is, read from its header before anything is
 // loaded: the facts the memory check and the page need, and a clear reason when it is not a
 // model this page can run. No DOM.
-import { GgufFormatError, GgufTruncatedError, kvNumber, kvString, readGgufHeader, splitPart, type GgufHeader } from "./gguf-header.ts";
+import {
+  GgufFormatError,
+  GgufSignatureError,
+  GgufTruncatedError,
+  kvNumber,
+  kvString,
+  readGgufHeader,
+  splitPart,
+  type GgufHeader,
+} from "../gguf/index.ts";
 
 export interface NamedBlob {
   name: string;
@@ -133,9 +142,14 @@ export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
           `${p.name} is incomplete: it ends inside its own header, after ${p.blob.size.toLocaleString("en-US")} bytes. The download was probably cut off; download it again.`,
         );
       }
-      if (err instanceof GgufFormatError) {
+      if (err instanceof GgufSignatureError) {
         throw new ModelFileError(
           `${p.name} is not a GGUF model file (${err.message}). Choose a .gguf file, as LM Studio, Ollama or Jan keep them.`,
+        );
+      }
+      if (err instanceof GgufFormatError) {
+        throw new ModelFileError(
+          `${p.name} cannot be used: ${err.message}. The file is damaged or was made to look like a model; choose another .gguf file.`,
         );
       }
       throw err;
