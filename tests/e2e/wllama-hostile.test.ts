@@ -1,12 +1,14 @@
 // Hostile model files given to Settings' "Model file (GGUF)…" chooser (issue 32 §2): headers of a
 // hundred-odd bytes claiming 2^40 tensors, 2^40 key-value pairs, an array of 2^40 items, a tensor
-// of 2^31 dimensions, version 999, and a file cut inside its header. The page reads each header
+// of 2^31 dimensions, version 999, a file cut inside its header, and chat templates that loop or
+// call themselves. The page reads each header
 // with the reader `rlm --model-file` uses (src/engines/gguf) and refuses it with the reason;
 // nothing is kept, and the page goes on working.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { HOSTILE_GGUF } from "../fixtures/gguf/hostile.ts";
 import { blockOutside, launch, newPage, startApp } from "./harness.ts";
 
@@ -20,6 +22,21 @@ beforeAll(async () => {
     const path = join(dir, `${name}.gguf`);
     writeFileSync(path, bytes);
     files.push({ name: `${name}.gguf`, path, reason });
+  }
+  // Valid models whose template loops over range(2000000000) or calls itself: kept before, they
+  // hung llama.cpp's worker at the first question.
+  const templates = {
+    "looping-template": "{% for i in range(2000000000) %}{{ i }}{% endfor %}",
+    "recursive-template": "{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(messages) }}",
+  };
+  for (const [name, chatTemplate] of Object.entries(templates)) {
+    const path = join(dir, `${name}.gguf`);
+    copyFileSync(await tinyQwenGguf({ chatTemplate }), path);
+    files.push({
+      name: `${name}.gguf`,
+      path,
+      reason: /has a chat template \(tokenizer\.chat_template\) that cannot be used: rendering a short chat/,
+    });
   }
   app = await startApp();
   browser = await launch();
@@ -49,7 +66,7 @@ describe("llama.cpp in the page: hostile model files", () => {
     expect(
       await dialog
         .getByRole("radio")
-        .filter({ hasText: /many-|long-array|version-999|cut-in-header/ })
+        .filter({ hasText: /many-|long-array|version-999|cut-in-header|-template/ })
         .count(),
     ).toBe(0);
     // Alive: the dialog still answers, and the page's own controls still work.

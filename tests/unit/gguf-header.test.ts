@@ -4,7 +4,7 @@
 // refused with a wrong reason (issue 32 §2).
 import { openAsBlob } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { GgufFormatError, readGgufHeader, shownName } from "../../src/engines/gguf/index.ts";
+import { GgufFormatError, kvString, readGgufHeader, renderChatTemplateOnce, shownName } from "../../src/engines/gguf/index.ts";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { HOSTILE_GGUF } from "../fixtures/gguf/hostile.ts";
 
@@ -27,5 +27,17 @@ describe("GGUF header reader", () => {
   it("shows names from the file without their control characters, on one line", () => {
     expect(shownName("evil\n\u001b]52;c;aGk=\u0007")).toBe("evil\\u000a\\u001b]52;c;aGk=\\u0007");
     expect(shownName("x".repeat(200))).toHaveLength(81);
+  });
+});
+
+describe("a chat template rendered once before a model is kept", () => {
+  it("renders Qwen3's real template", async () => {
+    const template = kvString(await readGgufHeader(await openAsBlob(await tinyQwenGguf())), "tokenizer.chat_template")!;
+    expect(renderChatTemplateOnce(template)).toMatch(/<\|im_start\|>user\nLine two says 42\.<\|im_end\|>\n<\|im_start\|>assistant\n/);
+  });
+
+  it("refuses range(2000000000) at once, before it fills memory, and a template that calls itself", () => {
+    expect(() => renderChatTemplateOnce("{% for i in range(2000000000) %}{{ i }}{% endfor %}")).toThrow(/range\(\) of 2,000,000,000 items/);
+    expect(() => renderChatTemplateOnce("{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(messages) }}")).toThrow(/not a function/);
   });
 });

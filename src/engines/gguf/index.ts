@@ -14,3 +14,4 @@ export {
   type GgufTensorInfo,
   type GgufValue,
 } from "./header.ts";
+export { renderChatTemplateOnce } from "./template.ts";

@@ -129,8 +129,15 @@ function checkWhole(h: GgufHeader, name: string): void {
   }
 }
 
-/** Reads and checks a model's header(s); throws ModelFileError with what to do. */
-export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
+/**
+ * Reads and checks a model's header(s); throws ModelFileError with what to do. `checkTemplate`
+ * renders the file's chat template under a bound (the page's: template-check.ts) and says why it
+ * cannot be used, or null.
+ */
+export async function inspectModel(
+  files: NamedBlob[],
+  checkTemplate?: (template: string) => Promise<string | null>,
+): Promise<GgufModelInfo> {
   const parts = orderParts(files);
   const headers: GgufHeader[] = [];
   for (const p of parts) {
@@ -178,6 +185,12 @@ export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
   const valueLength = kvNumber(h, `${arch}.attention.value_length`) || keyLength;
   const fileType = kvNumber(h, "general.file_type");
   const template = kvString(h, "tokenizer.chat_template");
+  const problem = template?.trim() && checkTemplate ? await checkTemplate(template) : null;
+  if (problem) {
+    throw new ModelFileError(
+      `${first.name} has a chat template (tokenizer.chat_template) that cannot be used: ${problem}. Choose another .gguf file.`,
+    );
+  }
   const split = splitPart(first.name);
   return {
     name: split ? `${split.base}.gguf` : first.name,
