@@ -11,6 +11,7 @@ import { WllamaEngine, type CallRecord } from "./engine.ts";
 import { ModelTooBigError, mapWorkerError } from "./errors.ts";
 import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
 import { ModelFileError, inspectModel, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
+import { checkTemplateInWorker } from "./template-check.ts";
 import { catalogUrl, type CatalogModel } from "./catalog.ts";
 import { modelIdFor, type StoredModel } from "./model-store.ts";
 import { loadPatiently, loadPatienceMs } from "./patient-load.ts";
@@ -220,7 +221,7 @@ export class WllamaHost implements EngineHost {
    */
   async addFiles(files: File[], settings: WllamaSettings): Promise<StoredModel> {
     const parts: NamedBlob[] = files.map((f) => ({ name: f.name, blob: f }));
-    const info = await inspectModel(parts);
+    const info = await inspectModel(parts, checkTemplateInWorker);
     const window = settings.contextWindow || defaultWindow(info);
     if (!window) {
       throw new ModelTooBigError(planMemory(info, 2048).arithmetic, info.name);
