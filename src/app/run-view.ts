@@ -146,13 +146,15 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   if (result.fallback) exchange.fallback = result.fallback;
   if (result.unverified) exchange.unverified = result.unverified;
   else delete exchange.unverified;
+  if (result.cutOff) exchange.cutOff = result.cutOff;
+  else delete exchange.cutOff;
 }
 
 /**
  * How an answer came about, when it was not the usual RLM run (else null): the one explanation a
  * fallback answer gets (issue 28 §3: the step, a notice and this line said it three times).
  */
-export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback" | "unverified">): string | null {
+export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback" | "unverified" | "cutOff">): string | null {
   const f = exchange.fallback;
   if (exchange.producedBy === "fallback" && f) {
     const read = readingWords({ parts: f.chunksRead, partsTotal: f.chunksTotal });
@@ -160,17 +162,19 @@ export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fa
     return `Answered by the fallback, not by the model. ${f.reason} So the harness read ${read} with the helper model${asked}.`;
   }
   if (exchange.unverified) return exchange.unverified;
+  if (exchange.cutOff) return `${exchange.cutOff} Continue writes the rest.`;
   if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
   return null;
 }
 
 /** How an exchange's status reads, and its colour's meaning (a fallback's answer is not the model's green "Answered"). */
-export function statusLabel(exchange: Pick<Exchange, "status" | "producedBy" | "fallbackQuestion">): {
+export function statusLabel(exchange: Pick<Exchange, "status" | "producedBy" | "fallbackQuestion" | "cutOff">): {
   text: string;
   tone: "busy" | "ok" | "fallback" | "warn" | "err";
 } {
   const { status } = exchange;
   if (status === "running") return { text: exchange.fallbackQuestion ? "Waiting for your choice" : "Working…", tone: "busy" };
+  if (status === "answered" && exchange.cutOff) return { text: "Answered · cut off", tone: "warn" };
   if (status === "answered")
     return exchange.producedBy === "fallback" ? { text: "Answered by the fallback", tone: "fallback" } : { text: "Answered", tone: "ok" };
   if (status === "failed") return { text: "Failed", tone: "err" };
@@ -232,8 +236,9 @@ export function turnTokens(turn: TurnView): number {
 /** Statuses a run can be continued from: it stopped before it was done, with turns to go on from. */
 const CONTINUABLE: ReadonlySet<ExchangeStatus> = new Set(["stopped", "interrupted", "out-of-iterations", "out-of-time", "too-many-errors"]);
 
-export function canContinue(exchange: Pick<Exchange, "status" | "turns" | "iterations" | "steps">): boolean {
-  return CONTINUABLE.has(exchange.status) && stepsOf(exchange).continuable;
+export function canContinue(exchange: Pick<Exchange, "status" | "turns" | "iterations" | "steps" | "cutOff">): boolean {
+  const cutOff = exchange.status === "answered" && !!exchange.cutOff;
+  return (CONTINUABLE.has(exchange.status) || cutOff) && stepsOf(exchange).continuable;
 }
 
 /** The exchange goes back to running for its continuation; its turns and steps stay. */

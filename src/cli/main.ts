@@ -81,6 +81,7 @@ function jsonResult(result: RlmResult): string {
     ...(result.producedBy ? { producedBy: result.producedBy } : {}),
     ...(result.fallback ? { fallback: result.fallback } : {}),
     ...(result.unverified ? { unverified: result.unverified } : {}),
+    ...(result.cutOff ? { cutOff: result.cutOff } : {}),
     sources: result.sources ?? [],
   };
   return `${JSON.stringify(out, null, 2)}\n`;
@@ -93,6 +94,7 @@ function jsonResult(result: RlmResult): string {
 function howAnswered(result: RlmResult): string {
   if (result.fallback) return fallbackLine(result);
   if (result.unverified) return `rlm: ${result.unverified}\n`;
+  if (result.cutOff) return `rlm: ${result.cutOff}\n`;
   if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
   return "";
 }
@@ -207,7 +209,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     // Without an answer, the line on the fallback (how to allow it) follows the message saying why.
     const how = howAnswered(result);
     const hintAfter = !result.answer && !!result.fallback;
-    if (!hintAfter && (options.verbose || result.fallback || result.unverified)) io.stderr(how);
+    if (!hintAfter && (options.verbose || result.fallback || result.unverified || result.cutOff)) io.stderr(how);
     if (options.json) {
       io.stdout(jsonResult(result));
     } else if (result.answer) {

@@ -9,6 +9,7 @@ import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
 import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
+import { continueDirect, continuesDirect } from "./direct-continue.ts";
 import type { FallbackAsker } from "./fallback-cost.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { abortable as abortableWork } from "./stop.ts";
@@ -355,6 +356,18 @@ export class RlmSession {
   /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
   private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, run: RunContext): Promise<RlmResult> {
     const { signal, onEvent } = run;
+    if (continuesDirect(earlier.iterations)) {
+      return continueDirect({
+        question,
+        previous: run.history,
+        engine: engines.root,
+        document: await replDocumentSource(this.repl),
+        config: this.deps.config(),
+        iterations: earlier.iterations,
+        signal,
+        ...(onEvent ? { onEvent } : {}),
+      });
+    }
     const last = earlier.iterations.at(-1);
     const variablesKept = !!last && this.turnsHere.has(turnKey(last));
     if (!variablesKept)
