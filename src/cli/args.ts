@@ -36,6 +36,8 @@ export interface CliOptions {
   seed?: number;
   stream: boolean;
   verbose: boolean;
+  /** --quiet: no progress line on a terminal. */
+  quiet: boolean;
   json: boolean;
   outputTrajectory?: string;
   /** Prompt profile: auto (from the model name), guided (≤ 4B), standard, canonical (RLM-trained). */
@@ -100,6 +102,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         seed: { type: "string" },
         "no-stream": { type: "boolean", default: false },
         verbose: { type: "boolean", short: "v", default: false },
+        quiet: { type: "boolean", short: "q", default: false },
         json: { type: "boolean", default: false },
         "output-trajectory": { type: "string" },
         prompt: { type: "string" },
@@ -146,6 +149,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     model,
     stream: v["no-stream"] !== true,
     verbose: v.verbose === true,
+    quiet: v.quiet === true,
     json: v.json === true,
     noCache: v["no-cache"] === true,
     thinking: v.thinking === true,

@@ -33,6 +33,7 @@ Input and output:
   --output-trajectory P     write the run as JSONL for the official rlm visualizer (.jsonl)
   --json                    print {answer, status, usage, sources, ...} as JSON instead of the answer
   --verbose                 show each step live on stderr; at the end, the answer's sources and where the time went
+  -q, --quiet               no progress line on stderr (shown only when stderr is a terminal: turn, sub-calls, tokens/s)
 
 Start-up cache (a snapshot of the started Python, ~30 MB: later runs start in well under a second):
   --cache-dir DIR           where it is kept (default $RLM_CACHE_DIR, else the user cache

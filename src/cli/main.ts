@@ -15,6 +15,7 @@ import { contextDocuments, decodedChars } from "./context-files.ts";
 import { fallbackLine, fallbackPolicyFrom, terminalAsker, yesNo } from "./fallback-prompt.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
+import { RunProgress, terminalLine, type StatusLine } from "./progress.ts";
 import { groupDigits } from "../core/numbers.ts";
 
 const VERSION = "0.1.0";
@@ -26,6 +27,8 @@ export interface CliIO {
   env: Record<string, string | undefined>;
   /** A yes/no question to the person at a terminal; null when there is none (a pipe, a script). */
   ask?: ((prompt: string, signal: AbortSignal) => Promise<boolean>) | null;
+  /** A progress line on stderr when it is a terminal (src/cli/progress.ts); null otherwise. */
+  progress?: StatusLine | null;
 }
 
 const defaultIO: CliIO = {
@@ -40,6 +43,12 @@ const defaultIO: CliIO = {
   env: process.env,
   // Only a person at a terminal can answer (stdin then holds no document: see readStdin).
   ask: process.stdin.isTTY && process.stderr.isTTY ? yesNo(process.stdin, process.stderr) : null,
+  progress: process.stderr.isTTY
+    ? terminalLine(
+        (s) => void process.stderr.write(s),
+        () => process.stderr.columns,
+      )
+    : null,
 };
 
 function configFrom(o: CliOptions): RlmConfig {
@@ -126,6 +135,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
 
   let session: RlmSession | null = null;
   let local: LocalEngines | null = null;
+  let progress: RunProgress | null = null;
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -150,6 +160,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     // out while Python is still restoring and decoding (RlmSession.ask), and no cell runs before
     // the documents are in Python.
     const printer = options.verbose ? verbosePrinter(io.stderr) : undefined;
+    progress = !options.verbose && !options.quiet && io.progress ? new RunProgress(io.progress, config.maxIterations) : null;
+    progress?.stage(options.modelFile ? "starting Python · loading the model file…" : "starting Python · asking the model server…");
     const say = (message: string) => printer?.({ type: "notice", message, depth: 0 });
     const booting = session.start();
     booting.catch(() => undefined); // awaited below, unless connecting fails first
@@ -164,7 +176,11 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
     if (options.modelFile) {
       // llama.cpp in this process; loaded only now, so endpoint runs never load it.
-      local = await openLocalEngines({ ...options, modelFile: options.modelFile }, io.stderr, controller.signal);
+      local = await openLocalEngines(
+        { ...options, modelFile: options.modelFile },
+        progress?.around(io.stderr) ?? io.stderr,
+        controller.signal,
+      );
       engines.root = local.root;
       engines.sub = local.sub;
     } else {
@@ -199,9 +215,10 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     );
     const result = await session.ask(options.task, {
       signal: controller.signal,
-      ...(printer ? { onEvent: printer } : {}),
+      ...(printer ? { onEvent: printer } : progress ? { onEvent: progress.event } : {}),
       ...(io.ask && config.fallback?.mode === "ask" ? { confirmFallback: terminalAsker(io.ask) } : {}),
     });
+    progress?.done();
     // A start that failed is the run's error; after a question, the boot has long finished.
     const boot = await booting;
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
@@ -225,6 +242,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }
     return 0;
   } catch (err) {
+    (progress as RunProgress | null)?.done();
     if (err instanceof UsageError || isLocalModelRefusal(err)) {
       io.stderr(`rlm: ${err.message}\n`);
       return 2;
@@ -232,6 +250,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     io.stderr(`rlm: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    (progress as RunProgress | null)?.done();
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
     // After Stop, llama.cpp may still be finishing a batch: do not hold the exit for it.
