@@ -76,10 +76,18 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
       break;
     case "turn-started":
       if (event.depth === 0) delete exchange.waitingFor;
-      turnAt(turns, event.turn);
+      turnAt(turns, event.turn).startedAt ??= Date.now();
       break;
-    case "token":
-      turnAt(turns, event.turn).text += event.text;
+    case "token": {
+      const t = turnAt(turns, event.turn);
+      t.text += event.text;
+      t.tokens = (t.tokens ?? 0) + 1;
+      t.firstTokenAt ??= Date.now();
+      break;
+    }
+    case "run-mode":
+      // The progress line says "one direct call" rather than "turn 1/30" (issue 34 #2).
+      if (event.depth === 0) exchange.mode = { used: event.mode, reason: event.reason };
       break;
     case "turn-finished": {
       const t = turnAt(turns, event.turn);

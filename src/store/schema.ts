@@ -44,6 +44,10 @@ export interface StoredTurn {
   durationMs?: number;
   cells: StoredCell[];
   notices: string[];
+  /** While it runs: when it started, when its first token came, and how many pieces have streamed (≈ tokens). */
+  startedAt?: number;
+  firstTokenAt?: number;
+  tokens?: number;
 }
 
 /** A question's steps: what "Show steps" shows, and the trajectory its exports and Continue need. */
