@@ -66,6 +66,13 @@ function turnAt(turns: TurnView[], index: number): TurnView {
   return turn;
 }
 
+/** A streamed piece of a turn: its text, and how many pieces (≈ tokens) since its first, for the rate. */
+function addToken(turn: TurnView, text: string): void {
+  turn.text += text;
+  turn.tokens = (turn.tokens ?? 0) + 1;
+  turn.firstTokenAt ??= Date.now();
+}
+
 /** Applies one event in place (the page holds the exchange in reactive state). */
 export function applyEvent(exchange: Exchange, event: RlmEvent): void {
   const turns = turnsFor(exchange, event);
@@ -78,25 +85,16 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
       if (event.depth === 0) delete exchange.waitingFor;
       turnAt(turns, event.turn).startedAt ??= Date.now();
       break;
-    case "token": {
-      const t = turnAt(turns, event.turn);
-      t.text += event.text;
-      t.tokens = (t.tokens ?? 0) + 1;
-      t.firstTokenAt ??= Date.now();
+    case "token":
+      addToken(turnAt(turns, event.turn), event.text);
       break;
-    }
     case "run-mode":
       // The progress line says "one direct call" rather than "turn 1/30" (issue 34 #2).
       if (event.depth === 0) exchange.mode = { used: event.mode, reason: event.reason };
       break;
-    case "turn-finished": {
-      const t = turnAt(turns, event.turn);
-      t.text = event.response;
-      t.done = true;
-      t.usage = event.usage;
-      t.durationMs = event.durationMs;
+    case "turn-finished":
+      Object.assign(turnAt(turns, event.turn), { text: event.response, done: true, usage: event.usage, durationMs: event.durationMs });
       break;
-    }
     case "cell-started":
       turnAt(turns, event.turn).cells.push({ index: event.cell, code: event.code, subcalls: [] });
       break;
@@ -113,12 +111,12 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
     }
     case "subcall-finished": {
       const call = findSubcall(exchange.turns, event.id);
-      if (call) {
-        call.response = event.response;
-        if (event.error) call.error = event.error;
-        call.durationMs = event.durationMs;
-        call.usage = event.usage;
-      }
+      if (call)
+        Object.assign(
+          call,
+          { response: event.response, durationMs: event.durationMs, usage: event.usage },
+          event.error ? { error: event.error } : {},
+        );
       break;
     }
     case "history-compacted": {

@@ -96,15 +96,16 @@ export async function continueDirect(i: DirectContinueInput): Promise<RlmResult>
   } catch (err) {
     // The answer so far stays, still cut off: a failed or stopped continuation loses nothing.
     const kept = { answer: soFar, iterations: [], usage: usage.snapshot(), mode, cutOff: cutOffMessage(last.direct?.max_tokens ?? 0) };
-    if (outOfTime.aborted && !i.signal.aborted) {
-      const limit = Math.round(i.config.maxWallTimeMs / 1000);
-      return { ...kept, status: "out-of-time", message: `The ${limit} s time limit was reached before the model finished its answer.` };
-    }
-    const stopped = i.signal.aborted || err instanceof EngineAbortedError;
-    return {
-      ...kept,
-      status: stopped ? "stopped" : "failed",
-      message: stopped ? "Stopped." : err instanceof Error ? err.message : String(err),
-    };
+    return { ...kept, ...whyItEnded(err, i, outOfTime) };
   }
+}
+
+/** Why a continuation ended without the rest: the time limit, Stop, or the engine's error. */
+function whyItEnded(err: unknown, i: DirectContinueInput, outOfTime: AbortSignal): Pick<RlmResult, "status" | "message"> {
+  if (outOfTime.aborted && !i.signal.aborted) {
+    const limit = Math.round(i.config.maxWallTimeMs / 1000);
+    return { status: "out-of-time", message: `The ${limit} s time limit was reached before the model finished its answer.` };
+  }
+  const stopped = i.signal.aborted || err instanceof EngineAbortedError;
+  return { status: stopped ? "stopped" : "failed", message: stopped ? "Stopped." : err instanceof Error ? err.message : String(err) };
 }
