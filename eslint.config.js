@@ -115,6 +115,8 @@ export default tseslint.config(
   {
     ignores: [
       "node_modules/",
+      // Caches (CLI bundles, the tiny GGUF, Vite's): kept out of node_modules (src/node/esbuild-cache.mjs).
+      ".cache/",
       "dist/",
       "dist-alt/",
       "public/pyodide/",

@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 // Three kinds of tests, named by what they need: pure TypeScript, real Pyodide in Node, and
 // real Chromium against a built app.
 export default defineConfig({
+  // Vitest's results cache, out of node_modules like every cache (see src/node/esbuild-cache.mjs).
+  cacheDir: ".cache/vite",
   test: {
     projects: [
       {

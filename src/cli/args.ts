@@ -36,6 +36,8 @@ export interface CliOptions {
   seed?: number;
   stream: boolean;
   verbose: boolean;
+  /** --quiet: no progress line on a terminal. */
+  quiet: boolean;
   json: boolean;
   /** --raw-output: write the answer and --verbose text to a terminal byte for byte (escape sequences obeyed). */
   rawOutput: boolean;
@@ -115,6 +117,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         seed: { type: "string" },
         "no-stream": { type: "boolean", default: false },
         verbose: { type: "boolean", short: "v", default: false },
+        quiet: { type: "boolean", short: "q", default: false },
         json: { type: "boolean", default: false },
         "raw-output": { type: "boolean", default: false },
         "output-trajectory": { type: "string" },
@@ -164,6 +167,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     model,
     stream: v["no-stream"] !== true,
     verbose: v.verbose === true,
+    quiet: v.quiet === true,
     json: v.json === true,
     rawOutput: v["raw-output"] === true,
     noCache: v["no-cache"] === true,

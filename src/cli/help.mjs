@@ -37,6 +37,7 @@ Input and output:
                             control characters (escape sequences) are shown as ^[, \\x9b...; a pipe or file always
                             gets the bytes. Risk: text from the document, the model or its code can then drive your
                             terminal (write the clipboard, hide or overwrite lines, disguise links, set the title)
+  -q, --quiet               no progress line on stderr (shown only when stderr is a terminal: turn, sub-calls, tokens/s)
 
 Start-up cache (a snapshot of the started Python, ~30 MB: later runs start in well under a second):
   --cache-dir DIR           where it is kept (default $RLM_CACHE_DIR, else the user cache

@@ -17,6 +17,7 @@ import { contextDocuments, decodedChars } from "./context-files.ts";
 import { fallbackLine, fallbackPolicyFrom, terminalAsker, yesNo } from "./fallback-prompt.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
+import { RunProgress, terminalLine, type StatusLine } from "./progress.ts";
 import { groupDigits } from "../core/numbers.ts";
 import { inertJson, terminalSafe, type TerminalStreams } from "./terminal-text.ts";
 
@@ -33,6 +34,8 @@ export interface CliIO {
   terminal?: TerminalStreams;
   /** A yes/no question to the person at a terminal; null when there is none (a pipe, a script). */
   ask?: ((prompt: string, signal: AbortSignal) => Promise<boolean>) | null;
+  /** A progress line on stderr when it is a terminal (src/cli/progress.ts); null otherwise. */
+  progress?: StatusLine | null;
 }
 
 const defaultIO: CliIO = {
@@ -50,6 +53,12 @@ const defaultIO: CliIO = {
   terminal: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
   // Only a person at a terminal can answer (stdin then holds no document: see readStdin).
   ask: process.stdin.isTTY && process.stderr.isTTY ? yesNo(process.stdin, process.stderr) : null,
+  progress: process.stderr.isTTY
+    ? terminalLine(
+        (s) => void process.stderr.write(s),
+        () => process.stderr.columns,
+      )
+    : null,
 };
 
 function configFrom(o: CliOptions): RlmConfig {
@@ -91,6 +100,7 @@ function jsonResult(result: RlmResult): string {
     ...(result.producedBy ? { producedBy: result.producedBy } : {}),
     ...(result.fallback ? { fallback: result.fallback } : {}),
     ...(result.unverified ? { unverified: result.unverified } : {}),
+    ...(result.cutOff ? { cutOff: result.cutOff } : {}),
     sources: result.sources ?? [],
   };
   return `${inertJson(JSON.stringify(out, null, 2))}\n`;
@@ -103,6 +113,7 @@ function jsonResult(result: RlmResult): string {
 function howAnswered(result: RlmResult): string {
   if (result.fallback) return fallbackLine(result);
   if (result.unverified) return `rlm: ${result.unverified}\n`;
+  if (result.cutOff) return `rlm: ${result.cutOff}\n`;
   if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
   return "";
 }
@@ -168,6 +179,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
   const inTime = <T>(work: Promise<T>): Promise<T> => abortable(work, timeUp, () => new OutOfTimeBeforeAsking());
   let session: RlmSession | null = null;
   let local: LocalEngines | null = null;
+  let progress: RunProgress | null = null;
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -191,6 +203,8 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     // out while Python is still restoring and decoding (RlmSession.ask), and no cell runs before
     // the documents are in Python.
     const printer = options.verbose ? verbosePrinter(io.stderr) : undefined;
+    progress = !options.verbose && !options.quiet && io.progress ? new RunProgress(io.progress, config.maxIterations) : null;
+    progress?.stage(options.modelFile ? "starting Python · loading the model file…" : "starting Python · asking the model server…");
     const say = (message: string) => printer?.({ type: "notice", message, depth: 0 });
     const booting = session.start();
     booting.catch(() => undefined); // awaited below, unless connecting fails first
@@ -207,7 +221,9 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
       // llama.cpp in this process; loaded only now, so endpoint runs never load it.
       phase = "loading the model file";
       const stopping = AbortSignal.any([controller.signal, timeUp]);
-      local = await inTime(openLocalEngines({ ...options, modelFile: options.modelFile }, io.stderr, stopping));
+      local = await inTime(
+        openLocalEngines({ ...options, modelFile: options.modelFile }, progress?.around(io.stderr) ?? io.stderr, stopping),
+      );
       engines.root = local.root;
       engines.sub = local.sub;
     } else {
@@ -249,9 +265,10 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     );
     const result = await session.ask(options.task, {
       signal: controller.signal,
-      ...(printer ? { onEvent: printer } : {}),
+      ...(printer ? { onEvent: printer } : progress ? { onEvent: progress.event } : {}),
       ...(io.ask && config.fallback?.mode === "ask" ? { confirmFallback: terminalAsker(io.ask) } : {}),
     });
+    progress?.done();
     // A start that failed is the run's error; after a question, the boot has long finished.
     const boot = await booting;
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
@@ -259,7 +276,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     // Without an answer, the line on the fallback (how to allow it) follows the message saying why.
     const how = howAnswered(result);
     const hintAfter = !result.answer && !!result.fallback;
-    if (!hintAfter && (options.verbose || result.fallback || result.unverified)) io.stderr(how);
+    if (!hintAfter && (options.verbose || result.fallback || result.unverified || result.cutOff)) io.stderr(how);
     if (options.json) {
       io.stdout(jsonResult(result));
     } else if (result.answer) {
@@ -275,6 +292,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     }
     return 0;
   } catch (err) {
+    (progress as RunProgress | null)?.done();
     if (err instanceof OutOfTimeBeforeAsking) return outOfTimeBeforeAsking(io, options.json, config, phase);
     if (err instanceof UsageError || isLocalModelRefusal(err)) {
       io.stderr(`rlm: ${err.message}\n`);
@@ -283,6 +301,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     io.stderr(`rlm: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    (progress as RunProgress | null)?.done();
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
     // After Stop, llama.cpp may still be finishing a batch: do not hold the exit for it.

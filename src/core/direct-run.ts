@@ -5,6 +5,7 @@ import { EngineAbortedError } from "../engines/errors.ts";
 import type { ChatEngine } from "../engines/types.ts";
 import type { HistoryEntry } from "../repl/types.ts";
 import { answerDirectly, type DocumentSource } from "./direct.ts";
+import { cutOffRecord, cutOffResult } from "./direct-continue.ts";
 import { iterationRecord } from "./records.ts";
 import { signalAt } from "./stop.ts";
 import { directAnswerTokens } from "./run-mode.ts";
@@ -72,12 +73,12 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
     const record = iterationRecord(0, started, direct.messages, direct.answer);
     record.final_answer = direct.answer || null;
     record.iteration_time = direct.durationMs / 1000;
-    record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars };
+    record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars, ...cutOffRecord(direct) };
     emit({ type: "iteration", record });
     const base = { iterations: [record], usage: usage.snapshot(), mode };
     if (!direct.answer)
       return { ...base, answer: "", status: "failed", message: "The model gave an empty answer. Ask again, or choose RLM in Settings." };
-    return { ...base, answer: direct.answer, status: "answered", producedBy: "model" };
+    return { ...base, answer: direct.answer, status: "answered", producedBy: "model", ...cutOffResult(direct) };
   } catch (err) {
     const empty = { answer: "", iterations: [], usage: usage.snapshot(), mode };
     if (outOfTime.aborted && !i.signal.aborted) {

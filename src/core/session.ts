@@ -9,6 +9,7 @@ import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
 import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
+import { continueDirect, continuesDirect } from "./direct-continue.ts";
 import type { FallbackAsker } from "./fallback-cost.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
 import { abortable as abortableWork, signalAt } from "./stop.ts";
@@ -364,6 +365,18 @@ export class RlmSession {
   /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
   private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, run: RunContext): Promise<RlmResult> {
     const { signal, onEvent } = run;
+    if (continuesDirect(earlier.iterations)) {
+      return continueDirect({
+        question,
+        previous: run.history,
+        engine: engines.root,
+        document: await replDocumentSource(this.repl),
+        config: this.deps.config(),
+        iterations: earlier.iterations,
+        signal,
+        ...(onEvent ? { onEvent } : {}),
+      });
+    }
     const last = earlier.iterations.at(-1);
     const variablesKept = !!last && this.turnsHere.has(turnKey(last));
     if (!variablesKept)
@@ -470,13 +483,20 @@ export class RlmSession {
   private async prepare(run: RunContext): Promise<SessionEngines> {
     const { signal, onEvent } = run;
     const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
+    // The model is asked for while Python starts, and a model that cannot be had (an endpoint
+    // known to be unreachable) fails the question at once: it waited for Python first (14 s on
+    // a fresh visit) only to fail with the message the banner already showed.
+    const asked = Promise.resolve().then(() => this.deps.engines());
+    asked.catch(() => undefined); // awaited below; a question stopped first must not leave it unhandled
+    const failed = asked.then(() => new Promise<never>(() => undefined));
+    const meanwhile = <T>(work: Promise<T>) => abortable(Promise.race([work, failed]), signal);
     say("python");
-    await abortable(this.repl.start(), signal);
+    await meanwhile(this.repl.start());
     say("documents");
-    await abortable(this.documentsReady(), signal);
-    await abortable(this.checkResponsive(onEvent), signal);
+    await meanwhile(this.documentsReady());
+    await meanwhile(this.checkResponsive(onEvent));
     say("model");
-    const engines = await abortable(Promise.resolve(this.deps.engines()), signal);
+    const engines = await abortable(asked, signal);
     this.lastEngines = engines;
     // Python's `history` is what the run follows (a fresh try sees only the questions before it).
     await abortable(this.repl.beginQuestion(run.history), signal);

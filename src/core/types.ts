@@ -132,7 +132,7 @@ export interface IterationRecord {
   /** Ours: this step was the harness's own map-reduce, not a model turn. */
   fallback?: { reason: string; chunks_read: number; chunks_total: number; partial: boolean };
   /** Ours: this step was a direct answer (auto mode), the whole document in one prompt. */
-  direct?: { shown_chars: number; total_chars: number };
+  direct?: { shown_chars: number; total_chars: number; cut_off?: boolean; max_tokens?: number };
 }
 
 export interface RunMetadataRecord {
@@ -168,6 +168,8 @@ export interface RlmResult {
    * for support once and the model submitted the same answer again (a person should check it).
    */
   unverified?: string;
+  /** Set when the answer stopped at the model's output limit (a direct answer): what happened and what to do. */
+  cutOff?: string;
 }
 
 export interface FallbackSummary {

@@ -30,6 +30,8 @@ export async function startApp(port = 0): Promise<{ url: string; close: () => Pr
     root,
     logLevel: "error",
     build: { outDir },
+    // Loads vite.config.ts without writing a bundled copy into node_modules/.vite-temp.
+    configLoader: "runner",
     preview: { port, host: "127.0.0.1", strictPort: false },
   });
   const address = server.httpServer.address();
