@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 // real Chromium against a built app.
 export default defineConfig({
   test: {
+    // The default report, then the ten slowest files, so every CI log shows where the time went.
+    reporters: ["default", "./tests/reporters/slowest-files.ts"],
     projects: [
       {
         // The page's controller uses Svelte runes ($state) in .svelte.ts modules: compile them,
