@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { serveStatic } from "../fixtures/static-server.ts";
-import { launch, newPage, openaiUrl } from "./harness.ts";
+import { documentInput, launch, newPage, openaiUrl } from "./harness.ts";
 
 const dist = new URL("../../dist/", import.meta.url).pathname;
 let browser: Browser;
@@ -61,9 +61,7 @@ describe("offline", () => {
       await page.reload();
       await pythonReady(page);
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
-      await page
-        .getByLabel("Document")
-        .setInputFiles({ name: "offline.txt", mimeType: "text/plain", buffer: Buffer.from("written offline") });
+      await documentInput(page).setInputFiles({ name: "offline.txt", mimeType: "text/plain", buffer: Buffer.from("written offline") });
       await page.locator(".docs .name", { hasText: "offline.txt" }).waitFor();
       await context.setOffline(false);
 
@@ -112,7 +110,7 @@ describe("offline", () => {
       await page.goto(openaiUrl(site.url, model.baseUrl));
       await pythonReady(page);
       await waitForServiceWorker(page);
-      await page.getByLabel("Document").setInputFiles({ name: "v.txt", mimeType: "text/plain", buffer: Buffer.from("v") });
+      await documentInput(page).setInputFiles({ name: "v.txt", mimeType: "text/plain", buffer: Buffer.from("v") });
       await page.locator(".docs .name", { hasText: "v.txt" }).waitFor();
       // Publish a new version, then start a question before the page notices.
       appendFileSync(join(root, "sw.js"), "\n// a new release\n");

@@ -145,6 +145,7 @@ describe("a run you can follow", () => {
     await exchange.getByRole("button", { name: "Open Settings" }).click();
     await page.getByRole("dialog", { name: "Settings" }).waitFor();
     await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: "Settings" }).waitFor({ state: "hidden" });
     fail = false;
     // Nothing to lose: Retry replaces the failed run in its place.
     await exchange.getByRole("button", { name: "Retry" }).click();
