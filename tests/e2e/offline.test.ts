@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { repl as code, gate, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { serveStatic } from "../fixtures/static-server.ts";
 import { documentInput, launch, newPage, openaiUrl } from "./harness.ts";
 
@@ -105,8 +105,11 @@ describe("offline", () => {
     const site = await serveStatic(root, ISOLATION);
     const { context, page } = await newPage(browser);
     try {
+      // The question's answer waits until the test has seen the banner during the run: a fixed
+      // delay could run out first on a busy machine, and the run would be over.
+      const bannerSeen = gate();
       model.scripts.root = (req) =>
-        req.firstUser.includes("slow question") ? { text: code("FINAL('slow done')"), delayMs: 4000 } : code("FINAL('ok')");
+        req.firstUser.includes("slow question") ? { text: code("FINAL('slow done')"), after: bannerSeen.opened } : code("FINAL('ok')");
       await page.goto(openaiUrl(site.url, model.baseUrl));
       await pythonReady(page);
       await waitForServiceWorker(page);
@@ -121,6 +124,7 @@ describe("offline", () => {
       await banner.waitFor({ timeout: 60_000 });
       const wait = banner.getByRole("button", { name: "Reload after this question" });
       expect(await wait.isDisabled()).toBe(true);
+      bannerSeen.open();
       await page.getByRole("region", { name: "Answer", exact: true }).last().getByText("slow done").waitFor({ timeout: 60_000 });
       const before = await page.evaluate(() => performance.timeOrigin);
       await banner.getByRole("button", { name: "Reload now" }).click();
