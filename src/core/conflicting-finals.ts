@@ -32,6 +32,12 @@ function ofMarker(marker: FinalMarker): Shown {
   return marker.kind === "variable" ? variable(marker.name) : { key: `var:${marker.name}=`, shown: `FINAL_VAR(${marker.name}) = …` };
 }
 
+/** A block that only submits: every line of it a final line. */
+function isFinalOnly(block: CodeBlock): boolean {
+  const lines = block.code.split("\n").filter((l) => l.trim());
+  return lines.length > 0 && lines.every((l) => ofLine(l) !== null);
+}
+
 export interface FinalsVerdict {
   /** The blocks to run: without their final-only lines when the finals conflict. */
   runnable: CodeBlock[];
@@ -42,6 +48,10 @@ export interface FinalsVerdict {
 /** The reply's finals beside code — prose markers and the code's own final-only lines — and whether they conflict. */
 export function judgeFinals(runnable: CodeBlock[], markers: readonly FinalMarker[]): FinalsVerdict {
   if (!runnable.length) return { runnable, conflicting: [] };
+  // Finals in blocks that also compute are the code's own steps: blocks run in order and the first
+  // final reached ends the run (the canonical harness's rule). Only a final written apart from the
+  // code, as prose or as a block of its own, makes the reply's finals a set to judge.
+  if (!markers.length && !runnable.some(isFinalOnly)) return { runnable, conflicting: [] };
   const all = [...runnable.flatMap((b) => b.code.split("\n").flatMap((l) => ofLine(l) ?? [])), ...markers.map(ofMarker)];
   const distinct = new Map(all.map((s) => [s.key, s.shown]));
   if (distinct.size < 2) return { runnable, conflicting: [] };

@@ -92,7 +92,9 @@ describe("rlm on a terminal", () => {
   });
 
   it("--json stays valid JSON with the exact answer, and nothing raw", async () => {
-    const run = await onTerminal([...args(), "--mode", "rlm", "--json"]);
+    // --quiet: the pty merges stderr into what this test reads, and the progress line (ours, on a
+    // terminal's stderr) rewrites itself with \r and an erase; cli-progress.test.ts covers it.
+    const run = await onTerminal([...args(), "--mode", "rlm", "--json", "--quiet"]);
     expect(run.code, run.out).toBe(0);
     expect(run.out).not.toMatch(OBEYED);
     const json = JSON.parse(run.out.replace(/\r\n/g, "\n")) as { answer: string };

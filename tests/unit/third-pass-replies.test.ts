@@ -104,6 +104,12 @@ describe("§9 conflicting finals", () => {
     expect(a.runnable.map((b) => b.code)).toEqual(['s = llm_query("sum up")']);
   });
 
+  it("finals inside blocks that also compute run in order: the first one reached is the answer", () => {
+    const a = analyseReply("```repl\nsteps = ['one']\nFINAL(steps[0])\n```\n```repl\nsteps.append('x')\nFINAL('wrong')\n```");
+    expect(a.conflicting).toBeUndefined();
+    expect(a.runnable).toHaveLength(2);
+  });
+
   it("an indented FINAL is the code's own logic, not a final line", () => {
     const a = analyseReply('```repl\nif found:\n    FINAL("yes")\nelse:\n    FINAL("no")\n```');
     expect(a.conflicting).toBeUndefined();
