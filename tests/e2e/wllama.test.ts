@@ -4,8 +4,8 @@
 // counts from llama.cpp and no request leaving the machine.
 //
 // The model's replies are fixed by a GBNF grammar through the test-only hook
-// (`__rlmTestGrammar`, set here by an init script; see testGrammarFor in
-// src/engines/wllama/engine.ts). The test asserts on flow: what ran, token counts, and that the
+// (`__rlmTestGrammar`, set here by an init script; see
+// src/engines/test-grammar.ts). The test asserts on flow: what ran, token counts, and that the
 // second root turn took the first one's prompt from llama.cpp's KV cache despite the sub-call
 // in between. Never on prose.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
