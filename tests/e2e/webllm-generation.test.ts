@@ -29,6 +29,11 @@ import { waitUntil } from "./waits.ts";
 
 /** Like the other engine tests: a machine without Firefox ESR skips this file and says so. */
 const noFirefox = existsSync(FIREFOX) ? null : `no Firefox at ${FIREFOX} (set FIREFOX_PATH)`;
+// Not yet in `npm test`: the first passing run took 14 min on a busy two-core machine (the whole
+// suite's budget is 20), and its Stop and nothing-leaves cases have not yet been seen to run.
+// RLM_WEBLLM_GENERATION=1 runs it (issue 35 stays open until it fits and all three pass).
+const notAsked = process.env.RLM_WEBLLM_GENERATION === "1" ? null : "set RLM_WEBLLM_GENERATION=1 to run it (about 14 min)";
+const skipWhy = noFirefox ?? notAsked;
 
 // Short on purpose: a token costs seconds on a software adapter (tens of seconds on a busy machine).
 const ROOT_1 = "```repl\nprint(len(context), llm_query('SUBCALL-MARKER'))\n```";
@@ -66,7 +71,7 @@ let proxy: RefusingProxy;
 let session: FirefoxSession;
 
 beforeAll(async () => {
-  if (noFirefox) return;
+  if (skipWhy) return;
   fixture = await webllmQwenFixture({ quantization: QUANTIZATION });
   files = await serveFixture(fixture.root);
   pageServer = await startRunPage();
@@ -81,7 +86,7 @@ afterAll(async () => {
   await files?.close();
 });
 
-describe.skipIf(noFirefox)(`WebLLM on a software WebGPU adapter (Firefox, lavapipe)${noFirefox ? `: skipped, ${noFirefox}` : ""}`, () => {
+describe.skipIf(skipWhy)(`WebLLM on a software WebGPU adapter (Firefox, lavapipe)${skipWhy ? `: skipped, ${skipWhy}` : ""}`, () => {
   it("loads the model, and a question runs through the loop to its answer with a sub-call", async () => {
     const page = session.page;
     const watching = watchProgress(page);
