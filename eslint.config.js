@@ -115,6 +115,8 @@ export default tseslint.config(
   {
     ignores: [
       "node_modules/",
+      // Caches (CLI bundles, the tiny GGUF, Vite's): kept out of node_modules (src/node/esbuild-cache.mjs).
+      ".cache/",
       "dist/",
       "dist-alt/",
       "public/pyodide/",
@@ -165,7 +167,7 @@ export default tseslint.config(
     // A habit kept by a wall: a browser test waits on what the page shows (waitUntil, or
     // Playwright's own waits), or says it proves that nothing happens (expectNothingFor); a fixed
     // sleep is too short on a busy machine and too long on an idle one. Both live in waits.ts.
-    name: "browser tests: no fixed sleeps",
+    name: "browser tests: no fixed sleeps, no unscoped document picker",
     files: ["tests/e2e/**/*.ts"],
     ignores: ["tests/e2e/waits.ts"],
     rules: {
@@ -177,6 +179,18 @@ export default tseslint.config(
         ].map((selector) => ({
           selector,
           message: "A fixed sleep in a browser test: wait on what the page shows (waitUntil) or use expectNothingFor (tests/e2e/waits.ts).",
+        })),
+        // getByLabel matches any label that contains its text: "Document" also found the Settings
+        // dialog's "When the model cannot drive a document…" select, and a test failed whenever that
+        // dialog was still open (issue 38). The picker has one scoped helper.
+        ...[
+          "CallExpression[callee.property.name='getByLabel'][arguments.0.value=/document/i]",
+          "CallExpression[callee.property.name='getByLabel'][arguments.0.regex.pattern=/document/i]",
+          "CallExpression[callee.property.name='getByLabel'][arguments.0.type='TemplateLiteral']",
+        ].map((selector) => ({
+          selector,
+          message:
+            "An unscoped document locator in a browser test: use documentInput(page) (tests/e2e/harness.ts), or scope getByLabel to its region or dialog with a literal, exact name.",
         })),
       ],
     },

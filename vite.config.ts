@@ -56,6 +56,9 @@ const pwa = VitePWA({
 
 export default defineConfig({
   plugins: [svelte(), replWorkerCsp(), sandboxedReplWorker(), pwa],
+  // Not node_modules/.vite: a new entry in node_modules makes every `npx rlm` re-read all packages
+  // (see src/node/esbuild-cache.mjs).
+  cacheDir: ".cache/vite",
   server: { headers: isolation },
   preview: { headers: isolation },
   worker: { format: "es" },

@@ -4,7 +4,11 @@ import { defineConfig } from "vitest/config";
 // Three kinds of tests, named by what they need: pure TypeScript, real Pyodide in Node, and
 // real Chromium against a built app.
 export default defineConfig({
+  // Vitest's results cache, out of node_modules like every cache (see src/node/esbuild-cache.mjs).
+  cacheDir: ".cache/vite",
   test: {
+    // The default report, then the ten slowest files, so every CI log shows where the time went.
+    reporters: ["default", "./tests/reporters/slowest-files.ts"],
     projects: [
       {
         // The page's controller uses Svelte runes ($state) in .svelte.ts modules: compile them,
@@ -19,6 +23,10 @@ export default defineConfig({
           // seconds alone, several times that on a busy machine. Generous limits, not flaky ones.
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // Every core: vitest's default leaves one free, which on a 2-core machine is one file at
+          // a time. Measured on a shared 2-core machine at load ~30, an e2e file running beside:
+          // 318 s with the default, 135 s with two workers, the same results (issue 38).
+          maxWorkers: "100%",
           sequence: { groupOrder: 0 },
         },
       },

@@ -14,10 +14,12 @@
 //   no `data:` module), Emscripten's NODEFS (which mounts host directories) is gone, and the
 //   `pyodide_js` module (the API with loadPackage, loadBinaryFile, mountNodeFS, FS…) is no longer
 //   importable: Python gets a stand-in holding only what Pyodide's own Python code asks of it;
-// - `import js` only sees the names in JS_GLOBALS (given to Pyodide at start, see jsGlobals());
+// - `import js` only sees the names in JS_GLOBALS (given to Pyodide at start, see jsGlobals()),
+//   and through `js.Error` no stack-trace hook of Python's sees a frame's receiver or function
+//   (lockStackTraceHooks; Pyodide's JavaScript runs strict, pyodide-code-cache.node.ts);
 // - timers: only functions, and whatever a cell leaves scheduled is cancelled when it ends.
 import type { PyodideInterface } from "pyodide";
-import { guardTimers, removeGlobals, removeStringCompilation } from "./lockdown.ts";
+import { guardTimers, lockStackTraceHooks, removeGlobals, removeStringCompilation } from "./lockdown.ts";
 
 /** Globals of a Node worker that reach the network, other threads or the host. */
 const NODE_NETWORK_GLOBALS = [
@@ -221,6 +223,7 @@ export function lockDownNode(py: PyodideInterface, refuseImports: () => void): N
   Object.defineProperty(globalThis, "process", { value: processStandIn(real), configurable: false, writable: false });
   removeGlobals(globalThis, NODE_NETWORK_GLOBALS);
   removeStringCompilation();
+  lockStackTraceHooks();
   const timers = guardTimers([
     ["setTimeout", "clearTimeout"],
     ["setInterval", "clearInterval"],

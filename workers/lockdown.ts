@@ -62,6 +62,28 @@ export function removeStringCompilation(): void {
   scope.eval = refusal("eval");
 }
 
+/**
+ * V8 hands the function set as `Error.prepareStackTrace` its call sites, whose getThis() and
+ * getFunction() give each frame's receiver and function: the real global of a sloppy-mode frame,
+ * and for a WebAssembly frame Pyodide's wasm instance (all its exports) and functions. `js.Error`
+ * is the real Error, so a Python hook there would see them. V8 looks the hook up on Error like any
+ * property (Error's own, then what it inherits), so an own property that cannot be changed shuts
+ * every way of planting one: assignment, defineProperty, Function.prototype or Object.prototype.
+ * Error.captureStackTrace is held the same way, so that no host code that calls it calls Python.
+ * Each keeps its current value (none in the worker, unless a host tool set one before Python).
+ */
+export function lockStackTraceHooks(): void {
+  const error = Error as unknown as Record<string, unknown>;
+  for (const name of ["prepareStackTrace", "captureStackTrace"]) {
+    const value = Object.prototype.hasOwnProperty.call(error, name) ? error[name] : undefined;
+    try {
+      Object.defineProperty(error, name, { value, writable: false, configurable: false, enumerable: false });
+    } catch {
+      // as above
+    }
+  }
+}
+
 type TimerStart = (handler: unknown, ms?: number, ...args: unknown[]) => unknown;
 
 /**

@@ -141,6 +141,7 @@ const api: ModelWorkerApi = {
       ...(request.seed !== undefined ? { seed: request.seed } : {}),
       ...(request.enableThinking !== undefined ? { extra_body: { enable_thinking: request.enableThinking } } : {}),
       ...(request.stop?.length ? { stop: request.stop } : {}),
+      ...(request.grammar ? { response_format: { type: "grammar", grammar: request.grammar } } : {}),
     };
     let text = "";
     let finishReason: string | null = null;

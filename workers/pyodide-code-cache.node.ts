@@ -11,10 +11,11 @@
 // directory, `export default` a return; any other module form is a SyntaxError in a script.
 //
 // Never trusted blindly: V8 itself rejects a cache made by another V8 version or other flags, but
-// checks the source only by its length. So the file is keyed by Pyodide's version, V8's cache tag
-// and the module file's size and modification time, and carries a CRC-32 of its bytes. Anything
-// unexpected (no cache, a bad one, a module of another shape, any error) means Pyodide's own
-// import, as before; a missing or refused cache is written again after Python has started.
+// checks the source only by its length. So the file is keyed by Pyodide's version, V8's cache tag,
+// the module file's size and modification time and the form of the rewrite, and carries a CRC-32
+// of its bytes. Anything unexpected (no cache, a bad one, a module of another shape, any error)
+// means Pyodide's own import, as before; a missing or refused cache is written again after Python
+// has started.
 //
 // The rewrite also puts every `import(…)` of Pyodide's JavaScript in our hands, cache or not: once
 // Python has started, the sandbox refuses them all (`refuseImports`), so model code cannot have
@@ -78,7 +79,7 @@ export function pyodideScript(pyodideDir: string, cache: CodeCacheDir | null, py
     const file = `${pyodideDir}pyodide.asm.mjs`;
     const { size, mtimeMs } = statSync(file);
     const key = createHash("sha256")
-      .update(JSON.stringify([pyodideVersion, cachedDataVersionTag(), size, mtimeMs]))
+      .update(JSON.stringify([pyodideVersion, cachedDataVersionTag(), size, mtimeMs, SCRIPT_FORM]))
       .digest("hex")
       .slice(0, 16);
     const name = `${CODE_CACHE_FILES.prefix}${key}${CODE_CACHE_FILES.suffix}`;
@@ -135,6 +136,8 @@ function compile(
 }
 
 const EXPORT = "export default _createPyodideModule;";
+/** Changes whenever asScript's wrapper does, so that no cache made of another wrapper is offered to V8 (2: strict). */
+const SCRIPT_FORM = 2;
 // Written as patterns so that no tool rewriting `import.meta.url` in our own sources touches them.
 const IMPORT_META_URL = /(?<![\w$.])import\.meta\.url\b/g;
 const DYNAMIC_IMPORT = /(?<![\w$.])import\(/g;
@@ -143,12 +146,17 @@ const DYNAMIC_IMPORT = /(?<![\w$.])import\(/g;
  * The module as a function expression `(importMetaUrl, dynamicImport) => _createPyodideModule`.
  * Throws when it does not end in the one export this expects; any other module form left over (a
  * static import, another export) is a SyntaxError in a script, so V8 refuses it at compile.
+ *
+ * Strict, as the module was: in a sloppy script a function called without a receiver gets the
+ * real `globalThis` as `this`, and V8 hands the receiver and the function of every sloppy frame
+ * to a stack-trace hook (CallSite getThis/getFunction). Python calls through these frames, so a
+ * hook of Python's would have reached the global the lockdown hides from `import js` (issue 32).
  */
 export function asScript(module: string): string {
   const end = module.trimEnd();
   if (!end.endsWith(EXPORT) || end.indexOf(EXPORT) !== end.length - EXPORT.length) throw new Error("unexpected export");
   const body = end.slice(0, -EXPORT.length).replace(IMPORT_META_URL, "__rlmImportMetaUrl").replace(DYNAMIC_IMPORT, "__rlmImport(");
-  return `(function (__rlmImportMetaUrl, __rlmImport) {${body}\nreturn _createPyodideModule;\n})`;
+  return `(function (__rlmImportMetaUrl, __rlmImport) {"use strict";${body}\nreturn _createPyodideModule;\n})`;
 }
 
 /** The cached code if the file is there and whole; null otherwise. */

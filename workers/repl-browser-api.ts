@@ -6,7 +6,7 @@
 // Content-Security-Policy (a header set by the server, see vite.config.ts, or the sandboxed
 // frame's own policy) is the wall the browser enforces; lockDown() is the second wall, for hosts
 // that fail to send that header (the sandbox e2e test runs the attacks against each wall alone).
-import { guardTimers, removeGlobals, removeStringCompilation } from "./lockdown.ts";
+import { guardTimers, lockStackTraceHooks, removeGlobals, removeStringCompilation } from "./lockdown.ts";
 import { createReplWorker, type ReplWorkerHooks } from "./repl-runtime.ts";
 import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 import { portSnapshotStore } from "./snapshot-store-port.ts";
@@ -62,6 +62,7 @@ function lockDown(): void {
   const nav = (self as unknown as { navigator?: object }).navigator;
   if (nav) removeGlobals(nav, NAVIGATOR_MEMBERS);
   removeStringCompilation();
+  lockStackTraceHooks();
   cellTimers = guardTimers([
     ["setTimeout", "clearTimeout"],
     ["setInterval", "clearInterval"],

@@ -13,19 +13,17 @@ import {
   type SubcallMessage,
   type SyncMode,
 } from "../src/repl/protocol.ts";
-import { capForHost } from "./repl-cell-results.ts";
-import type { Pulse } from "./repl-pulse.ts";
 
 /** The same test Pyodide makes: the new (Suspending) or the old (Suspender) JSPI API. */
 export function runtimeHasJspi(): boolean {
   return "Suspending" in WebAssembly || "Suspender" in WebAssembly;
 }
 
-/** What the host module reads of the worker as it runs: Python once started, the pulse, the cell's cap. */
+/** What the host module reads of the worker as it runs: Python once started, and the cell under way. */
 export interface BridgeState {
   python(): PyodideInterface;
-  pulse(): Pulse | null;
-  cellOutputCap(): number;
+  /** Python is about to return the cell's result (see cell_ending below). */
+  cellEnding(): void;
 }
 
 export interface HostBridge {
@@ -53,12 +51,12 @@ export function connectHost(options: ReplBootOptions, ownInterruptBuffer: Shared
       state.python().checkInterrupt();
     },
     call: (requestJson: string) => call(String(requestJson)),
-    // Python calls these as the first and last steps of a cell: if work left behind by an
-    // earlier cell holds the worker, the start never comes and the host rebuilds it; the
-    // result goes out at once, so work that wedges the worker after the cell cannot hold it.
-    cell_started: (id: number) => state.pulse()?.cellStarted(Number(id)),
-    cell_finished: (id: number, result: string) =>
-      state.pulse()?.cellFinished(Number(id), capForHost(String(result), state.cellOutputCap())),
+    // Python's last step of a cell, taking nothing from it: the cell's start and result are sent
+    // by the worker's own code (repl-runtime.ts), which Python cannot reach. This only lets the
+    // host check at once that the worker still answers, so work the cell left queued that wedges
+    // the worker before Python's return reaches JavaScript is found now, not at the time limit.
+    // Model code calling it early can only get its own worker found silent and rebuilt.
+    cell_ending: () => state.cellEnding(),
     // Python arms the interrupt buffer while a cell's own code runs, and only then (see
     // interrupts in workers/python/rlm_runtime/host.py).
     // A buffer of the worker's own (the sandboxed frame's) cannot be cleared by the host before

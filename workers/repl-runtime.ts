@@ -110,14 +110,20 @@ function kindOf(doc: ContextDocumentInput): string {
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
   let started: Started | undefined;
   let pulse: Pulse | null = null;
-  let cellOutputCap = 0;
+  /** The cell Python is running, as this code numbered it, and whether its end was announced. */
+  let cell: { id: number; ending: boolean } | null = null;
   const documentSource = documentSources(hooks.mountHostFile);
 
   const need = (): Started => {
     if (!started) throw new Error("The Python REPL is not started yet. Wait for it to finish loading.");
     return started;
   };
-  const bridgeState: BridgeState = { python: () => need().py, pulse: () => pulse, cellOutputCap: () => cellOutputCap };
+  const cellEnding = () => {
+    if (!cell || cell.ending) return;
+    cell.ending = true;
+    pulse?.cellEnding(cell.id);
+  };
+  const bridgeState: BridgeState = { python: () => need().py, cellEnding };
 
   return {
     async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
@@ -168,17 +174,25 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
       return need().runtime.setContext(text);
     },
 
+    // A cell's start and result are said here, on the private port, and never by Python: model
+    // code could otherwise post a result of its own ahead of the real one (issue 32). The start
+    // goes out as the call is taken (a worker that work left behind holds never takes it); the
+    // result is what Python's call returned, out before the Comlink reply.
     async runCell(code: string, outputCap: number, cellId = 0): Promise<string> {
       const { runCell } = need().runtime;
-      cellOutputCap = outputCap;
+      cell = { id: cellId, ending: false };
+      pulse?.cellStarted(cellId);
       try {
         // callPromising: JSPI can only suspend a stack that was entered through a promising call.
         // Without JSPI, calling the coroutine function returns a plain Promise.
-        const args = [code, outputCap, cellId];
+        const args = [code, outputCap];
         const pending = runtimeHasJspi() ? runCell.callPromising(...args) : runCell(...args);
         const raw: unknown = await pending;
-        return typeof raw === "string" ? capForHost(raw, outputCap) : droppedResult(-1);
+        const result = typeof raw === "string" ? capForHost(raw, outputCap) : droppedResult(-1);
+        pulse?.cellFinished(cellId, result);
+        return result;
       } finally {
+        cell = null;
         hooks.afterCell?.();
       }
     },

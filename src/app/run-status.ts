@@ -5,7 +5,7 @@ import { engineDescriptor, type EngineId } from "../engines/registry.ts";
 import type { Exchange } from "./run-view.ts";
 
 /** What a running question is doing now, including the model's download while it waits for it. */
-export function waitingText(exchange: Pick<Exchange, "waitingFor" | "turns">, engine: EngineStatus): string {
+export function waitingText(exchange: Pick<Exchange, "waitingFor" | "turns" | "mode">, engine: EngineStatus): string {
   switch (exchange.waitingFor) {
     case "python":
       return "Waiting for Python to start…";
@@ -17,7 +17,10 @@ export function waitingText(exchange: Pick<Exchange, "waitingFor" | "turns">, en
       return "Waiting for the model…";
   }
   // Not waiting, but no turn yet: the run has only just been asked for.
-  return exchange.turns.length ? "The model is exploring the document…" : "Starting…";
+  if (!exchange.turns.length) return "Starting…";
+  return exchange.mode?.used === "direct"
+    ? "The model is answering in one call, with the whole document in its prompt…"
+    : "The model is exploring the document…";
 }
 
 /** How much of a local model is in this browser; undefined when it does not apply or is not known yet. */

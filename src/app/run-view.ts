@@ -66,6 +66,13 @@ function turnAt(turns: TurnView[], index: number): TurnView {
   return turn;
 }
 
+/** A streamed piece of a turn: its text, and how many pieces (≈ tokens) since its first, for the rate. */
+function addToken(turn: TurnView, text: string): void {
+  turn.text += text;
+  turn.tokens = (turn.tokens ?? 0) + 1;
+  turn.firstTokenAt ??= Date.now();
+}
+
 /** Applies one event in place (the page holds the exchange in reactive state). */
 export function applyEvent(exchange: Exchange, event: RlmEvent): void {
   const turns = turnsFor(exchange, event);
@@ -76,19 +83,18 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
       break;
     case "turn-started":
       if (event.depth === 0) delete exchange.waitingFor;
-      turnAt(turns, event.turn);
+      turnAt(turns, event.turn).startedAt ??= Date.now();
       break;
     case "token":
-      turnAt(turns, event.turn).text += event.text;
+      addToken(turnAt(turns, event.turn), event.text);
       break;
-    case "turn-finished": {
-      const t = turnAt(turns, event.turn);
-      t.text = event.response;
-      t.done = true;
-      t.usage = event.usage;
-      t.durationMs = event.durationMs;
+    case "run-mode":
+      // The progress line says "one direct call" rather than "turn 1/30" (issue 34 #2).
+      if (event.depth === 0) exchange.mode = { used: event.mode, reason: event.reason };
       break;
-    }
+    case "turn-finished":
+      Object.assign(turnAt(turns, event.turn), { text: event.response, done: true, usage: event.usage, durationMs: event.durationMs });
+      break;
     case "cell-started":
       turnAt(turns, event.turn).cells.push({ index: event.cell, code: event.code, subcalls: [] });
       break;
@@ -105,12 +111,12 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
     }
     case "subcall-finished": {
       const call = findSubcall(exchange.turns, event.id);
-      if (call) {
-        call.response = event.response;
-        if (event.error) call.error = event.error;
-        call.durationMs = event.durationMs;
-        call.usage = event.usage;
-      }
+      if (call)
+        Object.assign(
+          call,
+          { response: event.response, durationMs: event.durationMs, usage: event.usage },
+          event.error ? { error: event.error } : {},
+        );
       break;
     }
     case "history-compacted": {
@@ -146,13 +152,15 @@ export function applyResult(exchange: Exchange, result: RlmResult): void {
   if (result.fallback) exchange.fallback = result.fallback;
   if (result.unverified) exchange.unverified = result.unverified;
   else delete exchange.unverified;
+  if (result.cutOff) exchange.cutOff = result.cutOff;
+  else delete exchange.cutOff;
 }
 
 /**
  * How an answer came about, when it was not the usual RLM run (else null): the one explanation a
  * fallback answer gets (issue 28 §3: the step, a notice and this line said it three times).
  */
-export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback" | "unverified">): string | null {
+export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fallback" | "unverified" | "cutOff">): string | null {
   const f = exchange.fallback;
   if (exchange.producedBy === "fallback" && f) {
     const read = readingWords({ parts: f.chunksRead, partsTotal: f.chunksTotal });
@@ -160,17 +168,19 @@ export function howAnswered(exchange: Pick<Exchange, "mode" | "producedBy" | "fa
     return `Answered by the fallback, not by the model. ${f.reason} So the harness read ${read} with the helper model${asked}.`;
   }
   if (exchange.unverified) return exchange.unverified;
+  if (exchange.cutOff) return `${exchange.cutOff} Continue writes the rest.`;
   if (exchange.mode?.used === "direct") return `Answered directly: ${exchange.mode.reason}.`;
   return null;
 }
 
 /** How an exchange's status reads, and its colour's meaning (a fallback's answer is not the model's green "Answered"). */
-export function statusLabel(exchange: Pick<Exchange, "status" | "producedBy" | "fallbackQuestion">): {
+export function statusLabel(exchange: Pick<Exchange, "status" | "producedBy" | "fallbackQuestion" | "cutOff">): {
   text: string;
   tone: "busy" | "ok" | "fallback" | "warn" | "err";
 } {
   const { status } = exchange;
   if (status === "running") return { text: exchange.fallbackQuestion ? "Waiting for your choice" : "Working…", tone: "busy" };
+  if (status === "answered" && exchange.cutOff) return { text: "Answered · cut off", tone: "warn" };
   if (status === "answered")
     return exchange.producedBy === "fallback" ? { text: "Answered by the fallback", tone: "fallback" } : { text: "Answered", tone: "ok" };
   if (status === "failed") return { text: "Failed", tone: "err" };
@@ -232,8 +242,9 @@ export function turnTokens(turn: TurnView): number {
 /** Statuses a run can be continued from: it stopped before it was done, with turns to go on from. */
 const CONTINUABLE: ReadonlySet<ExchangeStatus> = new Set(["stopped", "interrupted", "out-of-iterations", "out-of-time", "too-many-errors"]);
 
-export function canContinue(exchange: Pick<Exchange, "status" | "turns" | "iterations" | "steps">): boolean {
-  return CONTINUABLE.has(exchange.status) && stepsOf(exchange).continuable;
+export function canContinue(exchange: Pick<Exchange, "status" | "turns" | "iterations" | "steps" | "cutOff">): boolean {
+  const cutOff = exchange.status === "answered" && !!exchange.cutOff;
+  return (CONTINUABLE.has(exchange.status) || cutOff) && stepsOf(exchange).continuable;
 }
 
 /** The exchange goes back to running for its continuation; its turns and steps stay. */

@@ -36,7 +36,11 @@ export interface CliOptions {
   seed?: number;
   stream: boolean;
   verbose: boolean;
+  /** --quiet: no progress line on a terminal. */
+  quiet: boolean;
   json: boolean;
+  /** --raw-output: write the answer and --verbose text to a terminal byte for byte (escape sequences obeyed). */
+  rawOutput: boolean;
   outputTrajectory?: string;
   /** Prompt profile: auto (from the model name), guided (≤ 4B), standard, canonical (RLM-trained). */
   prompt?: PromptChoice;
@@ -67,6 +71,19 @@ function num(name: string, raw: string | undefined, integer = true): number | un
     throw new UsageError(`--${name} needs a ${integer ? "whole " : ""}number ≥ 0, got "${raw}"`);
   }
   return value;
+}
+
+/** A server's address is an http(s) URL: "localhost:8000" parses as a URL of scheme "localhost:", and would fail later as unreachable. */
+function checkBaseUrl(raw: string, from: string): void {
+  let url: URL | null = null;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    // reported below
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+    throw new UsageError(`${from} must be an http:// or https:// address such as http://localhost:8000/v1, got "${raw}"`);
+  }
 }
 
 export function parseCliArgs(argv: string[], env: Record<string, string | undefined> = {}): CliOptions {
@@ -100,7 +117,9 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
         seed: { type: "string" },
         "no-stream": { type: "boolean", default: false },
         verbose: { type: "boolean", short: "v", default: false },
+        quiet: { type: "boolean", short: "q", default: false },
         json: { type: "boolean", default: false },
+        "raw-output": { type: "boolean", default: false },
         "output-trajectory": { type: "string" },
         prompt: { type: "string" },
         "cache-dir": { type: "string" },
@@ -139,14 +158,18 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   if (trajectory && !trajectory.endsWith(".jsonl")) {
     throw new UsageError("--output-trajectory must end in .jsonl (the rlm visualizer only opens .jsonl files)");
   }
+  const baseUrl = v["base-url"] ?? env.RLM_BASE_URL ?? "http://localhost:8000/v1";
+  if (!help && !version && !modelFile) checkBaseUrl(baseUrl, v["base-url"] !== undefined ? "--base-url" : "RLM_BASE_URL");
   const opts: CliOptions = {
     contextFiles: v["context-file"] ?? [],
     task,
-    baseUrl: v["base-url"] ?? env.RLM_BASE_URL ?? "http://localhost:8000/v1",
+    baseUrl,
     model,
     stream: v["no-stream"] !== true,
     verbose: v.verbose === true,
+    quiet: v.quiet === true,
     json: v.json === true,
+    rawOutput: v["raw-output"] === true,
     noCache: v["no-cache"] === true,
     thinking: v.thinking === true,
     help,
@@ -204,6 +227,7 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
   }
   if (opts.maxIterations === 0) throw new UsageError("--max-iterations must be at least 1");
   if (opts.maxDepth === 0) throw new UsageError("--max-depth must be at least 1");
+  if (opts.maxTokens === 0) throw new UsageError("--max-tokens must be at least 1");
   if (opts.concurrency === 0) throw new UsageError("--concurrency must be at least 1");
   if (opts.threads === 0) throw new UsageError("--threads must be at least 1");
   if (opts.modelFile && opts.contextWindow === 0) throw new UsageError("--context-window must be at least 1");

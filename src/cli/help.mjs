@@ -33,6 +33,11 @@ Input and output:
   --output-trajectory P     write the run as JSONL for the official rlm visualizer (.jsonl)
   --json                    print {answer, status, usage, sources, ...} as JSON instead of the answer
   --verbose                 show each step live on stderr; at the end, the answer's sources and where the time went
+  --raw-output              on a terminal, write the answer, sources and --verbose text byte for byte. Without it,
+                            control characters (escape sequences) are shown as ^[, \\x9b...; a pipe or file always
+                            gets the bytes. Risk: text from the document, the model or its code can then drive your
+                            terminal (write the clipboard, hide or overwrite lines, disguise links, set the title)
+  -q, --quiet               no progress line on stderr (shown only when stderr is a terminal: turn, sub-calls, tokens/s)
 
 Start-up cache (a snapshot of the started Python, ~30 MB: later runs start in well under a second):
   --cache-dir DIR           where it is kept (default $RLM_CACHE_DIR, else the user cache

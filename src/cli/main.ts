@@ -2,7 +2,9 @@
 import { writeFile } from "node:fs/promises";
 import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
-import { totalTokens } from "../core/usage.ts";
+import { totalTokens, UsageTracker } from "../core/usage.ts";
+import { abortable, signalAt } from "../core/stop.ts";
+import { deriveBudgets } from "../core/budgets.ts";
 import { OpenAIEngine } from "../engines/openai.ts";
 import type { ChatEngine } from "../engines/types.ts";
 import { isLocalModelRefusal, openLocalEngines, type LocalEngines } from "./local-model.ts";
@@ -15,7 +17,9 @@ import { contextDocuments, decodedChars } from "./context-files.ts";
 import { fallbackLine, fallbackPolicyFrom, terminalAsker, yesNo } from "./fallback-prompt.ts";
 import { describeStart, timeSplitLine } from "./timing.ts";
 import { printSources, verbosePrinter } from "./verbose.ts";
+import { RunProgress, terminalLine, type StatusLine } from "./progress.ts";
 import { groupDigits } from "../core/numbers.ts";
+import { inertJson, terminalSafe, type TerminalStreams } from "./terminal-text.ts";
 
 const VERSION = "0.1.0";
 
@@ -24,8 +28,14 @@ export interface CliIO {
   stderr: (s: string) => void;
   readStdin: () => Promise<Buffer | null>;
   env: Record<string, string | undefined>;
+  /** When the command started (epoch ms): --max-time counts from it. Default: when main() is called. */
+  startedAt?: number;
+  /** Which streams are a terminal: there, control characters are shown, not obeyed (terminal-text.ts). */
+  terminal?: TerminalStreams;
   /** A yes/no question to the person at a terminal; null when there is none (a pipe, a script). */
   ask?: ((prompt: string, signal: AbortSignal) => Promise<boolean>) | null;
+  /** A progress line on stderr when it is a terminal (src/cli/progress.ts); null otherwise. */
+  progress?: StatusLine | null;
 }
 
 const defaultIO: CliIO = {
@@ -38,8 +48,17 @@ const defaultIO: CliIO = {
     return Buffer.concat(chunks);
   },
   env: process.env,
+  // Node's start: reading a huge document or stdin before the first model call counts too.
+  startedAt: performance.timeOrigin,
+  terminal: { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true },
   // Only a person at a terminal can answer (stdin then holds no document: see readStdin).
   ask: process.stdin.isTTY && process.stderr.isTTY ? yesNo(process.stdin, process.stderr) : null,
+  progress: process.stderr.isTTY
+    ? terminalLine(
+        (s) => void process.stderr.write(s),
+        () => process.stderr.columns,
+      )
+    : null,
 };
 
 function configFrom(o: CliOptions): RlmConfig {
@@ -81,9 +100,10 @@ function jsonResult(result: RlmResult): string {
     ...(result.producedBy ? { producedBy: result.producedBy } : {}),
     ...(result.fallback ? { fallback: result.fallback } : {}),
     ...(result.unverified ? { unverified: result.unverified } : {}),
+    ...(result.cutOff ? { cutOff: result.cutOff } : {}),
     sources: result.sources ?? [],
   };
-  return `${JSON.stringify(out, null, 2)}\n`;
+  return `${inertJson(JSON.stringify(out, null, 2))}\n`;
 }
 
 /**
@@ -93,22 +113,51 @@ function jsonResult(result: RlmResult): string {
 function howAnswered(result: RlmResult): string {
   if (result.fallback) return fallbackLine(result);
   if (result.unverified) return `rlm: ${result.unverified}\n`;
+  if (result.cutOff) return `rlm: ${result.cutOff}\n`;
   if (result.mode?.used === "direct") return `rlm: answered directly in one call (${result.mode.reason}).\n`;
   return "";
 }
 
-export async function main(argv: string[], io: CliIO = defaultIO): Promise<number> {
+/** What was used instead of --max-tokens, when it is more than the root's window allows (else ""). */
+function maxTokensNote(asked: number | undefined, window: number): string {
+  if (asked === undefined) return "";
+  const used = deriveBudgets({ rootWindow: window, subWindow: window, maxTokensPerTurn: asked }).maxTokensPerTurn;
+  if (used === asked) return "";
+  return `rlm: --max-tokens ${asked} is more than half the root's ${groupDigits(window)}-token window (the prompt needs the rest); using ${used}.\n`;
+}
+
+/** --max-time ran out before the session's run began (which then keeps the clock itself). */
+class OutOfTimeBeforeAsking extends Error {
+  override name = "OutOfTimeBeforeAsking";
+}
+
+/** The limit ended the command before the model was asked: said like any run that ran out of time. */
+function outOfTimeBeforeAsking(io: CliIO, json: boolean, config: RlmConfig, phase: string): number {
+  const limit = Math.round(config.maxWallTimeMs / 1000);
+  const message = `The ${limit} s time limit was reached while ${phase} (--max-time counts from the start of rlm). Allow more time with --max-time.`;
+  if (json) {
+    io.stdout(jsonResult({ answer: "", status: "out-of-time", message, iterations: [], usage: new UsageTracker().snapshot() }));
+  } else {
+    io.stderr(`rlm: ${message}\nrlm: no answer (out-of-time).\n`);
+  }
+  return 1;
+}
+
+export async function main(argv: string[], given: CliIO = defaultIO): Promise<number> {
   if (argv[0] === "warmup") {
     const { warmupMain } = await import("./warmup.ts");
-    return warmupMain(argv.slice(1), io);
+    return warmupMain(argv.slice(1), terminalSafe(given, given.terminal, false));
   }
   if (argv[0] === "bench") {
     const { benchMain } = await import("./bench.ts");
-    return benchMain(argv.slice(1), io);
+    return benchMain(argv.slice(1), terminalSafe(given, given.terminal, false));
   }
   let options: CliOptions;
+  let io = given;
   try {
     options = parseCliArgs(argv, io.env);
+    // Everything after this point may carry text a document, the model or its code chose.
+    io = terminalSafe(given, given.terminal, options.rawOutput);
   } catch (err) {
     io.stderr(`rlm: ${err instanceof Error ? err.message : String(err)}\nRun rlm --help for the options.\n`);
     return 2;
@@ -122,8 +171,15 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     return 0;
   }
 
+  const config = configFrom(options);
+  config.startedAt = given.startedAt ?? Date.now();
+  // Until the session's run takes over the clock (RlmSession.ask), the steps before it are held to the limit here.
+  const timeUp = signalAt(config.startedAt + config.maxWallTimeMs);
+  let phase = "reading the documents";
+  const inTime = <T>(work: Promise<T>): Promise<T> => abortable(work, timeUp, () => new OutOfTimeBeforeAsking());
   let session: RlmSession | null = null;
   let local: LocalEngines | null = null;
+  let progress: RunProgress | null = null;
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -132,11 +188,10 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
   };
   process.on("SIGINT", onSigint);
   try {
-    const docs = await contextDocuments(options.contextFiles, io.readStdin);
+    const docs = await inTime(contextDocuments(options.contextFiles, io.readStdin, io.stderr));
     const cache = resolveCacheDir({ cacheDir: options.cacheDir, noCache: options.noCache, env: io.env });
     const snapshotDir = cache.dir;
     const engines: { root?: ChatEngine; sub?: ChatEngine } = {};
-    const config = configFrom(options);
     session = new RlmSession({
       // Python runs in its sandbox process, which may read these documents and nothing else of yours.
       createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir, documents: docs.flatMap((d) => ("path" in d ? [d.path] : [])) }),
@@ -148,6 +203,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     // out while Python is still restoring and decoding (RlmSession.ask), and no cell runs before
     // the documents are in Python.
     const printer = options.verbose ? verbosePrinter(io.stderr) : undefined;
+    progress = !options.verbose && !options.quiet && io.progress ? new RunProgress(io.progress, config.maxIterations) : null;
+    progress?.stage(options.modelFile ? "starting Python · loading the model file…" : "starting Python · asking the model server…");
     const say = (message: string) => printer?.({ type: "notice", message, depth: 0 });
     const booting = session.start();
     booting.catch(() => undefined); // awaited below, unless connecting fails first
@@ -162,26 +219,37 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
     if (options.modelFile) {
       // llama.cpp in this process; loaded only now, so endpoint runs never load it.
-      local = await openLocalEngines({ ...options, modelFile: options.modelFile }, io.stderr, controller.signal);
+      phase = "loading the model file";
+      const stopping = AbortSignal.any([controller.signal, timeUp]);
+      local = await inTime(
+        openLocalEngines({ ...options, modelFile: options.modelFile }, progress?.around(io.stderr) ?? io.stderr, stopping),
+      );
       engines.root = local.root;
       engines.sub = local.sub;
     } else {
-      const server = await OpenAIEngine.connect({
-        // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
-        fetch: nodeHttpFetch,
-        baseUrl: options.baseUrl,
-        model: options.model,
-        ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-        ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-        stream: options.stream,
-        ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
-      });
+      phase = "asking the model server about its models";
+      const server = await inTime(
+        OpenAIEngine.connect({
+          // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
+          fetch: nodeHttpFetch,
+          cors: false,
+          baseUrl: options.baseUrl,
+          model: options.model,
+          ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+          ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
+          stream: options.stream,
+          ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
+        }),
+      );
       engines.root = server;
       engines.sub = options.subModel ? server.withModel(options.subModel, options.subContextWindow) : server;
     }
     const root = engines.root;
     const sub = engines.sub;
-    const chars = await counting;
+    const tokensNote = maxTokensNote(options.maxTokens, root.contextWindow);
+    if (tokensNote) io.stderr(tokensNote);
+    phase = "counting the documents' characters";
+    const chars = await inTime(counting);
     const loading = session.addDocuments(docs.map((d, i) => sessionDocument(d, chars[i])));
     let documentMs = 0;
     loading.then(
@@ -197,9 +265,10 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     );
     const result = await session.ask(options.task, {
       signal: controller.signal,
-      ...(printer ? { onEvent: printer } : {}),
+      ...(printer ? { onEvent: printer } : progress ? { onEvent: progress.event } : {}),
       ...(io.ask && config.fallback?.mode === "ask" ? { confirmFallback: terminalAsker(io.ask) } : {}),
     });
+    progress?.done();
     // A start that failed is the run's error; after a question, the boot has long finished.
     const boot = await booting;
     if (options.outputTrajectory) await writeFile(options.outputTrajectory, session.exportJsonl());
@@ -207,7 +276,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     // Without an answer, the line on the fallback (how to allow it) follows the message saying why.
     const how = howAnswered(result);
     const hintAfter = !result.answer && !!result.fallback;
-    if (!hintAfter && (options.verbose || result.fallback || result.unverified)) io.stderr(how);
+    if (!hintAfter && (options.verbose || result.fallback || result.unverified || result.cutOff)) io.stderr(how);
     if (options.json) {
       io.stdout(jsonResult(result));
     } else if (result.answer) {
@@ -223,6 +292,8 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     }
     return 0;
   } catch (err) {
+    (progress as RunProgress | null)?.done();
+    if (err instanceof OutOfTimeBeforeAsking) return outOfTimeBeforeAsking(io, options.json, config, phase);
     if (err instanceof UsageError || isLocalModelRefusal(err)) {
       io.stderr(`rlm: ${err.message}\n`);
       return 2;
@@ -230,6 +301,7 @@ export async function main(argv: string[], io: CliIO = defaultIO): Promise<numbe
     io.stderr(`rlm: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   } finally {
+    (progress as RunProgress | null)?.done();
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
     // After Stop, llama.cpp may still be finishing a batch: do not hold the exit for it.

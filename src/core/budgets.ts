@@ -36,7 +36,12 @@ const SAFETY_TOKENS = 64;
 export function deriveBudgets(input: BudgetInput): Budgets {
   const rootWindow = Math.max(1024, Math.floor(input.rootWindow));
   const subWindow = Math.max(1024, Math.floor(input.subWindow));
-  const maxTokensPerTurn = clamp(Math.floor(input.maxTokensPerTurn ?? rootWindow * 0.25), 128, rootWindow / 2);
+  // A limit the person set is kept, however small (it was raised to 128 without a word); only
+  // half the window bounds it, so the prompt keeps room. The derived default keeps its floor.
+  const maxTokensPerTurn =
+    input.maxTokensPerTurn !== undefined
+      ? clamp(Math.floor(input.maxTokensPerTurn), 1, Math.floor(rootWindow / 2))
+      : clamp(Math.floor(rootWindow * 0.25), 128, rootWindow / 2);
   const historyTokens = rootWindow - maxTokensPerTurn - SAFETY_TOKENS;
   const outputCharsPerCell = clamp(Math.floor(input.outputCharsPerCell ?? rootWindow * CHARS_PER_TOKEN * 0.15), 500, 20_000);
   const subMaxTokens = clamp(Math.floor(input.subMaxTokens ?? subWindow * 0.25), 64, subWindow / 2);

@@ -5,7 +5,10 @@ import { EngineAbortedError } from "../engines/errors.ts";
 import type { ChatEngine } from "../engines/types.ts";
 import type { HistoryEntry } from "../repl/types.ts";
 import { answerDirectly, type DocumentSource } from "./direct.ts";
+import { cutOffRecord, cutOffResult } from "./direct-continue.ts";
 import { iterationRecord } from "./records.ts";
+import { signalAt } from "./stop.ts";
+import { directAnswerTokens } from "./run-mode.ts";
 import type { Emit } from "./subcalls.ts";
 import type { RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
 import { UsageTracker } from "./usage.ts";
@@ -49,13 +52,15 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
   emit({ type: "turn-started", turn: 0 });
   const started = Date.now();
   // The run's time limit holds here too: one call can take as long as a whole RLM run.
-  const outOfTime = AbortSignal.timeout(i.config.maxWallTimeMs);
+  const outOfTime = signalAt((i.config.startedAt ?? started) + i.config.maxWallTimeMs);
   const signal = AbortSignal.any([i.signal, outOfTime]);
   try {
     const direct = await answerDirectly({
       engine: i.engine,
       question: directQuestion(i.question, i.previous),
       document: i.document,
+      // --max-tokens (the page's tokens per turn) holds for the one direct turn too.
+      maxAnswerTokens: directAnswerTokens(i.engine.contextWindow, i.config.maxTokensPerTurn),
       ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
       ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
       ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),
@@ -68,12 +73,12 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
     const record = iterationRecord(0, started, direct.messages, direct.answer);
     record.final_answer = direct.answer || null;
     record.iteration_time = direct.durationMs / 1000;
-    record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars };
+    record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars, ...cutOffRecord(direct) };
     emit({ type: "iteration", record });
     const base = { iterations: [record], usage: usage.snapshot(), mode };
     if (!direct.answer)
       return { ...base, answer: "", status: "failed", message: "The model gave an empty answer. Ask again, or choose RLM in Settings." };
-    return { ...base, answer: direct.answer, status: "answered", producedBy: "model" };
+    return { ...base, answer: direct.answer, status: "answered", producedBy: "model", ...cutOffResult(direct) };
   } catch (err) {
     const empty = { answer: "", iterations: [], usage: usage.snapshot(), mode };
     if (outOfTime.aborted && !i.signal.aborted) {

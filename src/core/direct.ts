@@ -88,6 +88,11 @@ export interface DirectAnswerOptions {
   seed?: number;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
+  /**
+   * An answer that stopped at the output limit, to go on from: it follows the prompt as the
+   * model's own turn, with a request to continue; `answer` is then only the continuation.
+   */
+  continueFrom?: string;
 }
 
 export interface DirectAnswer {
@@ -100,6 +105,10 @@ export interface DirectAnswer {
   totalChars: number;
   /** The prompt as it was sent (for the trajectory). */
   messages: ChatMessage[];
+  /** The model stopped at the output limit (finish_reason "length"), mid-answer. */
+  cutOff: boolean;
+  /** The output limit it was given, tokens. */
+  maxTokens: number;
 }
 
 const SAFETY_TOKENS = 64;
@@ -110,13 +119,14 @@ export async function answerDirectly(o: DirectAnswerOptions): Promise<DirectAnsw
   const window = o.engine.contextWindow;
   const answerTokens = o.maxAnswerTokens ?? deriveBudgets({ rootWindow: window, subWindow: window }).maxTokensPerTurn;
   const empty: FittedDocument = { text: "", shownChars: 0, note: "" };
-  const overhead = estimateMessagesTokens(vanillaMessages(o.question, empty)) + 80; // note + cut marker
+  const tail = o.continueFrom !== undefined ? continuationMessages(o.continueFrom) : [];
+  const overhead = estimateMessagesTokens([...vanillaMessages(o.question, empty), ...tail]) + 80; // note + cut marker
   let maxChars = Math.floor((window - answerTokens - overhead - SAFETY_TOKENS) * CHARS_PER_TOKEN);
   if (maxChars <= 0) throw new WindowTooSmallError(window);
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     const fitted = await fitDocument(o.document, maxChars, o.truncate ?? "middle");
-    const messages = vanillaMessages(o.question, fitted);
+    const messages = [...vanillaMessages(o.question, fitted), ...tail];
     try {
       const result = await o.engine.complete(
         {
@@ -129,13 +139,15 @@ export async function answerDirectly(o: DirectAnswerOptions): Promise<DirectAnsw
         { ...(o.signal ? { signal: o.signal } : {}), ...(o.onToken ? { onToken: o.onToken } : {}) },
       );
       return {
-        answer: stripThinking(result.text).trim(),
+        answer: o.continueFrom !== undefined ? continuation(result.text) : stripThinking(result.text).trim(),
         usage: result.usage,
         model: result.model || o.engine.model,
         durationMs: Date.now() - started,
         shownChars: fitted.shownChars,
         totalChars: o.document.totalChars,
         messages,
+        cutOff: result.finishReason === "length",
+        maxTokens: answerTokens,
       };
     } catch (err) {
       if (err instanceof ContextWindowExceededError && attempt < 2 && fitted.shownChars > 0) {
@@ -145,6 +157,23 @@ export async function answerDirectly(o: DirectAnswerOptions): Promise<DirectAnsw
       throw err;
     }
   }
+}
+
+/** Asks the model to go on with its own answer, cut off at the output limit. */
+export const CONTINUE_PROMPT =
+  "Your answer above stopped at the output limit. Continue it from exactly where it stopped: do not repeat anything, do not start over.";
+
+function continuationMessages(answer: string): ChatMessage[] {
+  return [
+    { role: "assistant", content: answer },
+    { role: "user", content: CONTINUE_PROMPT },
+  ];
+}
+
+/** A continuation's text, its leading space kept (it may go on mid-sentence); a thinking block's is dropped. */
+function continuation(text: string): string {
+  const stripped = stripThinking(text);
+  return (stripped === text ? stripped : stripped.trimStart()).trimEnd();
 }
 
 /** A document already in memory as one string (CLI, benchmarks, tests). */

@@ -6,6 +6,7 @@ import type { RefusedFinal } from "./finals.ts";
 import { groupDigits } from "./numbers.ts";
 import type { StuckReason } from "./guards/stuck.ts";
 import type { ForeignProtocol, ReplyAnalysis } from "./reply.ts";
+import { pythonForBlock, pythonForTool } from "./python-equivalent.ts";
 
 /** Modules a model may import (all in Pyodide's standard library, none needs a download). */
 export const ALLOWED_IMPORTS: readonly string[] = [
@@ -89,12 +90,16 @@ export function refusalMessage(facts: TaskFacts): string {
   return withTask(facts, `This task is safe: it is about the document in \`context\`. ${FORMAT}`);
 }
 
-/** M06: ```bash, ```javascript… never run. */
-export function wrongLanguageMessage(facts: TaskFacts, languages: readonly string[]): string {
+/** The Python a command stands for, shown to copy (issue 36 §8), or "". */
+const inPython = (python: string | null) => (python ? ` In Python that is:\n\`\`\`repl\n${python}\n\`\`\`` : "");
+
+/** M06: ```bash, ```javascript… never run; `codes`: the blocks, for the Python they stand for. */
+export function wrongLanguageMessage(facts: TaskFacts, languages: readonly string[], codes: readonly string[] = []): string {
   const names = [...new Set(languages)].map((l) => `\`\`\`${l}`).join(" and ");
+  const python = codes.map((c, i) => pythonForBlock(languages[i] ?? "", c, facts.helpers)).find((p) => p !== null) ?? null;
   return withTask(
     facts,
-    `Your ${names} block was not run: only Python runs here, in a \`\`\`repl block (use re and str methods, not shell tools).`,
+    `Your ${names} block was not run: only Python runs here, in a \`\`\`repl block (use re and str methods, not shell tools).${inPython(python)}`,
   );
 }
 
@@ -107,7 +112,7 @@ export function notPythonMessage(facts: TaskFacts, language: string, syntaxError
   return withTask(
     facts,
     `Only Python runs here: your ${what} is not Python (${clip(syntaxError, 120)}), so it was not run. ` +
-      `Write Python in a \`\`\`repl block${instead}.`,
+      `Write Python in a \`\`\`repl block${instead}.${inPython(pythonForBlock(language, code, facts.helpers))}`,
   );
 }
 
@@ -131,10 +136,13 @@ function pythonFor(call: ForeignProtocol, helpers: readonly string[]): string | 
 export function foreignProtocolMessage(facts: TaskFacts, call: ForeignProtocol): string {
   const what = call.kind === "react" ? "Action/Action Input lines do" : "Tool calls do";
   const python = pythonFor(call, facts.helpers);
+  const missing = call.name ? `There is no \`${clip(call.name, 60)}\` here. ` : "";
+  const meant = python ? null : pythonForTool(call.name, call.arguments, facts.helpers);
   const instead = python
     ? `Write it like this:\n\`\`\`repl\n${python}\n\`\`\``
-    : `${call.name ? `There is no \`${clip(call.name, 60)}\` here. ` : ""}The functions are: ${list(facts.helpers)}. ` +
-      'Call them in a ```repl block, e.g. print(llm_query("...")).';
+    : meant
+      ? `${missing}${inPython(meant).trim()}`
+      : `${missing}The functions are: ${list(facts.helpers)}. ` + 'Call them in a ```repl block, e.g. print(llm_query("...")).';
   return withTask(facts, `${what} nothing here: tools are Python functions, called in a \`\`\`repl block. ${instead}`);
 }
 
@@ -145,7 +153,7 @@ export function mappedToolCallNote(code: string): string {
 
 /** Two different FINALs beside code that had not run: neither was taken. */
 export function conflictingFinalsMessage(values: readonly string[]): string {
-  const shown = values.slice(0, 3).map((v) => `FINAL(${clip(v, 60)})`);
+  const shown = values.slice(0, 3).map((v) => (v.startsWith("FINAL_VAR(") ? v : `FINAL(${clip(v, 60)})`));
   return (
     `Your reply had ${values.length === 2 ? "two" : values.length} different answers (${shown.join(" and ")}), written before your code ran, ` +
     "so neither was taken. Read the output, then give one answer."
@@ -159,10 +167,11 @@ export function printedFinalMessage(line: string): string {
 }
 
 /** M11: an answer that is only part of a number an output shows. */
-export function numberFragmentMessage(facts: TaskFacts, answer: string, whole: string): string {
+export function numberFragmentMessage(facts: TaskFacts, answer: string, whole: string, where: "output" | "document" = "output"): string {
+  const shows = where === "output" ? "a number the output shows" : "a longer value in the document";
   return withTask(
     facts,
-    `Your answer ${clip(answer, 40)} is only part of a number the output shows: ${whole}. ` +
+    `Your answer ${clip(answer, 40)} is only part of ${shows}: ${whole}. ` +
       "Check what your code extracts (a greedy .* before a group takes the digits before it), then submit the whole value.",
   );
 }
@@ -286,6 +295,7 @@ export function messageForInaction(facts: TaskFacts, reply: ReplyAnalysis, nth =
     return wrongLanguageMessage(
       facts,
       reply.refused.map((b) => b.language),
+      reply.refused.map((b) => b.code),
     );
   if (reply.problems.includes("empty")) return emptyReplyMessage(facts);
   if (reply.problems.includes("refusal")) return refusalMessage(facts);

@@ -8,7 +8,7 @@
 // cannot drive — no action twice, the same code again and again, stuck, or out of turns without
 // an answer — the harness reads the document itself (fallback-step.ts). Prose is never an answer.
 import { ContextWindowExceededError, EngineAbortedError } from "../engines/errors.ts";
-import type { ChatEngine, ChatMessage } from "../engines/types.ts";
+import type { ChatEngine, ChatMessage, ChatRequest } from "../engines/types.ts";
 import type { CellResult, ContextInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, Repl } from "../repl/types.ts";
 import { deriveBudgets, type Budgets } from "./budgets.ts";
@@ -35,12 +35,13 @@ import { EvidenceGate, ExtractionGuard, NoActionCounter, RepeatGuard, StuckDetec
 import { chooseProfile, PROMPT_PROFILES, type PromptProfile } from "./profiles/index.ts";
 import { describeContext } from "./prompts.ts";
 import { blockRecord, iterationRecord } from "./records.ts";
-import { configureHelpers, helperLimits, replSyntaxChecker, type SyntaxChecker } from "./repl-probes.ts";
+import { configureHelpers, documentProbes, helperLimits, replSyntaxChecker, type SyntaxChecker } from "./repl-probes.ts";
 import { CALLS_LIMITED_HELPER } from "./repl-vocabulary.ts";
 import { analyseReply, type ReplyAnalysis } from "./reply.ts";
 import { completeRoot, rootRequest, type RootReply } from "./root-request.ts";
-import { StopSignal, abortable } from "./stop.ts";
+import { StopSignal, abortable, stoppedAfterGrace } from "./stop.ts";
 import { SubcallRouter, newSharedRunState, type ChildRunner, type Emit, type SharedRunState } from "./subcalls.ts";
+import { retryIfOnlyThinking } from "./thinking-retry.ts";
 import { runMetadata } from "./trajectory.ts";
 import { resumedTurns, type ResumeRun } from "./resume.ts";
 import { observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
@@ -118,7 +119,9 @@ type Ending =
   /** `cause`: what the model did, for the diagnosis if the harness has to take over. */
   | { kind: "limit"; status: Exclude<RunStatus, "answered" | "stopped" | "failed">; why: string; cause: string }
   | { kind: "fallback"; cause: string }
-  | { kind: "failed"; message: string };
+  | { kind: "failed"; message: string }
+  /** Out of time with nothing to ask for: no best answer, no fallback. */
+  | { kind: "out-of-time"; message: string };
 
 /** The one diagnosis the person reads when the harness takes over (issue 28: one explanation, the right cause). */
 const couldNotDrive = (cause: string) => `The model could not drive the run: ${cause}.`;
@@ -148,6 +151,8 @@ class QuestionRun {
   private guards: RunGuards;
   /** Python's start this run overlaps (see RlmRunOptions.pending); null once it is ready. */
   private pending: PendingPython | null;
+  /** Whether that start has finished (the run learns it only at its next turn). */
+  private pythonLoaded = false;
   private readonly checkSyntax: SyntaxChecker;
   /** The model's variables after its last cell. */
   private variables: string[] = [];
@@ -166,6 +171,10 @@ class QuestionRun {
     this.profile = PROMPT_PROFILES[choice.profile];
     this.profileReason = choice.reason;
     this.pending = o.pending ?? null;
+    this.pending?.ready.then(
+      () => (this.pythonLoaded = true),
+      () => undefined,
+    );
     this.guards = newGuards(this.context()?.total_chars ?? 0, this.budgets.rootWindow);
     this.checkSyntax = replSyntaxChecker(o.repl);
     const childRun = this.childRunner();
@@ -230,6 +239,11 @@ class QuestionRun {
    */
   private async afterPython(ending: Ending): Promise<Ending> {
     if (!this.pending || (ending.kind !== "limit" && ending.kind !== "fallback")) return ending;
+    // Out of time while Python still decodes the documents (a huge file): waiting for it would
+    // run the command for as long again past its limit, and no cell has seen the document.
+    if (ending.kind === "limit" && ending.status === "out-of-time" && !this.pythonLoaded) {
+      return { kind: "out-of-time", message: `The ${this.timeLimit()} was reached while Python was still loading the documents.` };
+    }
     // The time limit has tripped the run's stop already: only the person's Stop ends this wait,
     // or a limit reached during the first request would be reported as Python never loading.
     const settled = await this.pythonReady(this.o.signal ?? new AbortController().signal).then(
@@ -352,11 +366,16 @@ class QuestionRun {
     // The first request went out while Python was loading `context`: nothing runs before it is
     // there, and a reply to a prompt that described it wrongly is asked again.
     if (await this.pythonReady()) ({ result, messages } = await this.askModel(turn, undefined, this.stop.signal));
+    const ask = (adjust: (r: ChatRequest) => ChatRequest) => this.askModel(turn, undefined, this.stop.signal, adjust);
+    const retry = await retryIfOnlyThinking({ result, messages }, ask, this.o.rootEngine.model, this.budgets.rootWindow);
+    ({ result, messages } = retry.asked);
     const reply = this.parse(result, messages);
     const record = iterationRecord(turn, startedAt, messages, result.text);
     this.iterations.push(record);
     const outcome = await playTurn(reply, this.turnHost(turn, record));
     if (result.runaway) outcome.notes.push(runawayNote());
+    if (retry.failed) outcome.fallback ??= "it spent every reply thinking and wrote nothing, even with thinking off";
+    if (retry.note || outcome.checks.length) record.harness_notes = [...(retry.note ? [retry.note] : []), ...outcome.checks];
     record.final_answer = outcome.answer;
     record.iteration_time = (Date.now() - startedAt) / 1000;
     this.attachDroppedMessages(record);
@@ -369,13 +388,14 @@ class QuestionRun {
     turn: number,
     extra: string | undefined,
     signal: AbortSignal,
+    adjust: (request: ChatRequest) => ChatRequest = (r) => r,
   ): Promise<{ result: RootReply; messages: ChatMessage[] }> {
     for (let attempt = 0; ; attempt++) {
       if (this.conversation.fit(extra)) this.emit({ type: "history-compacted", droppedTurns: this.conversation.droppedTurns });
       const messages = this.conversation.messages(extra);
       const started = Date.now();
       try {
-        const result = await completeRoot(this.o.rootEngine, rootRequest(this.o.config, this.budgets, messages), {
+        const result = await completeRoot(this.o.rootEngine, adjust(rootRequest(this.o.config, this.budgets, messages)), {
           signal,
           onToken: (text) => this.emit({ type: "token", turn, text }),
         });
@@ -417,8 +437,7 @@ class QuestionRun {
       facts: () => this.facts(),
       runCell: (code) => this.runModelCell(code, turn, record),
       checkSyntax: this.checkSyntax,
-      lines: (pattern) =>
-        this.o.repl.probe({ kind: "lines", pattern: pattern?.pattern ?? null, regex: pattern?.regex ?? false }).catch(() => null),
+      ...documentProbes(this.o.repl),
       outputCharsPerCell: this.budgets.outputCharsPerCell,
       stopped: () => this.stop.reason !== null,
     };
@@ -549,6 +568,7 @@ class QuestionRun {
       const record = iterationRecord(turn, startedAt, messages, result.text);
       this.iterations.push(record);
       const outcome = await playTurn(this.parse(result, messages), this.turnHost(turn, record), true);
+      if (outcome.checks.length) record.harness_notes = outcome.checks;
       record.final_answer = outcome.answer;
       this.emit({ type: "iteration", record });
       if (outcome.answer !== null)
@@ -703,34 +723,6 @@ class QuestionRun {
   }
 }
 
-/** After Stop, how long a cell may take to end by itself before the run stops without it. */
-const STOP_GRACE_MS = 1000;
-
-/**
- * Resolves STOP_GRACE_MS after the run is stopped: Stop must end the run promptly even when the
- * REPL needs longer (a worker being killed and rebuilt finishes in the background).
- */
-function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
-  return new Promise((resolve) => {
-    const stopped = () =>
-      setTimeout(
-        () =>
-          resolve({
-            stdout: "",
-            stderr: "KeyboardInterrupt: the run was stopped while this cell was running.\n",
-            final_answer: null,
-            locals: {},
-            execution_time: 0,
-            error: "KeyboardInterrupt",
-            interrupted: true,
-          }),
-        STOP_GRACE_MS,
-      );
-    if (signal.aborted) stopped();
-    else signal.addEventListener("abort", stopped, { once: true });
-  });
-}
-
 /** A fallback reading that may go ahead: its pieces, its estimate and how that was decided. */
 interface AllowedReading {
   plan: FallbackPlan;
@@ -756,6 +748,7 @@ const unverified = (unsupported: boolean): { unverified?: string } =>
 function outcomeOf(ending: Exclude<Ending, { kind: "limit" | "fallback" }>): Outcome {
   if (ending.kind === "answered")
     return { answer: ending.answer, status: "answered", producedBy: "model", ...unverified(ending.unsupported) };
+  if (ending.kind === "out-of-time") return { answer: "", status: "out-of-time", message: ending.message };
   return { answer: "", status: ending.kind, message: ending.message };
 }
 

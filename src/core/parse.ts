@@ -2,6 +2,7 @@
 // Small models write code in many shapes (```python, ```py, a bare fence with "python" on the
 // first line, <code> tags, a fence never closed because the reply ran out of tokens); every block
 // is found and given a verdict here, and the loop decides what to run from the verdict.
+import { strayThinkClose } from "./stray-markup.ts";
 
 /** Fence languages that are Python for sure. Small models write ```python as often as ```repl. */
 const RUNNABLE = /^(?:repl|python|py|python3|py3|ipython|pycon)$/i;
@@ -48,7 +49,7 @@ function loneCloseEndsThinking(text: string): number {
   const firstOpen = text.search(/<think(?:ing)?\s*>/i);
   if (firstClose < 0 || (firstOpen >= 0 && firstOpen < firstClose)) return -1;
   const after = text.slice(firstClose).replace(CLOSE_TAGS, "");
-  return after.trim() ? firstClose : -1;
+  return after.trim() && !strayThinkClose(text.slice(0, firstClose), after) ? firstClose : -1;
 }
 
 /** Removes reasoning: <think>…</think> spans, a span left open at the end, and lone tags. */

@@ -4,7 +4,7 @@
 // pieces lie?". Each is one typed probe call of the REPL worker (Repl.probe, ProbeRequest in
 // src/repl/protocol.ts), answered by the runtime's probe() (workers/python/rlm_runtime/probes.py): not a
 // cell, so no output cap cuts a read, no evidence is recorded, no trajectory entry is made.
-import type { ContextRange, HelperLimits, SourceRange, SyntaxVerdict } from "../repl/protocol.ts";
+import type { ContextRange, HelperLimits, LineCounts, Occurrence, SourceRange, SyntaxVerdict } from "../repl/protocol.ts";
 import type { Repl } from "../repl/types.ts";
 import type { Budgets } from "./budgets.ts";
 import type { CodeBlock } from "./parse.ts";
@@ -104,4 +104,17 @@ export function readContext(repl: ProbeRepl, ref: ChunkRef): Promise<string> {
 /** The pieces a bounded map-reduce should read: all, or the `maxChunks` most relevant. */
 export function rankChunks(repl: ProbeRepl, question: string, chunkChars: number, maxChunks: number): Promise<ChunkRef[]> {
   return repl.probe({ kind: "rank", question, chunkChars: Math.floor(chunkChars), maxChunks: Math.floor(maxChunks) });
+}
+
+// --- the document as evidence (issue 36 §1-3) -----------------------------------------------------
+
+/** What a turn asks about the document: a pattern's lines, an answer's occurrence. Null when the REPL cannot say. */
+export function documentProbes(repl: ProbeRepl): {
+  lines(pattern: { pattern: string; regex: boolean } | null): Promise<LineCounts | null>;
+  occurs(text: string): Promise<Occurrence | null>;
+} {
+  return {
+    lines: (pattern) => repl.probe({ kind: "lines", pattern: pattern?.pattern ?? null, regex: pattern?.regex ?? false }).catch(() => null),
+    occurs: (text) => repl.probe({ kind: "occurs", text }).catch(() => null),
+  };
 }

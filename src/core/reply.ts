@@ -4,6 +4,9 @@
 // name. Pure functions: no REPL, no model.
 import { extractCodeBlocks, stripThinking, thinkingOf, type CodeBlock } from "./parse.ts";
 import { findFinalMarkers, type FinalMarker } from "./finals.ts";
+import { judgeFinals } from "./conflicting-finals.ts";
+import { labelledFinal } from "./labelled-final.ts";
+import { stripStrayClosers } from "./stray-markup.ts";
 
 /**
  * Labels only the harness writes. A reply that contains one at the start of a line (outside
@@ -66,7 +69,7 @@ function labelIndex(text: string): { index: number; label: string } {
  * fence, which is the action itself.
  */
 function dropLeftovers(text: string): string {
-  let out = text.replace(/^\s*Calling tools?:[ \t]*/i, "");
+  let out = stripStrayClosers(text.replace(/^\s*Calling tools?:[ \t]*/i, ""));
   if (!/<tool_call>/i.test(out)) out = out.replace(/^[ \t]*<\/tool_call>[ \t]*\n?/gim, "").replace(/<\/tool_call>/gi, "");
   else out = out.replace(/<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/gi, (whole, inner: string) => (holdsCodeNotCall(inner) ? inner : whole));
   return out;
@@ -261,6 +264,8 @@ export interface ReplyAnalysis {
   problems: ReplyProblem[];
   /** With "conflicting-finals": the answers the reply gave, as written. */
   conflicting?: string[];
+  /** A reply that is only "Final Answer: …" / "Answer: …" (issue 36 §7): its value; the loop takes it once output was seen. */
+  labelled?: string;
 }
 
 const REFUSAL = /^\s*(?:I'm sorry|I am sorry|Sorry,|I cannot|I can't|I can not|As an AI|I'm unable|I am unable)\b/i;
@@ -273,14 +278,16 @@ export function analyseReply(raw: string | null | undefined, options: { prompts?
   const normalised = normaliseReply(raw);
   const foreign = detectForeignProtocol(normalised.text);
   const blocks = foreign ? [] : extractCodeBlocks(normalised.text);
-  const runnable = blocks.filter((b) => b.verdict !== "refuse");
   const refused = blocks.filter((b) => b.verdict === "refuse");
   const markers = foreign ? [] : findFinalMarkers(normalised.text);
   // FINAL_VAR("x") = v first, then FINAL_VAR (it names computed data), then FINAL.
   let final = markers.find((m) => m.kind === "assignment") ?? markers.find((m) => m.kind === "variable") ?? markers[0] ?? null;
   const problems: ReplyProblem[] = [];
   // Two different answers written before the code they sit beside has run: neither is taken.
-  const conflicting = final && runnable.length ? distinctFinals(markers) : [];
+  const { runnable, conflicting } = judgeFinals(
+    blocks.filter((b) => b.verdict !== "refuse"),
+    markers,
+  );
   if (conflicting.length > 1) {
     final = null;
     problems.push("conflicting-finals");
@@ -297,19 +304,19 @@ export function analyseReply(raw: string | null | undefined, options: { prompts?
   if (!runnable.length && !final && REFUSAL.test(normalised.text)) problems.push("refusal");
   if (!runnable.length && !final && options.prompts && isEcho(normalised.text, options.prompts)) problems.push("echo");
   const kind: ReplyKind = runnable.length ? (final ? "both" : "code") : final ? "final" : "neither";
-  return { kind, normalised, blocks, runnable, refused, final, foreign, problems, ...(conflicting.length > 1 ? { conflicting } : {}) };
-}
-
-/** The different FINAL markers of a reply, as written (FINAL_VAR as its call). */
-function distinctFinals(markers: readonly FinalMarker[]): string[] {
-  const seen = new Map<string, string>();
-  for (const marker of markers) {
-    const shown =
-      marker.kind === "value" ? marker.value : marker.kind === "variable" ? `FINAL_VAR(${marker.name})` : `FINAL_VAR(${marker.name}) = …`;
-    const key = shown.toLowerCase().replace(/\s+/g, " ").trim();
-    if (!seen.has(key)) seen.set(key, shown);
-  }
-  return [...seen.values()];
+  const labelled = kind === "neither" && !foreign && !blocks.length ? labelledFinal(normalised.text) : null;
+  return {
+    kind,
+    normalised,
+    blocks,
+    runnable,
+    refused,
+    final,
+    foreign,
+    problems,
+    ...(conflicting.length > 1 ? { conflicting } : {}),
+    ...(labelled ? { labelled } : {}),
+  };
 }
 
 const squashSpace = (s: string) => s.replace(/\s+/g, " ").trim();

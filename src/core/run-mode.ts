@@ -19,6 +19,12 @@ export interface RunModeChoice {
   windowTokens: number;
 }
 
+/** The tokens a direct answer may use: the RLM's per-turn budget (--max-tokens, if given) for this window. */
+export function directAnswerTokens(rootWindow: number, maxTokensPerTurn?: number): number {
+  return deriveBudgets({ rootWindow, subWindow: rootWindow, ...(maxTokensPerTurn !== undefined ? { maxTokensPerTurn } : {}) })
+    .maxTokensPerTurn;
+}
+
 /** Room kept for the chat template's own tokens and the estimate's error. */
 const SAFETY_TOKENS = 64;
 /** The note and markers the direct prompt may add around the document. */
@@ -33,8 +39,9 @@ export function chooseRunMode(
   questionChars: number,
   rootWindow: number,
   requested: RunModeRequest = "auto",
+  maxTokensPerTurn?: number,
 ): RunModeChoice {
-  const answerTokens = deriveBudgets({ rootWindow, subWindow: rootWindow }).maxTokensPerTurn;
+  const answerTokens = directAnswerTokens(rootWindow, maxTokensPerTurn);
   const emptyPrompt = estimateMessagesTokens(vanillaMessages("", { text: "", shownChars: 0, note: "" }));
   const neededTokens =
     emptyPrompt +

@@ -9,9 +9,10 @@ import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
 import { replDocumentSource } from "./context-source.ts";
 import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion, runDirect } from "./direct-run.ts";
+import { continueDirect, continuesDirect } from "./direct-continue.ts";
 import type { FallbackAsker } from "./fallback-cost.ts";
 import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
-import { abortable as abortableWork } from "./stop.ts";
+import { abortable as abortableWork, signalAt } from "./stop.ts";
 import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
 import type { ResumeRun } from "./resume.ts";
 import { runMetadata, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
@@ -131,6 +132,8 @@ interface RunContext {
   signal: AbortSignal;
   onEvent?: RlmEventListener;
   confirmFallback?: FallbackAsker;
+  /** Aborts with `signal`, or when a time limit that counts from before the question ends while it is being prepared. */
+  preparing?: AbortSignal;
 }
 
 class Stopped extends Error {
@@ -268,9 +271,13 @@ export class RlmSession {
     this.running = stop;
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     const history = options.history ? [...options.history] : this.history;
+    const config = this.deps.config();
+    // A clock that started before the question (rlm's) also bounds Python's start and the documents' loading.
+    const timeUp = config.startedAt === undefined ? null : signalAt(config.startedAt + config.maxWallTimeMs);
     const run: RunContext = {
       history,
       signal,
+      ...(timeUp ? { preparing: AbortSignal.any([signal, timeUp]) } : {}),
       ...(options.onEvent ? { onEvent: options.onEvent } : {}),
       ...(options.confirmFallback ? { confirmFallback: options.confirmFallback } : {}),
     };
@@ -278,15 +285,17 @@ export class RlmSession {
       // A new question on a ready session, or one to resume, waits for Python as before; the
       // first question about documents of known size asks the model while Python gets ready.
       const overlap = options.resume ? null : this.overlappable();
+      const preparing = { ...run, signal: run.preparing ?? signal };
       const { engines, pending } = overlap
-        ? await this.prepareOverlapped(overlap, run)
-        : { engines: await this.prepare(run), pending: undefined };
+        ? await this.prepareOverlapped(overlap, preparing)
+        : { engines: await this.prepare(preparing), pending: undefined };
       const result = options.resume
         ? await this.resume(question, options.resume, engines, run)
-        : await this.answer(question, engines, this.deps.config(), run, pending);
+        : await this.answer(question, engines, config, run, pending);
       this.remember(question, result, history);
       return result;
     } catch (err) {
+      if (timeUp?.aborted && !signal.aborted) return outOfTimeBeforeStart(config);
       return failedBeforeStart(signal.aborted || err instanceof Stopped ? null : err);
     } finally {
       this.running = null;
@@ -314,10 +323,11 @@ export class RlmSession {
           directQuestion(question, history).length,
           engines.root.contextWindow,
           config.runMode ?? "auto",
+          config.maxTokensPerTurn,
         )
       : null;
     if (pending && early?.mode !== "rlm") {
-      await abortable(pending.ready, signal);
+      await abortable(pending.ready, run.preparing ?? signal);
       pending = undefined;
     }
     const choice: RunModeChoice & { document?: DocumentSource } =
@@ -355,6 +365,18 @@ export class RlmSession {
   /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
   private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, run: RunContext): Promise<RlmResult> {
     const { signal, onEvent } = run;
+    if (continuesDirect(earlier.iterations)) {
+      return continueDirect({
+        question,
+        previous: run.history,
+        engine: engines.root,
+        document: await replDocumentSource(this.repl),
+        config: this.deps.config(),
+        iterations: earlier.iterations,
+        signal,
+        ...(onEvent ? { onEvent } : {}),
+      });
+    }
     const last = earlier.iterations.at(-1);
     const variablesKept = !!last && this.turnsHere.has(turnKey(last));
     if (!variablesKept)
@@ -389,11 +411,12 @@ export class RlmSession {
   ): Promise<RunModeChoice & { document?: DocumentSource }> {
     const requested = config.runMode ?? "auto";
     const asked = directQuestion(question, history).length;
-    const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested);
+    const answerTokens = config.maxTokensPerTurn;
+    const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested, answerTokens);
     if (bySize.mode === "rlm") return bySize;
     // Close enough to fit: measure the text the direct prompt would hold (paths included).
     const document = await replDocumentSource(this.repl);
-    const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested);
+    const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested, answerTokens);
     return exact.mode === "direct" ? { ...exact, document } : exact;
   }
 
@@ -460,13 +483,20 @@ export class RlmSession {
   private async prepare(run: RunContext): Promise<SessionEngines> {
     const { signal, onEvent } = run;
     const say = (step: "python" | "documents" | "model") => onEvent?.({ type: "preparing", step, depth: 0 } satisfies RlmEvent);
+    // The model is asked for while Python starts, and a model that cannot be had (an endpoint
+    // known to be unreachable) fails the question at once: it waited for Python first (14 s on
+    // a fresh visit) only to fail with the message the banner already showed.
+    const asked = Promise.resolve().then(() => this.deps.engines());
+    asked.catch(() => undefined); // awaited below; a question stopped first must not leave it unhandled
+    const failed = asked.then(() => new Promise<never>(() => undefined));
+    const meanwhile = <T>(work: Promise<T>) => abortable(Promise.race([work, failed]), signal);
     say("python");
-    await abortable(this.repl.start(), signal);
+    await meanwhile(this.repl.start());
     say("documents");
-    await abortable(this.documentsReady(), signal);
-    await abortable(this.checkResponsive(onEvent), signal);
+    await meanwhile(this.documentsReady());
+    await meanwhile(this.checkResponsive(onEvent));
     say("model");
-    const engines = await abortable(Promise.resolve(this.deps.engines()), signal);
+    const engines = await abortable(asked, signal);
     this.lastEngines = engines;
     // Python's `history` is what the run follows (a fresh try sees only the questions before it).
     await abortable(this.repl.beginQuestion(run.history), signal);
@@ -560,6 +590,12 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** A question that never reached its first turn: stopped while waiting, or it could not start. */
+function outOfTimeBeforeStart(config: RlmConfig): RlmResult {
+  const limit = Math.round(config.maxWallTimeMs / 1000);
+  const message = `The ${limit} s time limit was reached while Python was starting and loading the documents.`;
+  return { answer: "", status: "out-of-time", message, iterations: [], usage: new UsageTracker().snapshot() };
+}
+
 function failedBeforeStart(err: unknown): RlmResult {
   const usage = new UsageTracker().snapshot();
   if (err === null) return { answer: "", status: "stopped", message: "Stopped before the first turn.", iterations: [], usage };

@@ -1,6 +1,8 @@
 // Why a question's run must end early, decided once. The first reason wins: a Stop pressed after
 // the time limit tripped must not turn an "out of time" best answer into "stopped", and vice versa.
 
+import type { CellResult } from "../repl/protocol.ts";
+
 export type StopReason = "user" | "timeout";
 
 export class StopSignal {
@@ -30,4 +32,40 @@ export function abortable<T>(work: Promise<T>, signal: AbortSignal, stopped: () 
     signal.addEventListener("abort", onAbort, { once: true });
     work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/** After Stop, how long a cell may take to end by itself before the run stops without it. */
+const STOP_GRACE_MS = 1000;
+
+/**
+ * Resolves STOP_GRACE_MS after the run is stopped: Stop must end the run promptly even when the
+ * REPL needs longer (a worker being killed and rebuilt finishes in the background).
+ */
+export function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
+  return new Promise((resolve) => {
+    const stopped = () =>
+      setTimeout(
+        () =>
+          resolve({
+            stdout: "",
+            stderr: "KeyboardInterrupt: the run was stopped while this cell was running.\n",
+            final_answer: null,
+            locals: {},
+            execution_time: 0,
+            error: "KeyboardInterrupt",
+            interrupted: true,
+          }),
+        STOP_GRACE_MS,
+      );
+    if (signal.aborted) stopped();
+    else signal.addEventListener("abort", stopped, { once: true });
+  });
+}
+
+/** The longest delay a timer takes (Node fires a longer one at once): about 24.8 days. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Aborts when `deadline` (epoch ms) comes: the time left as a whole, timer-sized number of milliseconds. */
+export function signalAt(deadline: number): AbortSignal {
+  return AbortSignal.timeout(Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(deadline - Date.now()))));
 }

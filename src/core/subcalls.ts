@@ -35,7 +35,7 @@ export function newSharedRunState(config: RlmConfig, subEngine: ChatEngine): Sha
   return {
     usage: new UsageTracker(),
     subcallsUsed: 0,
-    deadline: Date.now() + config.maxWallTimeMs,
+    deadline: (config.startedAt ?? Date.now()) + config.maxWallTimeMs,
     limiter: new Limiter(Math.max(1, Math.min(config.maxConcurrentSubcalls, subEngine.maxConcurrency))),
     childLock: new Limiter(1),
     nextId: () => `s${++n}`,

@@ -17,6 +17,7 @@ import type { TaskFacts } from "./feedback.ts";
 import { assignmentAsCode, judgeFinalWithCode, normaliseAnswer, refuseFinal } from "./finals.ts";
 import { formatCell, formatTurnOutput } from "./format.ts";
 import {
+  isEmptyAggregate,
   patternIn,
   type EvidenceGate,
   type ExtractionGuard,
@@ -28,6 +29,9 @@ import {
 } from "./guards/index.ts";
 import type { CodeBlock } from "./parse.ts";
 import { prepareBlock, type SyntaxChecker } from "./repl-probes.ts";
+import { documentCheckNote, isToken, lookupable, onceFor, shownAlone, type OccursProbe } from "./document-check.ts";
+import { inactionReply } from "./escalation.ts";
+import { emptyMatchNote, printedNothingFound } from "./empty-match.ts";
 import { foreignAction, type ForeignAction, type ReplyAnalysis } from "./reply.ts";
 
 /** One of each per question; a child RLM has its own. */
@@ -52,6 +56,8 @@ export interface TurnHost {
   checkSyntax: SyntaxChecker;
   /** The lines of `context` and how many a pattern matches (null when the REPL cannot say). */
   lines(pattern: { pattern: string; regex: boolean } | null): Promise<LineCounts | null>;
+  /** Whether a text stands in `context` as a token of its own (null when the REPL cannot say). */
+  occurs: OccursProbe;
   outputCharsPerCell: number;
   stopped(): boolean;
 }
@@ -71,6 +77,8 @@ export interface TurnOutcome {
   raised: boolean;
   /** Why the harness should take over from the model now, or null. */
   fallback: string | null;
+  /** What the harness checked or changed this turn, for the trajectory (never shown to the model). */
+  checks: string[];
 }
 
 /** Feedback lines without the task reminder: the loop adds it once per message. */
@@ -81,11 +89,27 @@ const quiet = (host: TurnHost): TaskFacts => ({ ...host.facts(), restate: false 
  * refused final cannot be retried, so the evidence gate's allowance no longer applies.
  */
 export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance = false): Promise<TurnOutcome> {
-  const out: TurnOutcome = { outputs: [], notes: [], answer: null, unsupported: false, acted: false, raised: false, fallback: null };
+  const out: TurnOutcome = {
+    outputs: [],
+    notes: [],
+    answer: null,
+    unsupported: false,
+    acted: false,
+    raised: false,
+    fallback: null,
+    checks: [],
+  };
   if (reply.kind === "neither") {
     const action = reply.foreign ? foreignAction(reply.foreign) : null;
     if (action) await playForeignAction(action, host, out, lastChance);
-    else out.notes.push(say.messageForInaction(quiet(host), reply, host.guards.noAction.count + 1));
+    // "Final Answer: …" once the model has seen output is its final (issue 36 §7); before, a guess.
+    else if (reply.labelled && host.guards.evidence.outputs.length)
+      await acceptCandidate(reply.labelled, { source: "text" }, host, out, lastChance);
+    else {
+      const told = inactionReply(quiet(host), reply, host.guards.noAction.count + 1);
+      out.notes.push(told.message);
+      if (told.check && !host.guards.noAction.nextFallsBack) out.checks.push(told.check);
+    }
     return out;
   }
   if (reply.refused.length)
@@ -93,6 +117,7 @@ export async function playTurn(reply: ReplyAnalysis, host: TurnHost, lastChance 
       say.wrongLanguageMessage(
         quiet(host),
         reply.refused.map((b) => b.language),
+        reply.refused.map((b) => b.code),
       ),
     );
   if (reply.problems.includes("fabricated-output")) {
@@ -153,6 +178,8 @@ async function runCells(codes: string[], host: TurnHost, out: TurnOutcome, lastC
     }
     const printed = PRINTED_FINAL.exec(result.stdout);
     if (printed) out.notes.push(say.printedFinalMessage(printed[0]));
+    const empty = !result.error && printedNothingFound(result.stdout) ? await emptyMatchNote([code], host.lines) : null;
+    if (empty) out.notes.push(empty);
     if (host.stopped()) break;
   }
   return false;
@@ -254,10 +281,10 @@ async function acceptCandidate(
     out.notes.push(say.refusedFinalMessage(quiet(host), refused));
     return;
   }
-  const problem = host.guards.evidence.submittedBefore(answer) ? null : host.guards.extraction.check(answer, host.guards.evidence.outputs);
+  const problem = await extractionNote(answer, from.code, host, out);
   if (problem) {
     host.guards.evidence.noteRefused(answer);
-    out.notes.push(await extractionMessage(problem, answer, from.code, host));
+    out.notes.push(problem);
     return;
   }
   const verdict = host.guards.evidence.check({ answer, ...from }, { lastChance });
@@ -268,6 +295,35 @@ async function acceptCandidate(
   out.answer = answer;
   out.unsupported = verdict.unsupported === true;
   out.acted = true;
+}
+
+/**
+ * What is wrong with how the answer was extracted, as the message to the model, or null (M11,
+ * issue 36 §1-3): a piece of a longer number an output or the document shows, an empty result
+ * of a pattern that matched nothing. Asked once: the same answer again stands. A final the
+ * evidence gate would refuse is looked up in the document, which may support it.
+ */
+async function extractionNote(answer: string, code: string | undefined, host: TurnHost, out: TurnOutcome): Promise<string | null> {
+  const { evidence, extraction } = host.guards;
+  if (evidence.submittedBefore(answer)) return null;
+  const problem = extraction.check(answer, evidence.outputs);
+  if (problem) return extractionMessage(problem, answer, code, host);
+  if (isEmptyAggregate(answer)) return emptyMatchNote([code, ...extraction.recentCode()], host.lines);
+  const found = onceFor(host.occurs, answer);
+  // Only a value with digits: what a greedy group cuts short, and the probe stays off other finals.
+  if (isToken(answer) && /\d/.test(answer) && !shownAlone(answer, evidence.outputs)) {
+    const where = await found();
+    if (where && !where.standalone && where.longer) {
+      out.checks.push(documentCheckNote(answer, where));
+      return say.numberFragmentMessage(quiet(host), answer, where.longer, "document");
+    }
+  }
+  if (lookupable(answer) && evidence.wouldRefuse({ answer, source: code === undefined ? "text" : "code", ...(code ? { code } : {}) })) {
+    const where = await found();
+    if (where) out.checks.push(documentCheckNote(answer, where));
+    if (where?.standalone) evidence.noteFoundInDocument(answer);
+  }
+  return null;
 }
 
 /** The evidence for an extraction problem, in words: the whole number, or the lines the pattern missed. */

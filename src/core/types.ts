@@ -14,6 +14,11 @@ export interface RlmConfig {
   maxSubcalls: number;
   /** Wall-clock limit per question. */
   maxWallTimeMs: number;
+  /**
+   * When that limit's clock started (epoch ms). Absent: when the question is asked (the page).
+   * `rlm` sets its own start, so reading the documents and starting Python count too.
+   */
+  startedAt?: number;
   /** Turns in a row whose code raised before the loop asks for its best answer. */
   maxConsecutiveErrors: number;
   /** Per-cell limit before Python is interrupted. */
@@ -120,12 +125,14 @@ export interface IterationRecord {
   question_index?: number;
   /** Ours: messages from the REPL worker that failed validation and were dropped. */
   dropped_messages?: string[];
+  /** Ours: what the harness checked or changed during this turn (an answer looked up in the document, a retry). */
+  harness_notes?: string[];
   /** Ours, on a question's last iteration: the answer's ranked sources. */
   answer_sources?: RankedSource[];
   /** Ours: this step was the harness's own map-reduce, not a model turn. */
   fallback?: { reason: string; chunks_read: number; chunks_total: number; partial: boolean };
   /** Ours: this step was a direct answer (auto mode), the whole document in one prompt. */
-  direct?: { shown_chars: number; total_chars: number };
+  direct?: { shown_chars: number; total_chars: number; cut_off?: boolean; max_tokens?: number };
 }
 
 export interface RunMetadataRecord {
@@ -161,6 +168,8 @@ export interface RlmResult {
    * for support once and the model submitted the same answer again (a person should check it).
    */
   unverified?: string;
+  /** Set when the answer stopped at the model's output limit (a direct answer): what happened and what to do. */
+  cutOff?: string;
 }
 
 export interface FallbackSummary {

@@ -13,13 +13,15 @@ export class EngineAbortedError extends EngineError {
 
 export class EngineUnreachableError extends EngineError {
   override name = "EngineUnreachableError";
+  /** `cors`: whether the browser's cross-origin rules govern the request (the page), so a server may refuse it for that. */
   constructor(
     readonly url: string,
     cause: string,
+    cors = true,
   ) {
     super(
-      `Could not reach the model server at ${url} (${cause}). Check that the server is running and the base URL is right, ` +
-        "and that it allows requests from this page (CORS).",
+      `Could not reach the model server at ${url} (${cause}). Check that the server is running and the base URL is right` +
+        (cors ? ", and that it allows requests from this page (CORS)." : "."),
     );
   }
 }

@@ -31,6 +31,11 @@ export interface OpenAIEngineOptions {
    */
   thinkingControl?: ThinkingControl;
   fetch?: typeof fetch;
+  /**
+   * Whether the browser's cross-origin rules apply to `fetch` (default true: the page). False for
+   * the command line's Node HTTP client, whose "unreachable" must not send the person to CORS.
+   */
+  cors?: boolean;
 }
 
 export type ThinkingControl = "auto" | "chat-template-kwargs" | "reasoning-effort" | "none";
@@ -162,6 +167,7 @@ export class OpenAIEngine implements ChatEngine {
   private readonly apiKey: string | undefined;
   private readonly stream: boolean;
   private readonly fetchImpl: typeof fetch;
+  private readonly cors: boolean;
   private readonly thinkingControl: ThinkingControl;
   /** The server answered 400 to chat_template_kwargs once: never send it again. */
   private templateKwargsRejected = false;
@@ -175,6 +181,7 @@ export class OpenAIEngine implements ChatEngine {
     this.maxConcurrency = Math.max(1, options.maxConcurrency ?? 4);
     this.thinkingControl = options.thinkingControl ?? "auto";
     this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.cors = options.cors ?? true;
   }
 
   /** Builds an engine, asking the server for the window when the caller did not give one. */
@@ -195,6 +202,7 @@ export class OpenAIEngine implements ChatEngine {
       maxConcurrency: this.maxConcurrency,
       thinkingControl: this.thinkingControl,
       fetch: this.fetchImpl,
+      cors: this.cors,
     });
   }
 
@@ -258,7 +266,7 @@ export class OpenAIEngine implements ChatEngine {
       });
     } catch (err) {
       if (options.signal?.aborted) throw new EngineAbortedError();
-      throw new EngineUnreachableError(this.baseUrl, err instanceof Error ? err.message : String(err));
+      throw new EngineUnreachableError(this.baseUrl, err instanceof Error ? err.message : String(err), this.cors);
     }
   }
 

@@ -20,7 +20,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { resolveCacheDir } from "../cli/cache-dir.mjs";
-import { cachedBundle } from "./esbuild-cache.mjs";
+import { BUNDLE_DIR, cachedBundle } from "./esbuild-cache.mjs";
 
 const root = new URL("../../", import.meta.url);
 const relayEntry = new URL("workers/repl-sandbox.node-entry.ts", root);
@@ -93,7 +93,7 @@ export function sandboxLaunch({ documents = [], cacheDir = null, walls = { outer
     packageDir("comlink"),
     fileURLToPath(new URL("workers/", root)),
     fileURLToPath(new URL("src/node/", root)),
-    fileURLToPath(new URL("node_modules/.cache/recursive-reader/", root)),
+    fileURLToPath(BUNDLE_DIR),
     ...(cacheDir ? cacheDirectory(cacheDir) : []),
     ...documents.flatMap((d) => withRealPath(resolve(d))),
   ]);

@@ -405,14 +405,20 @@ export class ReplClient implements SessionRepl {
     const id = ++this.cellSeq;
     const pulse = this.pulse;
     pulse?.reset();
+    const never = new Promise<never>(() => undefined);
     // Work an earlier cell left behind (a message handler that spins) keeps the cell from even
-    // starting: Python says when it starts a cell, and silence means the worker is wedged.
-    const notStarted = pulse ? pulse.startedOrWedged(id, WEDGED_BEFORE) : new Promise<never>(() => undefined);
-    // The result comes on the private port first (see WorkerPulse), and through Comlink too.
-    const delivered = Promise.race([t.api.runCell(code, this.outputCap, id), ...(pulse ? [pulse.result(id)] : [])]);
+    // starting: the worker says when it takes a cell, and silence means it is wedged. Work the
+    // cell itself left queued can wedge it as the cell ends, before the result goes out.
+    const notStarted = pulse ? pulse.startedOrWedged(id, WEDGED_BEFORE) : never;
+    const silentAtEnd = pulse ? pulse.silentAfterEnding(id, WEDGED) : never;
+    // The result is taken from the private port alone (WorkerPulse): Comlink's reply comes on the
+    // worker's global port, where a cell in the page's worker can listen for each call's id and
+    // post a reply of its own ahead of the real one. The reply still tells when the call failed.
+    const reply = t.api.runCell(code, this.outputCap, id);
+    const delivered = pulse ? Promise.race([pulse.result(id), reply.then(() => never)]) : reply;
     const execution = delivered.then((raw) => this.acceptResult(raw));
     try {
-      const outcome = await Promise.race([execution, watch.mustKill, watch.gone, notStarted]);
+      const outcome = await Promise.race([execution, watch.mustKill, watch.gone, notStarted, silentAtEnd]);
       if (outcome === "kill" || "gone" in outcome) {
         execution.catch(() => undefined);
         if (outcome !== "kill") return this.rebuildAfter(t, outcome.gone);

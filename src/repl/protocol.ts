@@ -483,7 +483,17 @@ export type ProbeRequest =
   | ({ kind: "configure" } & HelperLimits)
   | { kind: "place"; ranges: ContextRange[] }
   /** How many lines `context` has, how many a pattern (literal, or a regex) matches, and its first lines. */
-  | { kind: "lines"; pattern: string | null; regex: boolean };
+  | { kind: "lines"; pattern: string | null; regex: boolean }
+  /** Whether a text stands in `context` as a token of its own, or only inside a longer one. */
+  | { kind: "occurs"; text: string };
+
+/** The reply to an "occurs" probe. */
+export interface Occurrence {
+  /** The text stands somewhere in `context` as a token of its own. */
+  standalone: boolean;
+  /** When it does not: the longer token it is a piece of ("7319001" for "1"), if it appears at all. */
+  longer: string | null;
+}
 
 /** The reply to a "lines" probe. */
 export interface LineCounts {
@@ -492,6 +502,8 @@ export interface LineCounts {
   matched: number | null;
   /** The first non-empty lines (at most 5, each at most 300 characters). */
   first: string[];
+  /** When the pattern matched nothing: a line holding its longest word, which it was probably meant to match. */
+  near?: string | null;
 }
 
 /** The checked reply to each kind of probe. */
@@ -505,6 +517,7 @@ export interface ProbeReplies {
   configure: null;
   place: SourceRange[];
   lines: LineCounts;
+  occurs: Occurrence;
 }
 
 export type ProbeReply<R extends ProbeRequest> = ProbeReplies[R["kind"]];
@@ -517,6 +530,7 @@ const PROBE_WHAT: Record<ProbeRequest["kind"], string> = {
   configure: "configure the helpers",
   place: "place the pieces it read",
   lines: "count the lines of `context`",
+  occurs: "look for the answer in `context`",
 };
 
 /** Python answered a probe with an error (or was stopped while it worked). */
@@ -580,7 +594,12 @@ function probeValue(request: ProbeRequest, v: unknown): ProbeReplies[ProbeReques
     case "lines": {
       if (!isRecord(v) || !isCount(v.total) || !(v.matched === null || isCount(v.matched)) || !Array.isArray(v.first)) return undefined;
       const first = v.first.filter((l): l is string => typeof l === "string").slice(0, 5);
-      return { total: v.total, matched: v.matched, first: first.map((l) => l.slice(0, 300)) };
+      const near = typeof v.near === "string" ? { near: v.near.slice(0, 300) } : {};
+      return { total: v.total, matched: v.matched, first: first.map((l) => l.slice(0, 300)), ...near };
+    }
+    case "occurs": {
+      if (!isRecord(v) || typeof v.standalone !== "boolean" || !(v.longer === null || typeof v.longer === "string")) return undefined;
+      return { standalone: v.standalone, longer: v.longer === null ? null : v.longer.slice(0, 200) };
     }
   }
 }

@@ -3,9 +3,12 @@
 // travels here cannot be intercepted by model code in flight:
 //   host → worker: a number (a heartbeat); the worker answers with the same number once the
 //                   work already queued in it has run.
-//   worker → host: { started: id } when Python begins cell `id`, and { id, result } when it ends
-//                   it — the result comes here first, so a worker that work left behind wedges
-//                   right after the cell still delivers the cell's output.
+//   worker → host: { started: id } when the worker takes cell `id`, { ending: id } when Python
+//                   is returning its result, and { id, result } with the result Python returned.
+//                   All three are sent by the worker's own code, never by Python (model code
+//                   could otherwise post a result of its own ahead of the real one): a start
+//                   that never comes means work an earlier cell left behind holds the worker; an
+//                   end followed by silence means such work wedged it as the cell ended.
 // Everything that arrives is checked, like every other message from the worker.
 
 type Waiter = (data: unknown) => boolean;
@@ -40,7 +43,19 @@ export class WorkerPulse {
     });
   }
 
-  /** Cell `id`'s result text as Python sent it at the end of the cell; pending until then. */
+  /**
+   * Resolves with `why` if the worker stops answering once cell `id` is ending (work the cell left
+   * queued ran before its result could go out); stays pending otherwise.
+   */
+  silentAfterEnding(id: number, why: string): Promise<{ gone: string }> {
+    return new Promise((resolve) => {
+      void this.next((d) => isRecord(d) && d.ending === id).then(async () => {
+        if (!(await this.alive())) resolve({ gone: why });
+      });
+    });
+  }
+
+  /** Cell `id`'s result text as the worker sent it once Python returned it; pending until then. */
   result(id: number): Promise<string> {
     return new Promise((resolve) => {
       void this.next((d) => isRecord(d) && d.id === id && typeof d.result === "string").then((d) =>

@@ -44,6 +44,10 @@ export interface StoredTurn {
   durationMs?: number;
   cells: StoredCell[];
   notices: string[];
+  /** While it runs: when it started, when its first token came, and how many pieces have streamed (≈ tokens). */
+  startedAt?: number;
+  firstTokenAt?: number;
+  tokens?: number;
 }
 
 /** A question's steps: what "Show steps" shows, and the trajectory its exports and Continue need. */
@@ -61,7 +65,7 @@ export interface StepsSummary {
   anyTurnDone: boolean;
   /** Visualizer records kept: the trajectory export needs at least one. */
   iterations: number;
-  /** Whether Continue can go on from them: a turn the model took (not the fallback's, not a direct answer). */
+  /** Whether Continue can go on from them: a turn the model took (not the fallback's, not a direct answer unless it was cut off). */
   continuable: boolean;
   /** When the last recorded turn ended (ms): where the clock of a run cut off by a reload stops. */
   lastActivityAt: number | null;
@@ -77,7 +81,7 @@ export function summarizeSteps(steps: RunSteps): StepsSummary {
     turns: steps.turns.length,
     anyTurnDone: steps.turns.some((t) => t.done),
     iterations: steps.iterations.length,
-    continuable: steps.iterations.some((it) => !it.fallback && !it.direct),
+    continuable: steps.iterations.some((it) => !it.fallback && !it.direct) || !!steps.iterations.at(-1)?.direct?.cut_off,
     lastActivityAt,
   };
 }
@@ -130,6 +134,8 @@ export interface StoredExchange extends RunSteps {
   fallback?: FallbackSummary;
   /** The answer stands although no output showed it (RlmResult.unverified). */
   unverified?: string;
+  /** The answer stopped at the model's output limit (RlmResult.cutOff). */
+  cutOff?: string;
   /** The limits the run was given, shown beside what it has used while it runs. */
   limits?: RunLimits;
   /** Characters of the session's documents when it was asked: what it took is measured against them. */

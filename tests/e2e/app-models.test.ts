@@ -4,7 +4,7 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { WEBGPU_ARGS, launch, newPage, startApp } from "./harness.ts";
+import { documentInput, WEBGPU_ARGS, launch, newPage, startApp } from "./harness.ts";
 
 let server: ScriptedServer;
 let app: { url: string; close: () => Promise<void> };
@@ -56,7 +56,7 @@ describe("local models in the app", () => {
     await page.screenshot({ path: new URL("../../test-results/screenshots/local-models.png", import.meta.url).pathname, fullPage: true });
     await dialog.getByRole("button", { name: "Cancel" }).click();
 
-    await page.getByLabel("Document").setInputFiles({ name: "a.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+    await documentInput(page).setInputFiles({ name: "a.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
     await page.locator(".docs .name", { hasText: "a.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Anything?");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
@@ -89,7 +89,7 @@ describe("without WebGPU", () => {
     await dialog.getByLabel("Base URL").fill(server.baseUrl);
     await dialog.getByRole("textbox", { name: "Model", exact: true }).fill("root-model");
     await dialog.getByRole("button", { name: "Save" }).click();
-    await page.getByLabel("Document").setInputFiles({ name: "b.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
+    await documentInput(page).setInputFiles({ name: "b.txt", mimeType: "text/plain", buffer: Buffer.from("hello") });
     await page.locator(".docs .name", { hasText: "b.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Works?");
     await page.getByRole("button", { name: "Ask", exact: true }).click();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocx, buildPdf, zipOf } from "../fixtures/docs/index.ts";
 import { between, repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
-import { REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
+import { documentInput, REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -46,7 +46,7 @@ async function open(page: Page, extra: Record<string, string> = {}) {
 }
 
 async function upload(page: Page, name: string, content: string | Uint8Array, mimeType = "text/plain") {
-  await page.getByLabel("Document").setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
+  await documentInput(page).setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
   await page.locator(".docs .name", { hasText: name }).first().waitFor({ timeout: 60_000 });
 }
 
@@ -255,7 +255,7 @@ describe("the web app", () => {
       "repo/README.md": "# elder\n",
       "repo/logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
     });
-    await page.getByLabel("Document").setInputFiles([
+    await documentInput(page).setInputFiles([
       { name: "paper.pdf", mimeType: "application/pdf", buffer: Buffer.from(pdf) },
       { name: "memo.docx", mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", buffer: Buffer.from(docx) },
       { name: "repo.zip", mimeType: "application/zip", buffer: Buffer.from(zip) },
@@ -313,8 +313,10 @@ describe("the web app", () => {
     await page.reload();
     await page.goto(app.url); // no URL parameters now: the saved value must come back
     await page.getByRole("button", { name: "Settings" }).click();
-    expect(await page.getByRole("dialog", { name: "Settings" }).getByLabel("Max iterations").inputValue()).toBe("9");
+    expect(await dialog.getByLabel("Max iterations").inputValue()).toBe("9");
     await page.keyboard.press("Escape");
+    // The dialog closes a moment after the key: what follows is meant for the page behind it.
+    await dialog.waitFor({ state: "hidden" });
     await upload(page, "k.txt", "keyboard");
     await page.getByRole("textbox", { name: "Question" }).focus();
     await page.keyboard.type("Keyboard question");

@@ -7,7 +7,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../fixtures/docs/index.ts";
 import { between, repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -190,7 +190,7 @@ describe("answers you can check", () => {
       ["Budget overview: the total is 4,200 crowns."],
       ["Appendix: the deadline is 12 May."],
     ]);
-    await page.getByLabel("Document").setInputFiles({ name: "annual.pdf", mimeType: "application/pdf", buffer: Buffer.from(pdf) });
+    await documentInput(page).setInputFiles({ name: "annual.pdf", mimeType: "application/pdf", buffer: Buffer.from(pdf) });
     await page.locator(".docs .name", { hasText: "annual.pdf" }).waitFor({ timeout: 60_000 });
     await page.getByRole("button", { name: "Read annual.pdf" }).click();
     const dialog = viewer(page);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocx, zipOf } from "../fixtures/docs/index.ts";
 import { hostileDocx } from "../fixtures/docs/hostile-docx.ts";
 import { repl } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 import { expectNothingFor, waitUntil } from "./waits.ts";
 
@@ -51,7 +51,7 @@ describe("every file read ends", () => {
     const { context, page, errors } = await newPage(stack.browser);
     await open(page);
     for (const c of cases) {
-      await page.getByLabel("Document").setInputFiles({ name: c.name, mimeType: c.mimeType, buffer: Buffer.from(c.bytes) });
+      await documentInput(page).setInputFiles({ name: c.name, mimeType: c.mimeType, buffer: Buffer.from(c.bytes) });
       const problem = page.locator(".problems li", { hasText: c.name });
       await problem.waitFor({ timeout: 60_000 });
       expect(await problem.innerText()).toMatch(c.problem);
@@ -78,7 +78,7 @@ describe("names are shown as they are", () => {
     ]);
     const { context, page, errors } = await newPage(stack.browser);
     await open(page);
-    await page.getByLabel("Document").setInputFiles([
+    await documentInput(page).setInputFiles([
       { name: rlo, mimeType: "text/plain", buffer: Buffer.from("looks like a picture") },
       { name: zw, mimeType: "text/plain", buffer: Buffer.from("an invoice") },
     ]);
@@ -91,7 +91,7 @@ describe("names are shown as they are", () => {
     await page.locator(".sessions .title", { hasText: "⟨U+202E⟩" }).first().waitFor();
     expect(await page.locator(".sessions").innerText()).not.toContain("\u202E");
     // A file that could not be added is named the same way among the problems.
-    await page.getByLabel("Document").setInputFiles({ name: "\u202Efdp.exe", mimeType: "text/plain", buffer: Buffer.alloc(0) });
+    await documentInput(page).setInputFiles({ name: "\u202Efdp.exe", mimeType: "text/plain", buffer: Buffer.alloc(0) });
     await page.locator(".problems li", { hasText: "⟨U+202E⟩fdp.exe" }).waitFor({ timeout: 60_000 });
 
     await page.getByRole("textbox", { name: "Question" }).fill("[names] which files?");
@@ -131,7 +131,7 @@ describe("a repository's zip", () => {
     });
     const { context, page, errors } = await newPage(stack.browser);
     await open(page);
-    await page.getByLabel("Document").setInputFiles({ name: "tinyproj-main.zip", mimeType: "application/zip", buffer: Buffer.from(repo) });
+    await documentInput(page).setInputFiles({ name: "tinyproj-main.zip", mimeType: "application/zip", buffer: Buffer.from(repo) });
     await page.locator(".docs .name", { hasText: "README.md" }).waitFor({ timeout: 60_000 });
     await page.locator(".sessions .title", { hasText: /^Tinyproj$/ }).waitFor({ timeout: 10_000 });
     const suggestions = page.getByRole("group", { name: "Suggested questions" }).getByRole("button");

@@ -4,7 +4,7 @@
 import { openAsBlob } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { readGgufHeader, tensorBytes } from "../../src/engines/wllama/gguf-header.ts";
+import { readGgufHeader, tensorBytes } from "../../src/engines/gguf/index.ts";
 
 const ALIGN = 32;
 const align = (n: number) => Math.ceil(n / ALIGN) * ALIGN;

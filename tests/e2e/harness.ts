@@ -30,6 +30,8 @@ export async function startApp(port = 0): Promise<{ url: string; close: () => Pr
     root,
     logLevel: "error",
     build: { outDir },
+    // Loads vite.config.ts without writing a bundled copy into node_modules/.vite-temp.
+    configLoader: "runner",
     preview: { port, host: "127.0.0.1", strictPort: false },
   });
   const address = server.httpServer.address();
@@ -192,9 +194,19 @@ export async function subcallAnswered(page: Page, timeout = 60_000): Promise<voi
     .waitFor({ timeout });
 }
 
+/**
+ * The page's document picker (the hidden file input in the Documents region). Never reach it by
+ * `getByLabel("Document")`: that matches any label containing the word, such as the Settings
+ * dialog's "When the model cannot drive a document…" select, so a test failed whenever the dialog
+ * was still open (issue 38). A lint rule (eslint.config.js) keeps the unscoped form out.
+ */
+export function documentInput(page: Page): Locator {
+  return page.locator("#doc-input");
+}
+
 /** Adds a text document through the page's picker and waits until it is listed. */
 export async function uploadText(page: import("playwright-core").Page, name: string, content: string): Promise<void> {
-  await page.getByLabel("Document").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
+  await documentInput(page).setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
   await page.locator(".docs .name", { hasText: name }).first().waitFor({ timeout: 60_000 });
 }
 

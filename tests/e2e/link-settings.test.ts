@@ -10,7 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
 import { repl } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -42,7 +42,7 @@ async function setUpWithKey(page: Page): Promise<void> {
   await settings.getByLabel(/API key/).fill(KEY);
   await settings.getByRole("button", { name: "Save" }).click();
   await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-  await page.getByLabel("Document").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("private notes") });
+  await documentInput(page).setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("private notes") });
   await page.locator(".docs .name", { hasText: "notes.txt" }).waitFor({ timeout: 60_000 });
 }
 
@@ -134,7 +134,7 @@ describe("settings from a link are a proposal, and keys stay with their origin",
     await settings.getByLabel(/API key/).fill(KEY);
     await settings.getByRole("button", { name: "Save" }).click();
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-    await page.getByLabel("Document").setInputFiles({ name: "n.txt", mimeType: "text/plain", buffer: Buffer.from("n") });
+    await documentInput(page).setInputFiles({ name: "n.txt", mimeType: "text/plain", buffer: Buffer.from("n") });
     await page.locator(".docs .name", { hasText: "n.txt" }).waitFor({ timeout: 60_000 });
     await askAndSettle(page, "anything");
     expect(keyLeaks().length, "the canary would have seen a leaked key").toBeGreaterThan(0);

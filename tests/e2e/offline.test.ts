@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { repl as code, gate, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { serveStatic } from "../fixtures/static-server.ts";
-import { launch, newPage, openaiUrl } from "./harness.ts";
+import { documentInput, launch, newPage, openaiUrl } from "./harness.ts";
 
 const dist = new URL("../../dist/", import.meta.url).pathname;
 let browser: Browser;
@@ -61,9 +61,7 @@ describe("offline", () => {
       await page.reload();
       await pythonReady(page);
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
-      await page
-        .getByLabel("Document")
-        .setInputFiles({ name: "offline.txt", mimeType: "text/plain", buffer: Buffer.from("written offline") });
+      await documentInput(page).setInputFiles({ name: "offline.txt", mimeType: "text/plain", buffer: Buffer.from("written offline") });
       await page.locator(".docs .name", { hasText: "offline.txt" }).waitFor();
       await context.setOffline(false);
 
@@ -107,12 +105,15 @@ describe("offline", () => {
     const site = await serveStatic(root, ISOLATION);
     const { context, page } = await newPage(browser);
     try {
+      // The question's answer waits until the test has seen the banner during the run: a fixed
+      // delay could run out first on a busy machine, and the run would be over.
+      const bannerSeen = gate();
       model.scripts.root = (req) =>
-        req.firstUser.includes("slow question") ? { text: code("FINAL('slow done')"), delayMs: 4000 } : code("FINAL('ok')");
+        req.firstUser.includes("slow question") ? { text: code("FINAL('slow done')"), after: bannerSeen.opened } : code("FINAL('ok')");
       await page.goto(openaiUrl(site.url, model.baseUrl));
       await pythonReady(page);
       await waitForServiceWorker(page);
-      await page.getByLabel("Document").setInputFiles({ name: "v.txt", mimeType: "text/plain", buffer: Buffer.from("v") });
+      await documentInput(page).setInputFiles({ name: "v.txt", mimeType: "text/plain", buffer: Buffer.from("v") });
       await page.locator(".docs .name", { hasText: "v.txt" }).waitFor();
       // Publish a new version, then start a question before the page notices.
       appendFileSync(join(root, "sw.js"), "\n// a new release\n");
@@ -123,6 +124,7 @@ describe("offline", () => {
       await banner.waitFor({ timeout: 60_000 });
       const wait = banner.getByRole("button", { name: "Reload after this question" });
       expect(await wait.isDisabled()).toBe(true);
+      bannerSeen.open();
       await page.getByRole("region", { name: "Answer", exact: true }).last().getByText("slow done").waitFor({ timeout: 60_000 });
       const before = await page.evaluate(() => performance.timeOrigin);
       await banner.getByRole("button", { name: "Reload now" }).click();

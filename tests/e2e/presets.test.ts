@@ -4,7 +4,7 @@
 import { mkdirSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, settledAnswer, startStack, type Stack } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, settledAnswer, startStack, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -28,9 +28,11 @@ describe("effort presets", () => {
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
     const efforts = page.getByRole("radiogroup", { name: "Effort", exact: true });
     expect(await efforts.getByRole("radio", { name: /Thorough/ }).isChecked()).toBe(true);
-    await page
-      .getByLabel("Document")
-      .setInputFiles({ name: "long.txt", mimeType: "text/plain", buffer: Buffer.from("A line of a long report.\n".repeat(20_000)) });
+    await documentInput(page).setInputFiles({
+      name: "long.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("A line of a long report.\n".repeat(20_000)),
+    });
     await page.locator(".docs .name", { hasText: "long.txt" }).waitFor({ timeout: 60_000 });
     // Each preset says what it allows, as a limit.
     for (const [name, limits] of [

@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zipOf } from "../fixtures/docs/index.ts";
 import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { axeProblems, newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
+import { documentInput, axeProblems, newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -30,7 +30,7 @@ async function open(page: Page) {
 }
 
 async function upload(page: Page, name: string, content: string | Uint8Array, mimeType = "text/plain") {
-  await page.getByLabel("Document").setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
+  await documentInput(page).setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
 }
 
 const sideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
@@ -86,6 +86,7 @@ describe("phone, keyboard, screen reader and scale", () => {
     await page.getByRole("dialog", { name: "Settings" }).waitFor();
     await check("settings");
     await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: "Settings" }).waitFor({ state: "hidden" });
     await page
       .getByRole("button", { name: /^Read / })
       .first()
@@ -93,6 +94,7 @@ describe("phone, keyboard, screen reader and scale", () => {
     await page.locator("dialog.viewer[open]").waitFor();
     await check("viewer");
     await page.keyboard.press("Escape");
+    await page.locator("dialog.viewer[open]").waitFor({ state: "detached" });
     expect(problems).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();

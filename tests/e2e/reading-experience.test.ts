@@ -11,7 +11,7 @@
 import { mkdirSync } from "node:fs";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { repl as code, gate, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { askQuestion, newPage, openaiUrl, startRoutedStack, uploadText, type QuestionRoute, type Stack } from "./harness.ts";
 
 const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -83,12 +83,12 @@ const WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", 
  * own (a near-copy of the last turn's would trip the stuck-model guard and end in the fallback).
  */
 const tallRun =
-  (turns: number, answer: string, delayMs = 0): QuestionRoute =>
+  (turns: number, answer: string, { delayMs = 0, answerAfter }: { delayMs?: number; answerAfter?: Promise<void> } = {}): QuestionRoute =>
   (req) => {
     const word = WORDS[req.turn % WORDS.length]!.toUpperCase().repeat(3);
     return req.turn < turns
       ? { text: code(`${word.toLowerCase()} = ${req.turn}\nfor i in range(30):\n    print("${word}", i)`), delayMs }
-      : code(`FINAL(${JSON.stringify(answer)})`);
+      : { text: code(`FINAL(${JSON.stringify(answer)})`), after: answerAfter };
   };
 
 describe("the finished answer is in front of you", () => {
@@ -110,19 +110,26 @@ describe("the finished answer is in front of you", () => {
   }
 
   it("stays where the person scrolled to during the run, and offers the answer with an 'Answer ready' button", async () => {
-    routes.set("Slow walk", tallRun(5, "Found it: 42.", 700));
+    // Every step is on the page before the reader scrolls up to the second turn, and the answer
+    // is held until they have. Before, a 700 ms delay per turn raced the reader: on a busy machine
+    // the scroll landed at the foot of a page still short of the last turns, so the page kept
+    // following and showed the answer, and no button was due (seen in two runs, issue 38).
+    const scrolled = gate();
+    routes.set("Slow walk", tallRun(5, "Found it: 42.", { answerAfter: scrolled.opened }));
     const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
     await open(page);
     await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
     await askQuestion(page, "Slow walk through the ledger");
-    await page
-      .getByTestId("run-progress")
-      .getByText(/turn 3\//)
-      .waitFor({ timeout: 30_000 });
+    await page.locator('.turn[data-turn="4"] pre.output', { hasText: "ECHOECHOECHO 29" }).waitFor({ timeout: 60_000 });
     // Reading the second turn's output, in the steps below where the answer will be.
     const turn2 = page.locator('.turn[data-turn="1"]');
     await turn2.evaluate((el) => el.scrollIntoView({ block: "center" }));
+    // Three tall turns below it: the reader is not at the foot of the page, where it would follow.
+    expect(await page.evaluate(() => innerHeight + scrollY < document.documentElement.scrollHeight - 200)).toBe(true);
+    // A frame later the page has had the scroll event (it runs before animation frames).
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const reading = await turn2.evaluate((el) => el.getBoundingClientRect().top);
+    scrolled.open();
     await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
     const ready = page.getByRole("button", { name: "Answer ready ↑" });
     await ready.waitFor({ timeout: 10_000 });

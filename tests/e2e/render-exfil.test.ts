@@ -10,7 +10,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
 import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { launch, startApp } from "./harness.ts";
+import { documentInput, launch, startApp } from "./harness.ts";
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
 import { QuestionScripts, ask, openApp } from "./sandbox/drive.ts";
 import { expectNothingFor } from "./waits.ts";
@@ -70,9 +70,7 @@ describe("what the page renders from the model and from Python loads nothing by 
     const { page, errors } = opened;
     try {
       await proveCanaryReachable(page, canary);
-      await page
-        .getByLabel("Document")
-        .setInputFiles({ name: "memo.txt", mimeType: "text/plain", buffer: Buffer.from(secretDocument(secret)) });
+      await documentInput(page).setInputFiles({ name: "memo.txt", mimeType: "text/plain", buffer: Buffer.from(secretDocument(secret)) });
       await page.getByRole("button", { name: "Remove memo.txt" }).waitFor({ timeout: 60_000 });
       await ask(page, `${tag} Show me a chart.`, "render-done", 60_000);
       // Open the steps too, so the model's prose is on screen.

@@ -13,7 +13,7 @@ import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -163,7 +163,7 @@ describe("rendering is total and bounded", () => {
     await context.addInitScript({ content: LONGTASK_OBSERVER });
     await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { contextWindow: "131072" }));
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-    await page.getByLabel("Document").setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("a small document") });
+    await documentInput(page).setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("a small document") });
     await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor({ timeout: 60_000 });
 
     // A first, ordinary question: what the page does once (loading the run's code, the first

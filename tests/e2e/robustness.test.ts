@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildPdf, zipBomb, zipOf } from "../fixtures/docs/index.ts";
 import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
+import { documentInput, REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
 
 let stack: Stack;
 let server: ScriptedServer;
@@ -39,7 +39,7 @@ describe("runaway and crashing code", () => {
     };
     const { context, page, errors } = await newPage(browser);
     await open(page, { cellTimeout: "2" });
-    await page.getByLabel("Document").setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("text") });
+    await documentInput(page).setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("text") });
     await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Spin");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
@@ -62,7 +62,7 @@ describe("runaway and crashing code", () => {
     server.scripts.root = (req) => (req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))"));
     const { context, page, errors } = await newPage(browser);
     await open(page);
-    await page.getByLabel("Document").setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
+    await documentInput(page).setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
     await page.locator(".docs .name", { hasText: "m.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Allocate");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
@@ -82,10 +82,10 @@ describe("bad input", () => {
   it("each bad file gets a clear message and the session keeps what it had", async () => {
     const { context, page, errors } = await newPage(browser);
     await open(page);
-    await page.getByLabel("Document").setInputFiles({ name: "good.txt", mimeType: "text/plain", buffer: Buffer.from("keep me") });
+    await documentInput(page).setInputFiles({ name: "good.txt", mimeType: "text/plain", buffer: Buffer.from("keep me") });
     await page.locator(".docs .name", { hasText: "good.txt" }).waitFor();
 
-    await page.getByLabel("Document").setInputFiles([
+    await documentInput(page).setInputFiles([
       { name: "empty.txt", mimeType: "text/plain", buffer: Buffer.alloc(0) },
       {
         name: "photo.bin",
@@ -131,7 +131,7 @@ describe("bad input", () => {
     const huge = join(dir, "huge.log");
     execFileSync("truncate", ["-s", "2G", huge]);
     try {
-      await page.getByLabel("Document").setInputFiles(huge);
+      await documentInput(page).setInputFiles(huge);
       const problem = page.locator(".problems li", { hasText: "huge.log" });
       await problem.waitFor({ timeout: 60_000 });
       expect(await problem.textContent()).toMatch(/2(\.0)? GB|GB/);
@@ -147,7 +147,7 @@ describe("durability", () => {
     server.scripts.root = code("FINAL(sorted(context) if isinstance(context, dict) else 'one: ' + context)");
     const { context, page, errors } = await newPage(browser);
     await open(page);
-    await page.getByLabel("Document").setInputFiles([
+    await documentInput(page).setInputFiles([
       { name: "kept.txt", mimeType: "text/plain", buffer: Buffer.from("still here") },
       { name: "lost.txt", mimeType: "text/plain", buffer: Buffer.from("never stored") },
     ]);
@@ -197,7 +197,7 @@ describe("durability", () => {
       };
     });
     await open(page);
-    await page.getByLabel("Document").setInputFiles({ name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(2 * 1024 * 1024, 97) });
+    await documentInput(page).setInputFiles({ name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(2 * 1024 * 1024, 97) });
     await page
       .getByRole("alert")
       .filter({ hasText: /storage for this page is full/ })

@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { repl as code, gate, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { askQuestion, newPage, openaiUrl, startRoutedStack, uploadText, type QuestionRoute, type Stack } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -35,9 +35,19 @@ const turnsShown = (page: Page) => page.locator(".exchange").last().locator(".tu
 
 describe("a run you can follow", () => {
   it("follows a slow run at the bottom, stays put with a Latest button when scrolled up, and never folds the steps", async () => {
-    // Six slow turns, each printing a tall block, then the answer.
+    // Six slow turns, each printing a tall block, then the answer. From the third on they wait
+    // until the reader has scrolled up, and the answer until they pressed Latest: with delays
+    // alone a busy machine ended the run first, and Latest was gone before the click (issue 38).
+    const scrolledUp = gate();
+    const backDown = gate();
     routes.set("Walk slowly", (req) =>
-      req.turn < 6 ? { text: code(`for i in range(25):\n    print('step ${req.turn} line', i)`), delayMs: 900 } : code("FINAL('walked')"),
+      req.turn < 6
+        ? {
+            text: code(`for i in range(25):\n    print('step ${req.turn} line', i)`),
+            delayMs: 900,
+            after: req.turn >= 2 ? scrolledUp.opened : undefined,
+          }
+        : { text: code("FINAL('walked')"), after: backDown.opened },
     );
     const { context, page, errors } = await newPage(browser, { viewport: { width: 1280, height: 700 } });
     await open(page);
@@ -50,7 +60,10 @@ describe("a run you can follow", () => {
     await expect.poll(() => atBottom(page), { timeout: 10_000 }).toBe(true);
     // Scrolled up to read: the page does not move, and "Latest" appears once more arrives.
     await page.evaluate(() => window.scrollTo(0, 0));
+    // A frame later the page has had the scroll event (it runs before animation frames).
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const before = await turnsShown(page);
+    scrolledUp.open();
     await expect.poll(() => turnsShown(page), { timeout: 20_000 }).toBeGreaterThan(before);
     await page.getByRole("button", { name: "Latest" }).waitFor({ timeout: 5_000 });
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
@@ -58,6 +71,7 @@ describe("a run you can follow", () => {
     await page.getByRole("button", { name: "Latest" }).click();
     await expect.poll(() => atBottom(page)).toBe(true);
     await expect.poll(() => page.getByRole("button", { name: "Latest" }).count()).toBe(0);
+    backDown.open();
     // The answer arrives with the steps still open.
     await page.locator(".exchange .chip", { hasText: "Answered" }).waitFor({ timeout: 30_000 });
     await expect.poll(() => page.getByRole("button", { name: /Hide steps/ }).getAttribute("aria-expanded")).toBe("true");
@@ -145,6 +159,7 @@ describe("a run you can follow", () => {
     await exchange.getByRole("button", { name: "Open Settings" }).click();
     await page.getByRole("dialog", { name: "Settings" }).waitFor();
     await page.keyboard.press("Escape");
+    await page.getByRole("dialog", { name: "Settings" }).waitFor({ state: "hidden" });
     fail = false;
     // Nothing to lose: Retry replaces the failed run in its place.
     await exchange.getByRole("button", { name: "Retry" }).click();

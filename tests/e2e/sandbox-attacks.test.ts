@@ -212,10 +212,12 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
 
   it("a worker of the page (Firefox, WebKit): the CSP alone (lockDown removed) stops every network attack", async () => {
     const variant = await startVariantServer({ workerCsp: true, lockDown: false });
-    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "CSP only", "page");
+    // Storage and BroadcastChannel are not requests: only lockDown() covers them, so they are not
+    // run against the policy alone (in the page's worker nothing here would check what they did).
+    const requests = ATTACKS.filter((a) => a.cspDoesNotCover !== true);
+    const { verdicts, app: opened } = await runAttacks(variant.url, requests, "CSP only", "page");
     try {
-      // Storage and BroadcastChannel are not requests: only lockDown() covers them.
-      expectAllBlocked(verdicts, (a) => a.cspDoesNotCover === true);
+      expectAllBlocked(verdicts);
       await expectNoLeak();
     } finally {
       await opened.close();
@@ -320,11 +322,12 @@ describe("the main thread drops what Python forges on the worker's message chann
           expect(outputs[2 * i], kind).toContain(`LISTENING ${kind}`);
           const victim = outputs[2 * i + 1] ?? "";
           if (where === "page") {
-            // The forged reply arrived first and was refused, and the model was told so in the
-            // app's own words: a malformed result is dropped (ProtocolError); a reply that breaks
-            // Comlink itself (a rejection) makes the client rebuild the worker (WorkerRestarted).
-            expect(victim, kind).toMatch(/ProtocolError|WorkerRestarted/);
-            expect(victim, kind).not.toContain(`VICTIM ${kind}`);
+            // The forged reply arrived first and changed nothing: the cell's result is taken from
+            // the worker's private port only, so the next cell gets its real one. A reply that
+            // breaks Comlink itself (a rejection) makes the client rebuild the worker, and the
+            // model is told so in the app's own words (WorkerRestarted).
+            const rejects = kind === "unknown-handler" || kind === "throw-handler";
+            expect(victim, kind).toMatch(rejects ? new RegExp(`VICTIM ${kind}|WorkerRestarted`) : new RegExp(`VICTIM ${kind}`));
           } else {
             // In the frame the page talks to the worker over a port Python never sees: the
             // worker's own "message" events carry nothing, what Python posts goes to the frame,

@@ -6,7 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
 import { repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -33,7 +33,7 @@ async function open(page: Page, params: Record<string, string>) {
 }
 
 async function upload(page: Page, name: string, content: string) {
-  await page.getByLabel("Document").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
+  await documentInput(page).setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
   await page.locator(".docs .name", { hasText: name }).first().waitFor({ timeout: 60_000 });
 }
 

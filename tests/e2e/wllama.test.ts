@@ -4,8 +4,8 @@
 // counts from llama.cpp and no request leaving the machine.
 //
 // The model's replies are fixed by a GBNF grammar through the test-only hook
-// (`__rlmTestGrammar`, set here by an init script; see testGrammarFor in
-// src/engines/wllama/engine.ts). The test asserts on flow: what ran, token counts, and that the
+// (`__rlmTestGrammar`, set here by an init script; see
+// src/engines/test-grammar.ts). The test asserts on flow: what ran, token counts, and that the
 // second root turn took the first one's prompt from llama.cpp's KV cache despite the sub-call
 // in between. Never on prose.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { gguf, writeGguf } from "../fixtures/gguf/writer.ts";
 import { splitGguf } from "./gguf-split.ts";
-import { blockOutside, launch, newPage, settledAnswer, startApp } from "./harness.ts";
+import { documentInput, blockOutside, launch, newPage, settledAnswer, startApp } from "./harness.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -125,7 +125,7 @@ async function askAndWait(page: Page, question: string, expected: string) {
 
 async function addDocument(page: Page) {
   await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
-  await page.getByLabel("Document").setInputFiles({ name: "log.txt", mimeType: "text/plain", buffer: Buffer.from(DOC) });
+  await documentInput(page).setInputFiles({ name: "log.txt", mimeType: "text/plain", buffer: Buffer.from(DOC) });
   await page.locator(".docs .name", { hasText: "log.txt" }).first().waitFor({ timeout: 60_000 });
 }
 
@@ -156,7 +156,7 @@ describe("llama.cpp in the page (wllama, CPU)", () => {
     await dialog.getByRole("button", { name: "Save" }).click();
 
     await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
-    await page.getByLabel("Document").setInputFiles({ name: "log.txt", mimeType: "text/plain", buffer: Buffer.from(DOC) });
+    await documentInput(page).setInputFiles({ name: "log.txt", mimeType: "text/plain", buffer: Buffer.from(DOC) });
     await page.locator(".docs .name", { hasText: "log.txt" }).first().waitFor({ timeout: 60_000 });
     await page.getByRole("textbox", { name: "Question" }).fill("How long is the log?");
     await page.getByRole("button", { name: "Ask", exact: true }).click();
@@ -267,6 +267,9 @@ describe("llama.cpp in the page (wllama, CPU)", () => {
     await dialog.getByRole("radio", { name: /^Quick/ }).check();
     await dialog.getByText("Advanced", { exact: true }).click();
     await dialog.getByLabel("Max tokens per turn (0 = auto)").fill("64");
+    // Two turns prove it: the loop, the fallback and the last ask for a best answer all run, and
+    // the Quick preset's turns of random babble took minutes on a loaded machine (issue 38).
+    await dialog.getByLabel("Max iterations").fill("2");
     await dialog.getByRole("button", { name: "Save" }).click();
     await addDocument(page);
     await page.getByRole("textbox", { name: "Question" }).fill("Which harbour is named first?");

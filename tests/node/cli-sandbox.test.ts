@@ -25,6 +25,7 @@ import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { ATTACKS, attackCell, prelude, type Attack } from "../e2e/sandbox/attacks.ts";
 import { NETWORK_PROBES, SIGNAL_PROBES, hostProbes, type HostCanaries } from "./sandbox/host-probes.ts";
+import { STACK_TRACE_PROBES } from "./sandbox/stack-trace-probes.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 /** The page's attacks that reach the network from Node when nothing stops them (the rest are browser APIs). */
@@ -203,6 +204,16 @@ describe("the command line's Python sandbox", () => {
       for (const [, v] of verdicts) if (walls.outer) expectNoHostSecret(v, "a verdict");
     }, 300_000);
   });
+});
+
+describe("the command line's Python sandbox and V8's stack-trace hooks", () => {
+  // `js.Error` is the real Error (issue 32 §3): with both walls, as `rlm` runs, no hook Python
+  // plants sees a call site's receiver or function, and the host's own hooks stay the host's.
+  it("no Python hook gets a call site's receiver or function, nor replaces Error.captureStackTrace", async () => {
+    const verdicts = await probeWith({ outer: true, inner: true }, STACK_TRACE_PROBES);
+    if (report) console.log(verdicts.map(([, v]) => v).join("\n"));
+    expect(verdicts.filter(([, v]) => !v.startsWith("BLOCKED")).map(([, v]) => v)).toEqual([]);
+  }, 300_000);
 });
 
 async function waitFor(check: () => boolean, ms: number): Promise<void> {

@@ -109,10 +109,34 @@ describe("rlm CLI", () => {
     expect(json.sources[0]).toMatchObject({ doc: "stdin", line: 3, start: 16, passage: { text: "OSPREY" } });
   });
 
+  it("honours --max-tokens in direct mode, small values included, and says when it cannot (issue 32 §5)", async () => {
+    server.scripts.root = "It says hello.";
+    const before = server.requests.length;
+    const small = await run(
+      ["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--mode", "direct", "--max-tokens", "40"],
+      "hello",
+    );
+    expect(small.code, small.stderr).toBe(0);
+    expect(server.requests.slice(before).map((r) => r.maxTokens)).toEqual([40]);
+    expect(small.stderr).not.toContain("--max-tokens");
+    // More than half the 4,096-token window: the prompt needs the rest, and rlm says what it used.
+    const big = await run(
+      ["--task", "q", "--model", "root-model", "--base-url", server.baseUrl, "--mode", "direct", "--max-tokens", "3000"],
+      "hello",
+    );
+    expect(big.code, big.stderr).toBe(0);
+    expect(server.requests.at(-1)?.maxTokens).toBe(2048);
+    expect(big.stderr).toContain(
+      "--max-tokens 3000 is more than half the root's 4,096-token window (the prompt needs the rest); using 2048.",
+    );
+  });
+
   it("fails clearly when the server cannot be reached", async () => {
     const out = await run(["--task", "q", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "doc");
     expect(out.code).toBe(1);
     expect(out.stderr).toContain("Could not reach the model server");
+    // There is no page and no CORS on the command line (issue 32 §5).
+    expect(out.stderr).not.toMatch(/this page|CORS/);
     expect(out.stdout).toBe("");
   });
 
@@ -143,6 +167,12 @@ describe("rlm CLI", () => {
     const bad = await run(["--task", "q", "--model", "m", "--max-iterations", "lots"], "doc");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--max-iterations needs a whole number");
+    // A malformed --base-url is a bad option too (it exited 1 as "unreachable": issue 32 §5).
+    for (const url of ["not a url", "localhost:8000/v1", "ftp://host/v1"]) {
+      const badUrl = await run(["--task", "q", "--model", "m", "--base-url", url], "doc");
+      expect(badUrl.code, url).toBe(2);
+      expect(badUrl.stderr).toContain("--base-url must be an http:// or https:// address");
+    }
     const file = await run(["--task", "q", "--model", "m", "--context-file", join(dir, "nope.txt")]);
     expect(file.code).toBe(2);
     expect(file.stderr).toContain("ENOENT");

@@ -6,7 +6,7 @@ import { cachedBundle } from "../../src/node/esbuild-cache.mjs";
 
 const dir = new URL(`../../test-results/bundle-probe-${process.pid}/`, import.meta.url);
 mkdirSync(new URL("nested/", dir), { recursive: true });
-const cache = new URL("../../node_modules/.cache/recursive-reader/", import.meta.url);
+const cache = new URL("../../.cache/bundles/", import.meta.url);
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
   for (const f of readdirSync(cache)) if (f.startsWith(`probe-${process.pid}-`)) rmSync(new URL(f, cache));

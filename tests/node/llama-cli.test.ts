@@ -2,13 +2,14 @@
 // Qwen GGUFs with Qwen's real tokenizer (tests/fixtures/gguf). The scripted run gets its grammars
 // from a module preloaded into the process (tests/fixtures/llama-script-preload.mjs): the CLI has
 // no way to set one.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { copyFile, mkdtemp, readFile, readdir, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { QWEN_SHAPES, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { GgmlType, gguf, writeGguf } from "../fixtures/gguf/writer.ts";
+import { HOSTILE_GGUF } from "../fixtures/gguf/hostile.ts";
 import { scriptPreloadArgs } from "../fixtures/llama-script.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
@@ -195,6 +196,53 @@ describe("rlm --model-file", { timeout: 300_000 }, () => {
       /does not fit in memory: weights [\d.]+ MiB \+ KV cache 24 KiB\/token × 1,000,000 tokens × 2 sequences \([\d.]+ GiB\) \+ compute buffers [\d.]+ [MG]iB = [\d.]+ GiB, and this machine has [\d.]+ GiB available\. Use a smaller --context-window/,
     );
     expect(mixed).toMatchObject({ code: 2, stderr: expect.stringMatching(/--model-file runs the model here: leave out --model/) });
+  });
+
+  // Issue 32 §2: each of these hung with memory growing, crashed with a raw JavaScript error or a
+  // V8 fatal error, or gave a wrong reason. Now: exit 2 and one line naming the file and what is wrong.
+  it("refuses hostile model files at once: one line naming the file and the reason, exit 2", async () => {
+    const cases: Array<{ path: string; reason: RegExp }> = [];
+    for (const [name, { bytes, reason }] of Object.entries(HOSTILE_GGUF)) {
+      const path = join(dir, `${name}.gguf`);
+      await writeFile(path, bytes);
+      cases.push({ path, reason });
+    }
+    const fifo = join(dir, "fifo.gguf");
+    execFileSync("mkfifo", [fifo]);
+    cases.push({ path: fifo, reason: /is a named pipe \(FIFO\), not a regular file/ });
+    const wide = join(dir, "wide-numbers.gguf");
+    await writeGguf(wide, {
+      metadata: [
+        ["general.architecture", gguf.str("qwen2")],
+        ["qwen2.context_length", gguf.u64(4096)],
+        ["qwen2.block_count", gguf.u64(2)],
+      ],
+      tensors: [{ name: "token_embd.weight", shape: [32, 8], type: GgmlType.F32, data: () => [new Uint8Array(32 * 8 * 4)] }],
+    });
+    cases.push({ path: wide, reason: /stores qwen2\.context_length as a 64-bit integer/ });
+    const runs = await Promise.all(cases.map((c) => rlm(["--model-file", c.path, "--context-file", doc, "--task", "q"])));
+    // Valid models whose Jinja template never ends (range(2000000000) took a minute and 2.1 GB,
+    // then a V8 fatal error) or calls itself (stack traces, then a run on a guessed template).
+    // One at a time: the render's deadline is wall-clock time, and this machine's two cores are shared.
+    const looping = await tinyQwenGguf({ chatTemplate: "{% for i in range(2000000000) %}{{ i }}{% endfor %}" });
+    const recursive = await tinyQwenGguf({ chatTemplate: "{% macro f(x) %}{{ f(x) }}{% endmacro %}{{ f(messages) }}" });
+    const templateReason = /has a chat template \(tokenizer\.chat_template\) that cannot be used: rendering a short chat /;
+    cases.push({
+      path: looping,
+      reason: /chat_template\) that cannot be used: rendering a short chat (ran for more than|needed more than)/,
+    });
+    cases.push({ path: recursive, reason: /chat_template\) that cannot be used: rendering a short chat failed \(.*not a function/ });
+    for (const path of [looping, recursive]) runs.push(await rlm(["--model-file", path, "--context-file", doc, "--task", "q"]));
+    runs.forEach((run, i) => {
+      const { path, reason } = cases[i]!;
+      expect(run.code, `${path}: ${run.stderr}`).toBe(2);
+      const lines = run.stderr.trimEnd().split("\n");
+      expect(lines, run.stderr).toHaveLength(1);
+      expect(lines[0]).toContain(`rlm: ${path}: `);
+      expect(lines[0]).toMatch(reason);
+      if (i >= runs.length - 2) expect(lines[0]).toMatch(templateReason);
+      expect(run.stdout).toBe("");
+    });
   });
 
   it("stops cleanly on Ctrl-C during a long prefill and during generation, and at --max-time", async () => {

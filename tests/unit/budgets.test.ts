@@ -25,6 +25,10 @@ describe("deriveBudgets", () => {
     expect(b.maxTokensPerTurn).toBe(4096);
     expect(b.subMaxTokens).toBe(300);
   });
+  it("keeps a small --max-tokens as given instead of raising it to 128 (issue 32 §5)", () => {
+    expect(deriveBudgets({ rootWindow: 8192, subWindow: 8192, maxTokensPerTurn: 40 }).maxTokensPerTurn).toBe(40);
+    expect(deriveBudgets({ rootWindow: 8192, subWindow: 8192 }).maxTokensPerTurn).toBe(2048);
+  });
   it("puts the real numbers into the prompt", () => {
     const b = deriveBudgets({ rootWindow: 4096, subWindow: 16_384 });
     const prompt = systemPrompt({ budgets: b, recursive: false });

@@ -35,6 +35,26 @@ describe("a direct answer", () => {
     expect(Date.now() - started).toBeLessThan(30_000);
   });
 
+  it(
+    "counts from the clock's start when the caller started it earlier (rlm: from its own start, issue 32 §5)",
+    { timeout: 20_000 },
+    async () => {
+      const started = Date.now();
+      const result = await runDirect({
+        question: "What does it say?",
+        previous: [],
+        engine: never,
+        document,
+        // The command started a minute ago, its limit is a minute: nothing is left for the call.
+        config: { ...DEFAULT_CONFIG, maxWallTimeMs: 60_000, startedAt: Date.now() - 60_000 },
+        reason: "it fits",
+        signal: new AbortController().signal,
+      });
+      expect(result.status).toBe("out-of-time");
+      expect(Date.now() - started).toBeLessThan(15_000);
+    },
+  );
+
   it("Stop is still Stop", async () => {
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 50);

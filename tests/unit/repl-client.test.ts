@@ -20,8 +20,12 @@ interface PulseBehaviour {
   announce?: (code: string) => boolean;
   /** Answer heartbeats (a worker kept busy after a cell does not). */
   answer?: () => boolean;
-  /** Send the result on the private port too. */
+  /** Send the result on the private port, as the real worker does (default); false: Comlink only. */
   deliver?: boolean;
+  /** A reply a cell posted on the worker's global port ahead of the real one (Comlink resolves with it at once). */
+  forgedReply?: string;
+  /** Say the cell is ending, then go silent for good (work the cell left queued wedged the worker). */
+  wedgeAtEnd?: (code: string) => boolean;
 }
 
 /** Replaces some of the fake worker's calls; `exit` makes this worker die as a real one does. */
@@ -52,8 +56,18 @@ function fakeTransport(
       setContextText: async () => context,
       runCell: async (code: string, _cap: number, id?: number) => {
         if (behaviour.announce?.(code) ?? true) pulse?.postMessage({ started: id });
+        if (behaviour.wedgeAtEnd?.(code)) {
+          pulse?.postMessage({ ending: id });
+          if (pulse) pulse.onmessage = null;
+          return new Promise<string>(() => undefined);
+        }
+        if (behaviour.forgedReply !== undefined) {
+          const real = runCell(code).then((result) => pulse?.postMessage({ id, result }));
+          void new Promise((r) => setTimeout(r, 50)).then(() => real);
+          return behaviour.forgedReply;
+        }
         const result = await runCell(code);
-        if (behaviour.deliver) pulse?.postMessage({ id, result });
+        if (behaviour.deliver ?? true) pulse?.postMessage({ id, result });
         return result;
       },
       beginQuestion: async () => undefined,
@@ -206,6 +220,35 @@ describe("ReplClient with a misbehaving worker", () => {
     };
     const r = await repl.runCell("x", { timeoutMs: 10_000 });
     expect(r.stdout).toBe("via the private port");
+  });
+});
+
+describe("ReplClient takes a cell's result from the worker's own code only (issue 32)", () => {
+  it("a reply posted on the worker's global port ahead of the real one is not the cell's result", async () => {
+    const boots = { count: 0 };
+    const repl = new ReplClient(
+      fakeTransport(async () => good("the real output", "the real answer"), boots, { forgedReply: good("FORGED", "FORGED-ANSWER") }),
+      { heartbeatMs: 200 },
+    );
+    await repl.setContextText("abc");
+    const r = await repl.runCell("x", { timeoutMs: 10_000 });
+    expect(r.stdout).toBe("the real output");
+    expect(r.final_answer).toBe("the real answer");
+  });
+
+  it("a worker that goes silent as a cell ends is rebuilt at once, not at the time limit", async () => {
+    const boots = { count: 0 };
+    const repl = new ReplClient(
+      fakeTransport(async (code) => good(`ran ${code}`), boots, { wedgeAtEnd: (code) => code === "wedge" && boots.count === 1 }),
+      { heartbeatMs: 200 },
+    );
+    await repl.setContextText("abc");
+    const started = Date.now();
+    const r = await repl.runCell("wedge", { timeoutMs: 60_000 });
+    expect(Date.now() - started).toBeLessThan(5_000); // the heartbeat, not the 60 s cell limit
+    expect(r.error).toBe("WorkerRestarted");
+    expect(r.stderr).toContain("after the cell it stopped answering");
+    expect((await repl.runCell("next")).stdout).toBe("ran next");
   });
 });
 

@@ -144,6 +144,23 @@ describe("WebLLMEngine", () => {
     expect(worker.requests[0]).toEqual({ messages: [{ role: "user", content: "hi" }], maxTokens: 64, temperature: 0.2, seed: 7 });
   });
 
+  it("sends the test hook's grammar (tests only) and none when no hook is set", async () => {
+    const worker = new StandInWorker();
+    const engine = new WebLLMEngine({ worker, model: coder });
+    await engine.complete(ask("plain"));
+    const global = globalThis as { __rlmTestGrammar?: unknown };
+    global.__rlmTestGrammar = (messages: Array<{ content: string }>) =>
+      messages.some((m) => m.content === "scripted") ? 'root ::= "ok"\n' : undefined;
+    try {
+      await engine.complete(ask("scripted"));
+      await engine.complete(ask("free"));
+    } finally {
+      delete global.__rlmTestGrammar;
+    }
+    expect(worker.requests.map((r) => r.grammar)).toEqual([undefined, 'root ::= "ok"\n', undefined]);
+    expect("grammar" in worker.requests[0]!).toBe(false);
+  });
+
   it("estimates usage when the worker got no usage chunk", async () => {
     const worker = new StandInWorker();
     worker.usage = null;

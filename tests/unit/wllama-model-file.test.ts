@@ -2,7 +2,7 @@
 // a file that is not GGUF, a download cut off, split parts, and the 4 GiB memory sum.
 import { openAsBlob } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { readGgufHeader } from "../../src/engines/wllama/gguf-header.ts";
+import { readGgufHeader } from "../../src/engines/gguf/index.ts";
 import { ModelFileError, inspectModel, orderParts } from "../../src/engines/wllama/model-file.ts";
 import { kvBytesPerToken, largestFittingWindow, planMemory } from "../../src/engines/wllama/memory.ts";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";

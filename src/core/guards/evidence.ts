@@ -41,6 +41,8 @@ export class EvidenceGate {
   private refusals = 0;
   /** Answers refused once (by this gate, the M04 check or an extraction check): submitted again, they stand. */
   private readonly refused = new Set<string>();
+  /** Answers the document itself shows verbatim (a probe found them). */
+  private readonly inDocument = new Set<string>();
   readonly active: boolean;
   private readonly maxRefusals: number;
   private readonly maxChecked: number;
@@ -74,6 +76,27 @@ export class EvidenceGate {
     return this.refused.has(answerKey(answer));
   }
 
+  /** The document itself shows this answer verbatim (issue 36 §1): it needs no printed output. */
+  noteFoundInDocument(answer: string): void {
+    this.inDocument.add(answerKey(answer));
+  }
+
+  /**
+   * The refusal `check` would give, without counting it: the loop first looks the answer up in
+   * the document (a probe costs more than this test, so it is asked only when this says no).
+   */
+  wouldRefuse(final: FinalToCheck): "no-code-yet" | "not-in-output" | null {
+    if (!this.active) return null;
+    const answer = final.answer.trim();
+    const checkable = answer.length > 0 && answer.length <= this.maxChecked;
+    const inOutput = checkable && this.seen.some((t) => mentions(t, answer));
+    if (this.submittedBefore(answer) || this.inDocument.has(answerKey(answer))) return null;
+    if (final.source === "text") return !this.ranCode ? "no-code-yet" : checkable && !inOutput ? "not-in-output" : null;
+    // A cell's final is computed, unless the cell just wrote the answer in as a literal.
+    const literal = checkable && final.code !== undefined && hardCoded(final.code, answer);
+    return literal && !inOutput ? (this.ranCode ? "not-in-output" : "no-code-yet") : null;
+  }
+
   /**
    * `lastChance`: the model cannot try again (its turns are over), so the allowance of refusals
    * does not apply: a new unsupported guess is refused and the harness reads the document itself
@@ -86,21 +109,12 @@ export class EvidenceGate {
     const inOutput = checkable && this.seen.some((t) => mentions(t, answer));
     const accept = (): EvidenceVerdict => (checkable && !inOutput ? { accept: true, unsupported: true } : { accept: true });
     if (this.submittedBefore(answer)) return accept();
-    const refuse = (reason: "no-code-yet" | "not-in-output"): EvidenceVerdict => {
-      if (this.refusals >= this.maxRefusals && !options.lastChance) return accept();
-      this.refusals += 1;
-      this.noteRefused(answer);
-      return { accept: false, reason, refusalsLeft: Math.max(0, this.maxRefusals - this.refusals) };
-    };
-    if (final.source === "text") {
-      if (!this.ranCode) return refuse("no-code-yet");
-      if (checkable && !inOutput) return refuse("not-in-output");
-      return { accept: true };
-    }
-    // A cell's final is computed, unless the cell just wrote the answer in as a literal.
-    const literal = checkable && final.code !== undefined && hardCoded(final.code, answer);
-    if (literal && !inOutput) return refuse(this.ranCode ? "not-in-output" : "no-code-yet");
-    return { accept: true };
+    const reason = this.wouldRefuse(final);
+    if (reason === null) return { accept: true };
+    if (this.refusals >= this.maxRefusals && !options.lastChance) return accept();
+    this.refusals += 1;
+    this.noteRefused(answer);
+    return { accept: false, reason, refusalsLeft: Math.max(0, this.maxRefusals - this.refusals) };
   }
 }
 

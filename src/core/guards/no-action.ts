@@ -34,6 +34,11 @@ export class NoActionCounter {
     };
   }
 
+  /** Whether one more turn without action would hand the run over (its reminder is then never sent). */
+  get nextFallsBack(): boolean {
+    return this.consecutive + 1 >= this.limit || this.total + 1 >= this.runLimit;
+  }
+
   /** No-action turns noted so far in the run (the reminder for the next one says it differently). */
   get count(): number {
     return this.total;

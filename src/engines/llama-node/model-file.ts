@@ -1,12 +1,25 @@
-// A GGUF model file, checked before anything is loaded: it exists, it is a GGUF, it is whole,
-// llama.cpp knows its architecture, and what it costs in memory (weights, KV cache per token).
-import { open, stat } from "node:fs/promises";
+// A GGUF model file, checked before anything is loaded: it exists and is a regular file, its
+// header reads (src/engines/gguf, the page's reader too) before node-llama-cpp's reader or
+// llama.cpp sees it, it is whole, its chat template renders within bounds, llama.cpp knows its
+// architecture, and what it costs in memory (weights, KV cache per token).
+import { openAsBlob } from "node:fs";
+import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import type { GgufFileInfo, GgufInsights } from "node-llama-cpp";
 import { ModelArchitectureError, ModelFileError } from "../errors.ts";
 import type { ModelCosts } from "./memory.ts";
 import type { LlamaRuntime } from "./runtime.ts";
 import { modelSizeB } from "../../core/profiles/choose.ts";
+import {
+  GgufFormatError,
+  GgufSignatureError,
+  GgufTruncatedError,
+  kvString,
+  readGgufHeader,
+  shownName,
+  type GgufHeader,
+} from "../gguf/index.ts";
+import { checkChatTemplate } from "./chat-template.ts";
 
 export interface ModelFile extends ModelCosts {
   path: string;
@@ -17,30 +30,34 @@ export interface ModelFile extends ModelCosts {
   flashAttention: boolean;
 }
 
-const GGUF_MAGIC = "GGUF";
-
 /** Reads the header of `path` and refuses what cannot run, each with what to do instead. */
 export async function inspectModelFile(path: string, runtime: LlamaRuntime): Promise<ModelFile> {
   const size = await fileSize(path);
-  await checkMagic(path);
+  const header = await readHeader(path);
+  checkWhole(path, size, header);
+  if (!kvString(header, "general.architecture")) {
+    throw new ModelFileError(path, "has no general.architecture: it is not a language model llama.cpp can load", "Use another GGUF.");
+  }
+  // In a worker thread, meanwhile: awaited before anything that renders the template (loading does).
+  const template = refuseBadTemplate(path, kvString(header, "tokenizer.chat_template"));
+  template.catch(() => undefined);
   let info: GgufFileInfo;
+  let insights: GgufInsights;
   try {
     info = await runtime.lib.readGgufFileInfo(path, { logWarnings: false });
+    refuseWideNumbers(path, info);
+    insights = await runtime.lib.GgufInsights.from(info, runtime.llama);
   } catch (err) {
-    throw new ModelFileError(
-      path,
-      `is damaged: its GGUF header cannot be read (${err instanceof Error ? err.message : String(err)})`,
-      "Download it again.",
-    );
+    if (err instanceof ModelFileError) throw err;
+    throw new ModelFileError(path, `is damaged: its GGUF header cannot be read (${firstLine(err)})`, "Download it again.");
   }
-  const insights = await runtime.lib.GgufInsights.from(info, runtime.llama);
   const architecture = String(info.metadata?.general?.architecture ?? "");
   if (!insights.isSupportedByLlamaCpp) throw new ModelArchitectureError(path, architecture || "(none)", runtime.version);
-  checkWhole(path, size, info, insights);
   const trainedContext = insights.trainContextSize;
   if (!trainedContext)
     throw new ModelFileError(path, "does not say what window it was trained for (no context_length)", "Use another GGUF.");
   const flashAttention = insights.flashAttentionSupported;
+  await template;
   return {
     path,
     label: modelLabel(path, info, insights),
@@ -56,6 +73,9 @@ export async function inspectModelFile(path: string, runtime: LlamaRuntime): Pro
   };
 }
 
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split("\n")[0]!.slice(0, 300);
+
+/** The file's size; anything but a regular file is refused from its status alone, never opened (a FIFO would block the read). */
 async function fileSize(path: string): Promise<number> {
   let info;
   try {
@@ -67,37 +87,78 @@ async function fileSize(path: string): Promise<number> {
     throw new ModelFileError(path, `cannot be read (${code ?? String(err)})`, "Check the path given to --model-file.");
   }
   if (info.isDirectory()) throw new ModelFileError(path, "is a folder, not a file", "Give the path of the .gguf file itself.");
+  if (!info.isFile()) {
+    const kind = info.isFIFO() ? "a named pipe (FIFO)" : info.isSocket() ? "a socket" : "a device";
+    throw new ModelFileError(path, `is ${kind}, not a regular file`, "Give the path of a .gguf file saved on disk.");
+  }
   return info.size;
 }
 
-async function checkMagic(path: string): Promise<void> {
-  const file = await open(path, "r");
-  const head = Buffer.alloc(4);
+/** The header, read by the shared reader; every refusal is one line saying what is wrong. */
+async function readHeader(path: string): Promise<GgufHeader> {
   try {
-    await file.read(head, 0, 4, 0);
-  } finally {
-    await file.close();
+    return await readGgufHeader(await openAsBlob(path));
+  } catch (err) {
+    if (err instanceof GgufSignatureError) {
+      throw new ModelFileError(
+        path,
+        "is not a GGUF model file",
+        "--model-file takes a .gguf file (llama.cpp's format, as LM Studio, Ollama and Jan store them); " +
+          "convert other formats (safetensors, .bin) with llama.cpp's convert_hf_to_gguf.py.",
+      );
+    }
+    if (err instanceof GgufTruncatedError) throw new ModelFileError(path, `is cut short: ${err.message}`, "Download it again.");
+    if (err instanceof GgufFormatError) {
+      throw new ModelFileError(
+        path,
+        `cannot be used: ${err.message}`,
+        "The file is damaged or was made to look like a model; use another GGUF.",
+      );
+    }
+    throw new ModelFileError(path, `cannot be read (${firstLine(err)})`, "Check the path given to --model-file.");
   }
-  if (head.toString("latin1") === GGUF_MAGIC) return;
-  throw new ModelFileError(
-    path,
-    "is not a GGUF model file",
-    "--model-file takes a .gguf file (llama.cpp's format, as LM Studio, Ollama and Jan store them); " +
-      "convert other formats (safetensors, .bin) with llama.cpp's convert_hf_to_gguf.py.",
-  );
+}
+
+/**
+ * llama.cpp reads an architecture's numbers (context_length, block_count, …) as 32-bit values and
+ * refuses other widths; node-llama-cpp hands a 64-bit one on as a BigInt, and the memory sums then
+ * failed with "Cannot mix BigInt and other types".
+ */
+function refuseWideNumbers(path: string, info: GgufFileInfo): void {
+  const walk = (value: unknown, key: string): void => {
+    if (typeof value === "bigint") {
+      throw new ModelFileError(path, `stores ${shownName(key)} as a 64-bit integer, which llama.cpp does not read`, "Use another GGUF.");
+    }
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      for (const [k, v] of Object.entries(value)) walk(v, `${key}.${k}`);
+    }
+  };
+  walk(info.architectureMetadata, String(info.metadata?.general?.architecture ?? ""));
 }
 
 /** A download cut short keeps a valid header but loses tensor data at the end. */
-function checkWhole(path: string, size: number, info: GgufFileInfo, insights: GgufInsights): void {
-  if (info.splicedParts > 1 || !info.tensorInfo?.length) return;
-  const dataStart = Math.min(...info.tensorInfo.map((t) => Number(t.fileOffset)));
-  const needed = dataStart + insights.modelSize;
+function checkWhole(path: string, size: number, header: GgufHeader): void {
+  if (header.dataBytes === undefined || !header.tensors.length) return; // a tensor type the reader does not size: llama.cpp will tell
+  const needed = header.dataOffset + header.dataBytes;
   if (size >= needed) return;
   throw new ModelFileError(
     path,
     `is cut short: ${size} bytes of at least ${needed} (the download did not finish)`,
     "Download it again, or resume the download.",
   );
+}
+
+/** The file's own template must render a short chat within bounds before node-llama-cpp renders it, unbounded, in this thread. */
+async function refuseBadTemplate(path: string, template: string | undefined): Promise<void> {
+  if (!template?.trim()) return;
+  const problem = await checkChatTemplate(template);
+  if (problem) {
+    throw new ModelFileError(
+      path,
+      `has a chat template (tokenizer.chat_template) that cannot be used: ${problem}`,
+      "Use another GGUF, or a copy of this one with a working template.",
+    );
+  }
 }
 
 /** f16 keys and values for every layer: layers × KV heads × (key + value width) × 2 bytes. */

@@ -2,6 +2,7 @@
 import { EngineAbortedError, EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
 import { queuedCall } from "../queued-call.ts";
+import { testGrammarFor } from "../test-grammar.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
 import { ModelWorkerClient } from "./client.ts";
@@ -103,8 +104,9 @@ export class WebLLMEngine implements ChatEngine {
       signal,
       interrupt: () => this.worker.interrupt(),
       mapError: (err) => this.mapError(err, "chat"),
-      run: (live) =>
-        this.worker.complete(
+      run: (live) => {
+        const grammar = testGrammarFor(request.messages);
+        return this.worker.complete(
           {
             messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
             ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
@@ -115,13 +117,15 @@ export class WebLLMEngine implements ChatEngine {
             // with the switch: WebLLM pre-fills an empty <think> block whenever it is false.
             ...(this.spec.supportsThinkingToggle ? { enableThinking: request.thinking ?? this.thinking } : {}),
             ...(request.stop?.length ? { stop: [...request.stop] } : {}),
+            ...(grammar ? { grammar } : {}),
           },
           onToken
             ? (delta) => {
                 if (live()) onToken(delta);
               }
             : undefined,
-        ),
+        );
+      },
     });
     return this.toChatResult(result, request);
   }

@@ -38,6 +38,8 @@ export interface WorkerCompletionRequest {
   enableThinking?: boolean;
   /** Extra stop strings for this request (WebLLM adds them to the template's own). */
   stop?: string[];
+  /** EBNF for WebLLM's response_format: tests only (src/engines/test-grammar.ts), never from settings. */
+  grammar?: string;
 }
 
 export interface WorkerUsage {

@@ -5,26 +5,12 @@ import { EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
 import { queuedCall } from "../queued-call.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
+import { testGrammarFor } from "../test-grammar.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
 import { ModelTooBigError, mapWorkerError } from "./errors.ts";
 import { KV_SLOTS, planMemory, type MemoryPlan } from "./memory.ts";
 import type { GgufModelInfo } from "./model-file.ts";
 import type { WllamaAssets, WllamaCompletionResult, WllamaLoadOutcome, WllamaTimings, WllamaWorkerApi } from "./protocol.ts";
-
-/**
- * The grammar hook, for tests only. An e2e test defines `globalThis.__rlmTestGrammar` (a function
- * from the request's messages to a GBNF grammar, or undefined) with an init script, so a
- * random-weight model emits an exact scripted reply. Nothing in the page, its settings or its
- * links sets it; with no such global every request is unconstrained.
- */
-export type TestGrammarHook = (messages: ChatRequest["messages"]) => string | undefined;
-
-export function testGrammarFor(messages: ChatRequest["messages"]): string | undefined {
-  const hook = (globalThis as { __rlmTestGrammar?: unknown }).__rlmTestGrammar;
-  if (typeof hook !== "function") return undefined;
-  const grammar = (hook as TestGrammarHook)(messages);
-  return typeof grammar === "string" && grammar ? grammar : undefined;
-}
 
 /** What llama.cpp reported for one call (for the page's cache line and the tests). */
 export interface CallRecord {

@@ -10,7 +10,9 @@ import { WllamaWorkerClient } from "./client.ts";
 import { WllamaEngine, type CallRecord } from "./engine.ts";
 import { ModelTooBigError, mapWorkerError } from "./errors.ts";
 import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
-import { ModelFileError, inspectModel, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
+import { ModelFileError, inspectModel, orderParts, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
+import { checkTemplateInWorker } from "./template-check.ts";
+import { splitPart } from "../gguf/header.ts";
 import { catalogUrl, type CatalogModel } from "./catalog.ts";
 import { modelIdFor, type StoredModel } from "./model-store.ts";
 import { loadPatiently, loadPatienceMs } from "./patient-load.ts";
@@ -65,8 +67,10 @@ export class WllamaHost implements EngineHost {
   unavailableReason = "this browser cannot run WebAssembly";
   readonly knownWindow = undefined;
   readonly fileKinds = /\.gguf$/i;
-  /** A file being kept: its name and how far. */
-  storing = $state<{ name: string; fraction: number } | null>(null);
+  /** A file being kept: the id it is kept under, its name and how far. */
+  storing = $state<{ id: string; name: string; fraction: number } | null>(null);
+  /** The copy under way, so a question asked meanwhile waits for the model it chose. */
+  private keeping: Promise<StoredModel> | null = null;
   /** Catalog downloads under way (bytes, total when known) and their last error. */
   downloads = $state<Record<string, { bytes: number; total: number | null; error?: string; running: boolean }>>({});
   /** The last question's calls as llama.cpp counted them: prompt tokens, and how many came from its KV cache. */
@@ -85,11 +89,19 @@ export class WllamaHost implements EngineHost {
   get status(): EngineStatus {
     const label = this.label(this.own());
     const h = this.hostStatus;
+    const kept = this.keptNow();
+    if (kept) return { state: "loading", label, progress: kept.fraction, detail: `Keeping ${kept.name} in this browser…` };
     if (h !== "idle" && "loading" in h) return { state: "loading", label, progress: h.loading, detail: h.detail };
     const failure = [this.callFailure, this.loadFailure].find((f) => f?.key === this.loadKey());
     if (failure) return { state: "error", label, message: failure.message, canReload: false };
     if (h !== "idle") return { state: "ready", label, detail: h.ready };
     return { state: "idle", label };
+  }
+
+  /** The chosen model's copy into this browser, while it runs. */
+  private keptNow(): { name: string; fraction: number } | null {
+    const s = this.storing;
+    return s && s.id === this.own().modelId && !this.find(s.id) ? s : null;
   }
 
   /** Whether the chosen model file is kept in this browser (a file chosen is kept, not downloaded). */
@@ -149,7 +161,7 @@ export class WllamaHost implements EngineHost {
 
   missing(): string | null {
     const id = this.own().modelId;
-    if (id && this.modelsKnown && !this.find(id)) {
+    if (id && this.modelsKnown && !this.find(id) && this.storing?.id !== id) {
       return "The chosen model file is no longer kept in this browser. Choose the .gguf model file again in Settings.";
     }
     return null;
@@ -213,7 +225,8 @@ export class WllamaHost implements EngineHost {
   label(settings: WllamaSettings): string {
     const m = this.find(settings.modelId);
     if (!settings.modelId) return "llama.cpp: no model file chosen";
-    return `${m ? (m.info.title ?? m.info.name) : settings.modelId} (llama.cpp, CPU)`;
+    const keptName = this.storing?.id === settings.modelId ? this.storing.name : undefined;
+    return `${m ? (m.info.title ?? m.info.name) : (keptName ?? settings.modelId)} (llama.cpp, CPU)`;
   }
 
   /** The memory sum for a stored model at the window these settings give it. */
@@ -227,24 +240,55 @@ export class WllamaHost implements EngineHost {
    * window; the stored models and the settings stay as they were.
    */
   async addFiles(files: File[], settings: WllamaSettings): Promise<StoredModel> {
-    const parts: NamedBlob[] = files.map((f) => ({ name: f.name, blob: f }));
-    const info = await inspectModel(parts);
-    const window = settings.contextWindow || defaultWindow(info);
-    if (!window) {
-      throw new ModelTooBigError(planMemory(info, 2048).arithmetic, info.name);
-    }
-    const plan = planMemory(info, window);
-    if (!plan.fits) throw new ModelTooBigError(plan.arithmetic, info.name);
-    const id = modelIdFor(info.name, info.totalBytes);
-    this.storing = { name: info.name, fraction: 0 };
+    const keep = this.keep(files, settings);
+    this.keeping = keep;
     try {
+      return await keep;
+    } finally {
+      if (this.keeping === keep) this.keeping = null;
+    }
+  }
+
+  private async keep(files: File[], settings: WllamaSettings): Promise<StoredModel> {
+    const parts: NamedBlob[] = files.map((f) => ({ name: f.name, blob: f }));
+    const id = keptId(parts);
+    this.storing = { id, name: keptName(orderParts(parts)), fraction: 0 };
+    try {
+      const info = await inspectModel(parts, checkTemplateInWorker);
+      const window = settings.contextWindow || defaultWindow(info);
+      if (!window) {
+        throw new ModelTooBigError(planMemory(info, 2048).arithmetic, info.name);
+      }
+      const plan = planMemory(info, window);
+      if (!plan.fits) throw new ModelTooBigError(plan.arithmetic, info.name);
       const stored = await this.client().storeModel({ id, info, source: "file" }, parts, (bytes, total) => {
-        this.storing = { name: info.name, fraction: total ? bytes / total : 1 };
+        this.storing = { id, name: info.name, fraction: total ? bytes / total : 1 };
       });
       await this.refresh();
       return stored;
     } finally {
       this.storing = null;
+    }
+  }
+
+  /**
+   * A file chosen in Settings is the draft's model at once, before its copy (many seconds for a
+   * real model) ends: Save pressed meanwhile keeps the choice. Before, the draft took the model
+   * only once kept, so a Save during the copy saved no model and the file came back unchosen.
+   * A copy that fails puts back the model chosen before, in the draft and in saved settings.
+   */
+  async chooseFiles(files: File[], draft: Settings): Promise<StoredModel> {
+    const id = keptId(files.map((f) => ({ name: f.name, blob: f })));
+    const before = draft.wllama.modelId;
+    draft.backend = "wllama";
+    draft.wllama.modelId = id;
+    try {
+      return await this.addFiles(files, draft.wllama);
+    } catch (err) {
+      if (draft.wllama.modelId === id) draft.wllama.modelId = before;
+      const saved = this.ctx.settings();
+      if (saved.wllama.modelId === id && !this.find(id)) this.ctx.update({ ...saved, wllama: { ...saved.wllama, modelId: before } });
+      throw err;
     }
   }
 
@@ -300,6 +344,8 @@ export class WllamaHost implements EngineHost {
   }
 
   private async engineFor(settings: WllamaSettings): Promise<WllamaEngine> {
+    // A question asked while its model is still being copied in waits for the copy.
+    if (this.keeping && this.storing?.id === settings.modelId) await this.keeping.catch(() => undefined);
     if (!this.modelsKnown) await this.refresh();
     const model = this.find(settings.modelId);
     if (!model) {
@@ -377,6 +423,21 @@ export class WllamaHost implements EngineHost {
   private count(record: CallRecord): void {
     this.lastCalls = [...this.lastCalls, record];
   }
+}
+
+/** The id a model is kept under, known from its files' names and sizes before any byte is read. */
+function keptId(parts: NamedBlob[]): string {
+  const ordered = orderParts(parts);
+  return modelIdFor(
+    keptName(ordered),
+    ordered.reduce((s, p) => s + p.blob.size, 0),
+  );
+}
+
+/** The model's name as inspectModel gives it: the file's, or a split model's base name. */
+function keptName(parts: NamedBlob[]): string {
+  const split = splitPart(parts[0]!.name);
+  return split ? `${split.base}.gguf` : parts[0]!.name;
 }
 
 export { ModelFileError };

@@ -1,7 +1,16 @@
 // What a GGUF model file (or a split model's parts) is, read from its header before anything is
 // loaded: the facts the memory check and the page need, and a clear reason when it is not a
 // model this page can run. No DOM.
-import { GgufFormatError, GgufTruncatedError, kvNumber, kvString, readGgufHeader, splitPart, type GgufHeader } from "./gguf-header.ts";
+import {
+  GgufFormatError,
+  GgufSignatureError,
+  GgufTruncatedError,
+  kvNumber,
+  kvString,
+  readGgufHeader,
+  splitPart,
+  type GgufHeader,
+} from "../gguf/index.ts";
 
 export interface NamedBlob {
   name: string;
@@ -120,8 +129,15 @@ function checkWhole(h: GgufHeader, name: string): void {
   }
 }
 
-/** Reads and checks a model's header(s); throws ModelFileError with what to do. */
-export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
+/**
+ * Reads and checks a model's header(s); throws ModelFileError with what to do. `checkTemplate`
+ * renders the file's chat template under a bound (the page's: template-check.ts) and says why it
+ * cannot be used, or null.
+ */
+export async function inspectModel(
+  files: NamedBlob[],
+  checkTemplate?: (template: string) => Promise<string | null>,
+): Promise<GgufModelInfo> {
   const parts = orderParts(files);
   const headers: GgufHeader[] = [];
   for (const p of parts) {
@@ -133,9 +149,14 @@ export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
           `${p.name} is incomplete: it ends inside its own header, after ${p.blob.size.toLocaleString("en-US")} bytes. The download was probably cut off; download it again.`,
         );
       }
-      if (err instanceof GgufFormatError) {
+      if (err instanceof GgufSignatureError) {
         throw new ModelFileError(
           `${p.name} is not a GGUF model file (${err.message}). Choose a .gguf file, as LM Studio, Ollama or Jan keep them.`,
+        );
+      }
+      if (err instanceof GgufFormatError) {
+        throw new ModelFileError(
+          `${p.name} cannot be used: ${err.message}. The file is damaged or was made to look like a model; choose another .gguf file.`,
         );
       }
       throw err;
@@ -164,6 +185,12 @@ export async function inspectModel(files: NamedBlob[]): Promise<GgufModelInfo> {
   const valueLength = kvNumber(h, `${arch}.attention.value_length`) || keyLength;
   const fileType = kvNumber(h, "general.file_type");
   const template = kvString(h, "tokenizer.chat_template");
+  const problem = template?.trim() && checkTemplate ? await checkTemplate(template) : null;
+  if (problem) {
+    throw new ModelFileError(
+      `${first.name} has a chat template (tokenizer.chat_template) that cannot be used: ${problem}. Choose another .gguf file.`,
+    );
+  }
   const split = splitPart(first.name);
   return {
     name: split ? `${split.base}.gguf` : first.name,

@@ -75,7 +75,7 @@ export interface WllamaCompletionRequest {
   stop?: string[];
   /** Qwen3's enable_thinking, for templates that have it. */
   thinking?: boolean;
-  /** GBNF: tests only (see testGrammarFor in engine.ts); never set from the page's settings. */
+  /** GBNF: tests only (see src/engines/test-grammar.ts); never set from the page's settings. */
   grammar?: string;
   /** Generate maxTokens whatever the model says (the benchmark's decode runs); never set by the engine. */
   ignoreEos?: boolean;

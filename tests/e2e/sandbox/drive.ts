@@ -2,7 +2,7 @@
 // server, and reading back what the REPL printed from the requests that server received.
 import type { Browser, Page } from "playwright-core";
 import type { ScriptedRequest, ScriptedServer, ScriptStep } from "../../fixtures/scripted-server.ts";
-import { newPage, openaiUrl } from "../harness.ts";
+import { documentInput, newPage, openaiUrl } from "../harness.ts";
 import { waitUntil } from "../waits.ts";
 
 /** Root-model scripts keyed by a tag that appears in the question. */
@@ -64,7 +64,7 @@ export async function openApp(
 }
 
 export async function uploadText(page: Page, name: string, text: string): Promise<void> {
-  await page.getByLabel("Document").setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(text) });
+  await documentInput(page).setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(text) });
   await page.getByRole("button", { name: `Remove ${name}` }).waitFor({ timeout: 60_000 });
 }
 

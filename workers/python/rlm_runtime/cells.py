@@ -233,9 +233,9 @@ def _locals_snapshot():
     return out
 
 
-def _finish_cell(cell_id, fields):
+def _finish_cell(fields):
     result = json.dumps(fields, ensure_ascii=False, default=str)
-    host.cell_finished(cell_id, result)
+    host.cell_ending()
     return result
 
 
@@ -248,19 +248,18 @@ async def _run(code_obj):
     return result
 
 
-async def run_cell(code, output_cap, cell_id=0):
+async def run_cell(code, output_cap):
     """Run one cell. Returns JSON: stdout, stderr, final_answer, locals, execution_time,
-    error (exception type or null), interrupted."""
+    error (exception type or null), interrupted. The worker's JavaScript sends it on."""
     saved = sys.stdout, sys.stderr
     try:
-        return await _run_cell(code, output_cap, cell_id, saved)
+        return await _run_cell(code, output_cap, saved)
     except KeyboardInterrupt:
         # The host's interrupt landed just as the cell's code ended, as it was disarmed.
-        return _interrupted_cell(cell_id, saved)
+        return _interrupted_cell(saved)
 
 
-async def _run_cell(code, output_cap, cell_id, saved):
-    host.cell_started(cell_id)
+async def _run_cell(code, output_cap, saved):
     take_final()  # a FINAL set outside any cell is not this one's
     out = CappedWriter(int(output_cap))
     err = CappedWriter(int(output_cap))
@@ -303,7 +302,7 @@ async def _run_cell(code, output_cap, cell_id, saved):
         sources = recorder.cell_sources(stdout, final)
     except BaseException:  # noqa: BLE001 - the cell's result matters more than its sources
         sources = []
-    return _finish_cell(cell_id, {
+    return _finish_cell({
         "stdout": stdout,
         "stderr": err.getvalue(),
         "final_answer": final,
@@ -333,12 +332,12 @@ async def _run_armed(code):
         host.interrupts(False)
 
 
-def _interrupted_cell(cell_id, saved):
+def _interrupted_cell(saved):
     host.interrupts(False)
     sys.stdout, sys.stderr = saved
     install_scaffold()
     take_final()
-    return _finish_cell(cell_id, {
+    return _finish_cell({
         "stdout": "", "stderr": _INTERRUPTED_LINE, "final_answer": None, "locals": {},
         "execution_time": 0, "error": "KeyboardInterrupt", "interrupted": True, "sources": [],
     })

@@ -4,7 +4,8 @@
 #   _rlm_host.call(json)      -> Promise[str]    (jspi: awaited with run_sync)
 #   _rlm_host.call_blocking(json) -> str         (sab: blocks on Atomics, checks interrupts)
 #   _rlm_host.interrupts(on)  arms (or disarms) the host's interrupt buffer
-#   _rlm_host.cell_started(id), _rlm_host.cell_finished(id, result_json)   the private heartbeat port
+#   _rlm_host.cell_ending()   the last step of a cell: the host checks the worker still answers
+#                             (a cell's start and result are said by the worker's JavaScript, not here)
 #   _rlm_host.sleep_slice(ms) a short sleep that Stop can end
 # Every request is JSON {"kind": "llm"|"rlm", "prompts": [...], "model": str|None}; every reply is
 # JSON {"results": [str, ...]} or {"interrupted": true}.
@@ -46,16 +47,9 @@ def interrupts(on):
     _rlm_host.interrupts(bool(on))
 
 
-def cell_started(cell_id):
+def cell_ending():
     try:
-        _rlm_host.cell_started(cell_id)
-    except Exception:
-        pass
-
-
-def cell_finished(cell_id, result):
-    try:
-        _rlm_host.cell_finished(cell_id, result)
+        _rlm_host.cell_ending()
     except Exception:
         pass
 

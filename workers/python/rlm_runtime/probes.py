@@ -1,4 +1,4 @@
-# The host's own questions (syntax, layout, read, rank, configure, place, lines): a worker call of
+# The host's own questions (syntax, layout, read, rank, configure, place, lines, occurs): a worker call of
 # their own, never a cell. Runtime.probe(request_json) answers them: it pays no evidence recorder,
 # no locals snapshot and no output cap (a direct answer reads a 600,000-character document in one
 # read, whole), enters no trajectory, and leaves the model's namespace alone. The host checks
@@ -108,20 +108,80 @@ def _lines_matching(text, pattern, regex):
         pos = end + 1
 
 
+def _line_near(text, pattern, regex):
+    """A line the pattern was probably meant to match: one holding its longest literal word,
+    in any case (a pattern "Amount: (\\d+)" that missed lines reading "amount = 12")."""
+    literal = _re.sub(r"\\[A-Za-z]", " ", pattern) if regex else pattern
+    words = sorted(_re.findall(r"[A-Za-z]{3,}", literal), key=len, reverse=True)
+    if not words:
+        return None
+    i = text.lower().find(words[0].lower())
+    if i < 0:
+        return None
+    start = text.rfind("\n", 0, i) + 1
+    end = text.find("\n", i)
+    return text[start:(len(text) if end < 0 else end)][:300]
+
+
 def _probe_lines(request):
-    """How many lines `context` has, how many of them a pattern matches, and its first lines:
-    the evidence for "your pattern matched 0 of 4,102 lines" (M11)."""
+    """How many lines `context` has, how many of them a pattern matches, its first lines, and
+    a line the pattern should have matched: the evidence for "your pattern matched 0 of 4,102
+    lines" (M11, issue 36 §3)."""
     pattern, regex = request.get("pattern"), bool(request.get("regex"))
-    total, matched, first = 0, (0 if pattern is not None else None), []
+    total, matched, first, near = 0, (0 if pattern is not None else None), [], None
     for _doc, text in documents():
         total += text.count("\n") + 1
         if matched is not None:
             found = _lines_matching(text, pattern, regex)
             matched = None if found is None else matched + found
+        if pattern and near is None and matched == 0:
+            near = _line_near(text, pattern, regex)
         for line in text[:20_000].split("\n"):
             if len(first) < 5 and line.strip():
                 first.append(line[:300])
-    return {"total": total, "matched": matched, "first": first}
+    return {"total": total, "matched": matched, "first": first, "near": near}
+
+
+def _token_around(text, start, end):
+    """The whole token a match lies in: letters and digits, and separators between digits."""
+    def inside(k, step):
+        c = text[k]
+        if c.isalnum() or c == "_":
+            return True
+        nxt = k + step
+        return c in ".," and 0 <= nxt < len(text) and text[nxt].isdigit() and text[k - step].isdigit()
+    while start > 0 and inside(start - 1, -1):
+        start -= 1
+    while end < len(text) and inside(end, 1):
+        end += 1
+    return start, end
+
+
+_MAX_HITS = 10_000
+
+
+def _probe_occurs(request):
+    """Whether `text` stands in `context` as a token of its own (issue 36 §1-2), and if not, the
+    longer token it is a piece of ("1" inside 7319001, "319" inside 7,319,001). The pattern starts
+    with the literal text, so the regex engine skips ahead to candidates (no lookbehind at every
+    position: that took a second per 10 MB); each candidate's token is checked here, at most
+    10,000 of them (a digit in a table of numbers), then it counts as only a piece."""
+    needle = str(request["text"]).strip()
+    if not needle:
+        return {"standalone": False, "longer": None}
+    rx = _re.compile(r"\s+".join(_re.escape(part) for part in needle.split()))
+    longer, hits = None, 0
+    for _doc, text in documents():
+        for m in rx.finditer(text):
+            start, end = _token_around(text, m.start(), m.end())
+            if (start, end) == (m.start(), m.end()):
+                return {"standalone": True, "longer": None}
+            if longer is None:
+                longer = text[start:end][:200]
+            hits += 1
+            if hits >= _MAX_HITS:
+                return {"standalone": False, "longer": longer}
+    return {"standalone": False, "longer": longer}
 
 
 _PROBES = {
@@ -132,6 +192,7 @@ _PROBES = {
     "configure": _probe_configure,
     "place": _probe_place,
     "lines": _probe_lines,
+    "occurs": _probe_occurs,
 }
 
 

@@ -32,8 +32,8 @@ class Runtime:
 
     # --- questions and cells --------------------------------------------------------------------
 
-    async def run_cell(self, code, output_cap, cell_id=0):
-        return await cells.run_cell(code, output_cap, cell_id)
+    async def run_cell(self, code, output_cap):
+        return await cells.run_cell(code, output_cap)
 
     def begin_question(self, history_json):
         """A new question: `history` holds the earlier ones, a previous submission is forgotten,

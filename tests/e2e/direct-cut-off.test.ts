@@ -1,0 +1,63 @@
+// A direct answer that stopped at the output limit (issue 34 #4): the scripted model ends its first
+// answer with finish_reason "length". The page must not call it a plain green "Answered": it says
+// it is cut off and offers Continue, which asks for the rest (the answer so far as the model's own
+// turn) and joins it to what was written.
+import { mkdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askQuestion, blockOutside, newPage, openaiUrl, settledAnswer, startStack, uploadText, type Stack } from "./harness.ts";
+
+const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+const FIRST = "The harbour log lists twelve ships, and the last one";
+const REST = " left before the storm.";
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ contextWindow: 8192 });
+  stack.server.scripts.root = (req) => {
+    if (req.turn === 0) return { text: FIRST, finishReason: "length" };
+    return REST;
+  };
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("a direct answer cut off at the output limit", () => {
+  it("says it is cut off, and Continue writes the rest after it", async () => {
+    const { context, page, errors } = await newPage(stack.browser);
+    const outside = await blockOutside(context);
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { mode: "auto" }));
+    await uploadText(page, "harbour.txt", "Harbour log.\n".repeat(30));
+    await askQuestion(page, "What does the log say?");
+
+    let exchange = await settledAnswer(page, 90_000);
+    const status = exchange.getByTestId("status");
+    await expect.poll(() => status.textContent()).toMatch(/cut off/);
+    await exchange
+      .getByTestId("how-answered")
+      .getByText(/stopped at the model's output limit \([\d,]+ tokens\)/)
+      .waitFor();
+    await page.screenshot({ path: `${SHOTS}direct-cut-off-1280.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${SHOTS}direct-cut-off-390.png` });
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await exchange.getByRole("button", { name: "Continue" }).click();
+
+    exchange = page.locator("article.exchange").last();
+    await exchange.locator("section.answer").getByText(`${FIRST}${REST}`).waitFor({ timeout: 90_000 });
+    exchange = await settledAnswer(page, 90_000);
+    await expect.poll(() => status.textContent()).toMatch(/^\s*Answered\s*$/);
+    expect(await exchange.getByRole("button", { name: "Continue" }).count()).toBe(0);
+
+    // The continuation went on from the answer so far, as the model's own turn.
+    const second = stack.server.requests.filter((r) => r.isRoot).at(-1)!;
+    expect(second.messages.at(-2)).toEqual({ role: "assistant", content: FIRST });
+    expect(second.lastUser).toMatch(/stopped at the output limit/);
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 240_000);
+});

@@ -1,0 +1,48 @@
+// A direct call says what it is while it runs (issue 34 #2): the run's line said "turn 1/6" and
+// the answer "The model is exploring the document…" during what was one direct call. Now it says
+// "one direct call", and while the model writes, how many tokens and how fast. The scripted model
+// streams its answer slowly (30 s), so the line is seen mid-answer; then the run is stopped.
+import { mkdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { askQuestion, blockOutside, newPage, openaiUrl, startStack, uploadText, type Stack } from "./harness.ts";
+
+const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack({ contextWindow: 8192, chunkChars: 4 });
+  stack.server.scripts.root = { text: "The harbour log lists twelve ships. ".repeat(12), delayMs: 30_000 };
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("a direct call while it runs", () => {
+  it("is shown as one direct call, with the tokens written and their rate", async () => {
+    const { context, page, errors } = await newPage(stack.browser);
+    const outside = await blockOutside(context);
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { mode: "auto" }));
+    await uploadText(page, "harbour.txt", "Harbour log.\n".repeat(30));
+    await askQuestion(page, "What does the log say?");
+
+    const exchange = page.locator("article.exchange").last();
+    const line = exchange.getByTestId("run-progress");
+    await line.getByText(/one direct call/).waitFor({ timeout: 60_000 });
+    await line
+      .getByTestId("writing")
+      .getByText(/writing · [\d,]+ tokens · [\d.]+ tokens\/s/)
+      .waitFor({ timeout: 60_000 });
+    expect(await line.textContent()).not.toMatch(/turn \d|sub-calls/);
+    expect(await exchange.locator("section.answer").textContent()).toMatch(/answering in one call/);
+    await page.screenshot({ path: `${SHOTS}direct-progress-1280.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: `${SHOTS}direct-progress-390.png` });
+    await line.getByRole("button", { name: "Stop run" }).click();
+    await exchange.getByTestId("status").getByText("Stopped").waitFor({ timeout: 60_000 });
+    expect(outside).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 240_000);
+});
