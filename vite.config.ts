@@ -39,7 +39,9 @@ const pwa = VitePWA({
     globPatterns: ["**/*.{js,mjs,css,html,wasm,zip,json,svg,webmanifest,md}"],
     // llama.cpp's compat build (19 MB, only for browsers without JSPI or Memory64) is cached by
     // the service worker the first time such a browser asks for it, not installed everywhere.
-    globIgnores: ["**/*.map", "**/wllama/compat/**"],
+    // Our own SIMD build (16 MB) is not switched on yet (docs/llama-wasm-build.md): no visitor
+    // should download it until the page uses it.
+    globIgnores: ["**/*.map", "**/wllama/compat/**", "**/wllama/simd/**"],
     maximumFileSizeToCacheInBytes: 16 * 1024 * 1024,
   },
   manifest: {
