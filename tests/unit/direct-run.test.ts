@@ -3,18 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { runDirect } from "../../src/core/direct-run.ts";
 import { DEFAULT_CONFIG } from "../../src/core/types.ts";
-import { EngineAbortedError } from "../../src/engines/errors.ts";
-import type { ChatEngine } from "../../src/engines/types.ts";
-
-/** An engine whose answer never comes: it only ends when its request is aborted. */
-const never: ChatEngine = {
-  model: "slow",
-  backend: "test",
-  contextWindow: 8192,
-  maxConcurrency: 1,
-  complete: (_request, options) =>
-    new Promise((_, reject) => options?.signal?.addEventListener("abort", () => reject(new EngineAbortedError()))),
-};
+import { neverAnswers } from "../fixtures/instant-engine.ts";
 
 const document = { totalChars: 11, head: async () => "hello world", tail: async () => "hello world" };
 
@@ -24,7 +13,7 @@ describe("a direct answer", () => {
     const result = await runDirect({
       question: "What does it say?",
       previous: [],
-      engine: never,
+      engine: neverAnswers,
       document,
       config: { ...DEFAULT_CONFIG, maxWallTimeMs: 300 },
       reason: "it fits",
@@ -43,7 +32,7 @@ describe("a direct answer", () => {
       const result = await runDirect({
         question: "What does it say?",
         previous: [],
-        engine: never,
+        engine: neverAnswers,
         document,
         // The command started a minute ago, its limit is a minute: nothing is left for the call.
         config: { ...DEFAULT_CONFIG, maxWallTimeMs: 60_000, startedAt: Date.now() - 60_000 },
@@ -61,7 +50,7 @@ describe("a direct answer", () => {
     const result = await runDirect({
       question: "What does it say?",
       previous: [],
-      engine: never,
+      engine: neverAnswers,
       document,
       config: DEFAULT_CONFIG,
       reason: "it fits",

@@ -5,19 +5,8 @@
 import { describe, expect, it } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG } from "../../src/core/types.ts";
-import { EngineAbortedError } from "../../src/engines/errors.ts";
-import type { ChatEngine } from "../../src/engines/types.ts";
 import { ScriptedRepl } from "../fixtures/scripted-repl.ts";
-
-/** A model whose reply never comes: only the run's end aborts it. */
-const never: ChatEngine = {
-  model: "slow",
-  backend: "test",
-  contextWindow: 8192,
-  maxConcurrency: 1,
-  complete: (_request, options) =>
-    new Promise((_, reject) => options?.signal?.addEventListener("abort", () => reject(new EngineAbortedError()))),
-};
+import { neverAnswers } from "../fixtures/instant-engine.ts";
 
 describe("a run whose Python is still loading the documents", () => {
   it("ends at its time limit instead of waiting for Python", { timeout: 20_000 }, async () => {
@@ -25,7 +14,7 @@ describe("a run whose Python is still loading the documents", () => {
     const result = await runRlm({
       question: "What is in it?",
       repl: new ScriptedRepl(),
-      rootEngine: never,
+      rootEngine: neverAnswers,
       config: { ...DEFAULT_CONFIG, maxWallTimeMs: 60_000, startedAt: Date.now() - 59_700 },
       // Python decoding a 3 GB file: not ready for as long as this test runs.
       pending: { context: { type: "str", total_chars: 3e9, items: 1 }, ready: new Promise<void>(() => undefined) },
