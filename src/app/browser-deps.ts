@@ -17,9 +17,14 @@ export function browserAppDeps(): AppDeps {
   // ?replFrame=0|1 keeps Python in the page's own workers, or forces the sandboxed frame (tests).
   const frame = new URLSearchParams(search).get("replFrame");
   const sandboxFrame = frame === "0" ? false : frame === "1" ? true : undefined;
+  // ?replFrameStartMs=N: how long a new sandboxed frame may stay silent before it is taken for
+  // one that cannot run here (tests of such a frame need not wait out the default 30 s).
+  const frameStartMs = Number(new URLSearchParams(search).get("replFrameStartMs"));
+  const frameOptions = Number.isFinite(frameStartMs) && frameStartMs > 0 ? { frame: { firstAnswerMs: frameStartMs } } : {};
   return {
     openStore: () => SessionStore.open(),
-    createRepl: (onStatus) => createBrowserRepl({ syncMode, onStatus, ...(sandboxFrame === undefined ? {} : { sandboxFrame }) }),
+    createRepl: (onStatus) =>
+      createBrowserRepl({ syncMode, onStatus, ...frameOptions, ...(sandboxFrame === undefined ? {} : { sandboxFrame }) }),
     ingest: ingestForSession,
     engines: (settings, update) => new EngineManager(settings, update),
     settingsStorage: globalThis.localStorage ?? null,

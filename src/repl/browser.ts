@@ -8,7 +8,7 @@ import {
   type SnapshotSetting,
   type SubcallRelayAnswer,
 } from "./protocol.ts";
-import { sandboxFrameSupported, sandboxFrameUsable, startSandboxedWorker } from "./sandbox-frame.ts";
+import { sandboxFrameSupported, sandboxFrameUsable, startSandboxedWorker, type SandboxFrameOptions } from "./sandbox-frame.ts";
 import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 
 export interface BrowserReplOptions extends ReplClientOptions {
@@ -22,6 +22,8 @@ export interface BrowserReplOptions extends ReplClientOptions {
    * forced "sab" sync mode keeps the page's own workers.
    */
   sandboxFrame?: boolean;
+  /** How the sandboxed frame is run (see sandbox-frame.ts). */
+  frame?: SandboxFrameOptions;
 }
 
 function startWorker(): ReplTransport {
@@ -61,11 +63,12 @@ export const browserReplTransport: ReplTransportFactory = () => browserReplTrans
  * session's sandbox.
  */
 export function browserReplTransportFactory(
-  options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean } = {},
+  options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean; frame?: SandboxFrameOptions } = {},
 ): ReplTransportFactory {
   return () => {
     // A frame that could not start here once will not start the next time either.
-    if (options.sandboxFrame && sandboxFrameUsable()) return startSandboxedWorker(pyodideIndexUrl(), appBaseUrl(), options.snapshot);
+    if (options.sandboxFrame && sandboxFrameUsable())
+      return startSandboxedWorker(pyodideIndexUrl(), appBaseUrl(), options.snapshot, options.frame);
     const transport = startWorker();
     const wasmModule = options.shareWasm === false ? undefined : pageWasmModule();
     transport.bootOptions = {
@@ -146,12 +149,13 @@ export function pyodideIndexUrl(): string {
 }
 
 export function createBrowserRepl(options: BrowserReplOptions = {}): ReplClient {
-  const { snapshot, shareWasm, sandboxFrame, ...clientOptions } = options;
+  const { snapshot, shareWasm, sandboxFrame, frame, ...clientOptions } = options;
   const framed = (sandboxFrame ?? sandboxFrameSupported()) && clientOptions.syncMode !== "sab";
   const factory = browserReplTransportFactory({
     ...(snapshot ? { snapshot } : {}),
     ...(shareWasm === undefined ? {} : { shareWasm }),
     sandboxFrame: framed,
+    ...(frame ? { frame } : {}),
   });
   return new ReplClient(factory, {
     indexURL: pyodideIndexUrl(),

@@ -416,7 +416,9 @@ describe("a runaway allocation", () => {
   it("a frame that cannot run in this browser is named, and Restart Python runs Python in the page instead", async () => {
     // The frame's script is refused by its own policy: the frame never answers a ping.
     const variant = await startVariantServer({ workerCsp: true, lockDown: true, frameScriptBlocked: true });
-    const opened = await openApp(browser, variant.url, model, PARAMS);
+    // A short allowance for the frame's first answer: this frame never answers, and waiting out
+    // the default 30 s (meant for a busy machine's slow start) proves nothing more.
+    const opened = await openApp(browser, variant.url, model, { ...PARAMS, replFrameStartMs: "3000" });
     const { page } = opened;
     try {
       const failed = page.locator(".chip", { hasText: "Python failed" });
