@@ -24,6 +24,8 @@ interface Run {
   stdout: string;
   stderr: string;
   ms: number;
+  /** performance.now() when the process had ended. */
+  endedAt: number;
 }
 
 /** Runs `rlm`; `onStderr` may send it signals as its stderr arrives. */
@@ -49,7 +51,7 @@ function rlm(
     const timer = setTimeout(() => child.kill("SIGKILL"), 280_000);
     child.on("close", (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
+      resolve({ code, stdout, stderr, ms: performance.now() - started, endedAt: performance.now() });
     });
   });
 }
@@ -256,23 +258,28 @@ describe("rlm --model-file", { timeout: 300_000 }, () => {
     );
     const question = ["--task", "Which number is on line two?", "--json", "--verbose"];
     const sigintOnce = (pattern: RegExp, delayMs: number) => {
-      let sent = false;
-      return (all: string, child: ReturnType<typeof spawn>) => {
-        if (sent || !pattern.test(all)) return;
-        sent = true;
+      const signal = { sent: false, sentAt: 0 };
+      const onStderr = (all: string, child: ReturnType<typeof spawn>) => {
+        if (signal.sent || !pattern.test(all)) return;
+        signal.sent = true;
+        signal.sentAt = performance.now() + delayMs;
         setTimeout(() => child.kill("SIGINT"), delayMs);
       };
+      return { signal, onStderr };
     };
+    const prefillSigint = sigintOnce(/rlm: 1 document\(s\)/, 1000);
+    const generationSigint = sigintOnce(/── turn 1 ──\n.{20}/s, 0);
     const [prefillStop, generationStop] = await Promise.all([
       // Ctrl-C a second after the document is in Python: the direct prompt is being evaluated.
       rlm(["--model-file", big, "--context-window", "8192", "--mode", "direct", "--context-file", longDoc, ...question], {
-        onStderr: sigintOnce(/rlm: 1 document\(s\)/, 1000),
+        onStderr: prefillSigint.onStderr,
       }),
       // Ctrl-C once the first turn's babble streams (the 0.5B shape generates a few dozen tokens/s on a CPU).
       rlm(["--model-file", big, "--context-window", "8192", "--mode", "rlm", "--context-file", doc, ...question], {
-        onStderr: sigintOnce(/── turn 1 ──\n.{20}/s, 0),
+        onStderr: generationSigint.onStderr,
       }),
     ]);
+    // After them, not beside them: at load ~10 a run beside them finished no root turn in 45 s.
     // Short root turns finish; the limit lands in a later turn or in the fallback's long sub-calls
     // (the 0.5B shape generates a few dozen tokens/s); the loop then asks once more for a best answer.
     const generationTimeout = await rlm([
@@ -308,6 +315,12 @@ describe("rlm --model-file", { timeout: 300_000 }, () => {
     expect(results[2]!.usage.promptTokens).toBeGreaterThan(100);
     expect(prefillStop.stderr).toMatch(/rlm: stopping/);
     expect(generationStop.stderr).toMatch(/rlm: stopping/);
+    // The prompt back soon after Ctrl-C, even in the middle of a long prompt: the process ends
+    // within one short llama.cpp batch of the signal, not after the batch of 512 it once waited
+    // for (11-23 s on a busy machine). Loose: Python and llama.cpp close on shared cores.
+    expect([prefillSigint.signal.sent, generationSigint.signal.sent]).toEqual([true, true]);
+    expect(prefillStop.endedAt - prefillSigint.signal.sentAt, "ms from Ctrl-C in the prefill to the exit").toBeLessThan(10_000);
+    expect(generationStop.endedAt - generationSigint.signal.sentAt, "ms from Ctrl-C in generation to the exit").toBeLessThan(10_000);
     // Loose bound: the whole process, Python included, ends soon after the limit.
     expect(generationTimeout.ms).toBeLessThan(180_000);
   });

@@ -67,10 +67,14 @@ export interface LlamaEngineOptions {
 }
 
 /**
- * Prompt tokens are evaluated this many at a time (node-llama-cpp's batch size), and Stop is
- * checked between batches: llama.cpp cannot interrupt a batch, so a long prompt stops within one.
+ * Prompt tokens are evaluated this many at a time (at most node-llama-cpp's batch size, 512),
+ * and Stop is checked between batches. llama.cpp cannot interrupt a batch (node-llama-cpp has no
+ * abort callback), and a process that exits waits for it: Node joins libuv's threads, one of them
+ * inside llama_decode. A 512-token batch of a 0.5B model on one busy core took 11 s and more
+ * after Ctrl-C; 128 tokens bound that to a few seconds and read 7,138 prompt tokens no slower in
+ * the same back-to-back run (146 s against 159 s at load ~10).
  */
-export const PREFILL_BATCH = 512;
+export const PREFILL_BATCH = 128;
 
 /** Sampling when the request leaves it open: llama-server's defaults, so a local model behaves as it would there. */
 const DEFAULT_SAMPLING = { temperature: 0.8, topK: 40, topP: 0.95, minP: 0.05 };
