@@ -319,6 +319,17 @@ export class WllamaHost implements EngineHost {
     }
   }
 
+  /**
+   * The first-visit panel's download: once kept it becomes the model, unless the person chose
+   * another meanwhile (a saved choice is never replaced behind their back).
+   */
+  async downloadAndChoose(model: CatalogModel): Promise<void> {
+    const stored = await this.downloadCatalog(model);
+    const saved = this.ctx.settings();
+    if (!stored || (saved.wllama.modelId && saved.wllama.modelId !== stored.id)) return;
+    this.ctx.update({ ...saved, backend: "wllama", wllama: { ...saved.wllama, modelId: stored.id } });
+  }
+
   cancelDownload(id: string): void {
     void this.client().cancelDownload(id);
   }
