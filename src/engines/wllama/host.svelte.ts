@@ -16,6 +16,7 @@ import { splitPart } from "../gguf/header.ts";
 import { catalogUrl, type CatalogModel } from "./catalog.ts";
 import { modelIdFor, type StoredModel } from "./model-store.ts";
 import { loadPatiently, loadPatienceMs } from "./patient-load.ts";
+import type { WllamaLoadProgress } from "./load-progress.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
 import { NO_SIMD_REASON, hasWasmSimd } from "./simd.ts";
@@ -388,11 +389,12 @@ export class WllamaHost implements EngineHost {
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
         onCall: (record) => this.count(record),
       });
-    this.hostStatus = { loading: 0.1, detail: "Starting llama.cpp…" };
+    this.hostStatus = { loading: 0, detail: "Starting llama.cpp…" };
     this.callFailure = null;
     const failureKey = this.loadKey(settings);
-    const progress = (message: string) => {
-      this.hostStatus = { loading: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
+    // By stage and by bytes ("Reading the model: 3.1 MB of 11 MB"), not a fixed 50 % (issue 34 #2).
+    const progress = ({ detail, fraction }: WllamaLoadProgress) => {
+      this.hostStatus = { loading: fraction, detail };
     };
     this.loading = (async () => {
       try {
