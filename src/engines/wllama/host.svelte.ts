@@ -13,7 +13,9 @@ import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
 import { ModelFileError, inspectModel, orderParts, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
 import { checkTemplateInWorker } from "./template-check.ts";
 import { splitPart } from "../gguf/header.ts";
-import { catalogUrl, type CatalogModel } from "./catalog.ts";
+import { CPU_CATALOG, catalogUrl, expectedSpeed, type CatalogModel } from "./catalog.ts";
+import { measuredRates } from "./rates.ts";
+import type { ReadingSpeed } from "../../app/presets.ts";
 import { modelIdFor, type StoredModel } from "./model-store.ts";
 import { loadPatiently, loadPatienceMs } from "./patient-load.ts";
 import type { WllamaLoadProgress } from "./load-progress.ts";
@@ -76,6 +78,8 @@ export class WllamaHost implements EngineHost {
   downloads = $state<Record<string, { bytes: number; total: number | null; error?: string; running: boolean }>>({});
   /** The last question's calls as llama.cpp counted them: prompt tokens, and how many came from its KV cache. */
   lastCalls = $state<CallRecord[]>([]);
+  /** Prompt tokens/s llama.cpp last measured here, for the model it measured. */
+  private measuredPrefill = $state<{ modelId: string; tokensPerSecond: number } | null>(null);
 
   private worker: WllamaWorkerClient | null = null;
 
@@ -435,6 +439,19 @@ export class WllamaHost implements EngineHost {
 
   private count(record: CallRecord): void {
     this.lastCalls = [...this.lastCalls, record];
+    const prefill = measuredRates(this.lastCalls).prefill;
+    if (prefill !== null) this.measuredPrefill = { modelId: this.own().modelId, tokensPerSecond: prefill };
+  }
+
+  /**
+   * How fast the chosen model reads prompts here: what llama.cpp measured in the last question
+   * that read one, else the catalog's estimate for a catalog model, else nothing (no guess).
+   */
+  readingSpeed(): ReadingSpeed | null {
+    const id = this.own().modelId;
+    if (this.measuredPrefill?.modelId === id) return { tokensPerSecond: this.measuredPrefill.tokensPerSecond, measured: true };
+    const listed = CPU_CATALOG.find((m) => m.id === id);
+    return listed ? { tokensPerSecond: expectedSpeed(listed).prefill, measured: false } : null;
   }
 }
 
