@@ -126,6 +126,11 @@ describe("the first answer on a processor", () => {
     // After it: this device's measured speed, not the estimate.
     await note.getByText(/^This device read prompts at [\d,.]+ tokens\/s: reading these documents' ≈ [\d.]+K tokens once takes/).waitFor();
     await page.locator(".ask").screenshot({ path: `${SHOTS}cpu-effort-measured-1280.png` });
+    // On a phone the efforts fold under one button; opened, the note is there with them.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: /Thorough/ }).click();
+    await note.waitFor();
+    await page.locator(".ask").screenshot({ path: `${SHOTS}cpu-effort-measured-390.png` });
     expect(outside).toEqual([]);
     expect(errors.filter((e) => !/favicon|Failed to load resource|ERR_/.test(e))).toEqual([]);
     await context.close();
