@@ -5,9 +5,11 @@ import { findAll } from "../src/viewer/find.ts";
 import { buildDocumentIndex } from "../src/viewer/index-builder.ts";
 import type { DocIndexWorkerApi } from "../src/viewer/protocol.ts";
 import { wrapTable } from "../src/viewer/rows.ts";
+import { sequentialReader } from "../src/viewer/text.ts";
+import type { DocumentIndex } from "../src/viewer/types.ts";
 
-/** Line starts of the documents indexed in this page, by the client's key. */
-const lines = new Map<number, { lineStarts: Uint32Array; totalChars: number }>();
+/** The documents indexed in this page, by the client's key: their bytes and map, to read long lines for wrapping. */
+const documents = new Map<number, { blob: Blob; index: DocumentIndex }>();
 
 const api: DocIndexWorkerApi = {
   async index(blob, request, key, onProgress) {
@@ -20,14 +22,19 @@ const api: DocIndexWorkerApi = {
         void onProgress(fraction);
       }
     });
-    lines.set(key, { lineStarts: index.lineStarts.slice(), totalChars: index.totalChars });
+    // Copies: the page receives the originals' buffers.
+    documents.set(key, {
+      blob,
+      index: { ...index, checkpoints: index.checkpoints.slice(), lineStarts: index.lineStarts.slice(), pageLines: index.pageLines.slice() },
+    });
     return Comlink.transfer(index, [index.checkpoints.buffer, index.lineStarts.buffer, index.pageLines.buffer]);
   },
   async wrap(key, width) {
-    const doc = lines.get(key);
+    const doc = documents.get(key);
     if (!doc) throw new Error("that document was not indexed in this worker");
-    const table = wrapTable(doc.lineStarts, doc.totalChars, width);
-    return Comlink.transfer(table, [table.longLines.buffer, table.extraBefore.buffer]);
+    // Long lines break at spaces, so a phone's narrow rows never cut a word (issue 34 #8).
+    const table = await wrapTable(doc.index.lineStarts, doc.index.totalChars, width, sequentialReader(doc.blob, doc.index));
+    return Comlink.transfer(table, [table.longLines.buffer, table.extraBefore.buffer, table.breaks.buffer]);
   },
   find: (blob, index, query, options) => findAll(blob, index, query, options),
 };

@@ -32,6 +32,7 @@ import {
   storeModel,
 } from "../src/engines/wllama/model-store.ts";
 import { inspectModel } from "../src/engines/wllama/model-file.ts";
+import { loadReporter, type WllamaLoadProgress } from "../src/engines/wllama/load-progress.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
 
 let wllama: Wllama | null = null;
@@ -163,7 +164,7 @@ const api: WllamaWorkerApi = {
 
   partialDownloads: () => partialDownloads().catch((err: unknown) => Promise.reject(plain(err))),
 
-  async load(request: WllamaLoadRequest, onProgress?: (message: string) => void): Promise<WllamaLoadOutcome> {
+  async load(request: WllamaLoadRequest, onProgress?: (progress: WllamaLoadProgress) => void): Promise<WllamaLoadOutcome> {
     const started = performance.now();
     await api.unload();
     recentLog.length = 0;
@@ -187,11 +188,13 @@ const api: WllamaWorkerApi = {
     instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");
     if (request.build === "compat") forceCompat(instance, request.assets.compatWasm, request.assets.compatWorker);
     if (request.build === "simd") forceCompat(instance, request.assets.simdWasm, request.assets.simdWorker);
-    callQuietly(onProgress, "Starting llama.cpp…");
+    const progress = loadReporter((p) => callQuietly(onProgress, p), Math.round(request.kvTokens / Math.max(1, request.slots)));
+    progress.start();
     try {
-      callQuietly(onProgress, "Reading the model…");
       const { parts } = await openStoredModel(request.modelId);
-      const files = parts.map((f) => (f.blob instanceof File && f.blob.name === f.name ? f.blob : new File([f.blob], f.name)));
+      const files = progress.files(
+        parts.map((f) => (f.blob instanceof File && f.blob.name === f.name ? f.blob : new File([f.blob], f.name))),
+      );
       await instance.loadModel(files, {
         n_ctx: request.kvTokens,
         n_parallel: request.slots,

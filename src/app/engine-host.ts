@@ -5,6 +5,7 @@ import type { Component } from "svelte";
 import type { EngineStatus } from "../engines/descriptor.ts";
 import type { EngineId } from "../engines/registry.ts";
 import type { ChatEngine } from "../engines/types.ts";
+import type { ReadingSpeed } from "./presets.ts";
 import type { Settings } from "./settings.ts";
 
 export type EngineLabel = Pick<ChatEngine, "model" | "backend" | "contextWindow">;
@@ -17,7 +18,6 @@ export interface HostContext {
   /** What a host keeps across visits (a model that failed to load); null where the browser keeps nothing. */
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> | null;
 }
-
 export interface EngineHost {
   /** The model chip's state (reactive). */
   readonly status: EngineStatus;
@@ -54,6 +54,8 @@ export interface EngineHost {
   takeFiles?(files: File[], settings: Settings): Promise<Settings>;
   /** Which dropped files are this engine's to take. */
   readonly fileKinds?: RegExp;
+  /** A model on this device's processor: how fast it reads prompts (measured, or an estimate), for the efforts. */
+  readingSpeed?(): ReadingSpeed | null;
 }
 
 /** Props of an engine's Settings tab and of its part of the start steps. */

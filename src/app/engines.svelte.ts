@@ -7,6 +7,7 @@ import { ENGINES, engineDescriptor, type EngineId } from "../engines/registry.ts
 import type { ChatEngine } from "../engines/types.ts";
 import type { EngineHost, EngineLabel, HostContext } from "./engine-host.ts";
 import { ENGINE_PAGES } from "./engine-pages.ts";
+import type { ReadingSpeed } from "./presets.ts";
 import { modelView, type ModelView } from "./run-status.ts";
 import type { Settings } from "./settings.ts";
 
@@ -54,6 +55,11 @@ export class EngineManager {
   }
 
   /** The window the chosen engine is known to have (an endpoint's, once asked). */
+  /** How fast the chosen local model reads prompts, when its engine knows (llama.cpp in the page). */
+  readingSpeed(): ReadingSpeed | null {
+    return this.host().readingSpeed?.() ?? null;
+  }
+
   get knownWindow(): number | undefined {
     return this.host().knownWindow;
   }

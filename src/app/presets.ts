@@ -8,6 +8,8 @@
 // itself (a 12-second run was announced as "≈ 15 min · ≈ 4.5M tokens"); someone paying per token
 // reads that as a price. Nothing here guesses.
 import { chooseRunMode } from "../core/run-mode.ts";
+import { compactCount, roughDuration } from "../core/fallback-cost.ts";
+import { CHARS_PER_TOKEN } from "../engines/tokens.ts";
 import { DEFAULT_OPENAI_CONTEXT_WINDOW } from "../engines/openai.ts";
 import { engineDescriptor } from "../engines/registry.ts";
 import type { Exchange, RunLimits } from "./run-view.ts";
@@ -119,7 +121,8 @@ export function measuredRuns(exchanges: readonly Exchange[]): MeasuredRun[] {
       effort: effortOfLimits(x.limits),
       direct: x.mode?.used === "direct",
       docChars: x.docChars,
-      seconds: Math.max(0, (x.endedAt - x.startedAt) / 1000),
+      // From when the run began: start-up (loading the model) is not what the next question takes.
+      seconds: Math.max(0, (x.endedAt - (x.readyAt ?? x.startedAt)) / 1000),
       tokens,
     });
   }
@@ -172,6 +175,41 @@ export interface EffortView {
    * took here, when there were any.
    */
   direct: { measured: string | null } | null;
+  /**
+   * A model on this device's processor and documents larger than its window: what its reading
+   * speed means for them, before the effort is chosen (issue 34 #3), or null.
+   */
+  speed: string | null;
+}
+
+/** How fast the chosen model reads prompts here: measured by llama.cpp on this device, or an estimate until then. */
+export interface ReadingSpeed {
+  tokensPerSecond: number;
+  measured: boolean;
+}
+
+/** Below this, reading the documents once is quick enough to need no word. */
+const WORTH_SAYING_MS = 60_000;
+
+/**
+ * "This device read prompts at 13 tokens/s: reading these documents' ≈ 150K tokens once takes
+ * ≈ 3.2 h; Quick and Thorough stop before that." Quick (3 min) could be spent before the model
+ * had read a tenth of a book on a processor, and nothing said so where the effort is chosen.
+ */
+export function speedNote(docChars: number, speed: ReadingSpeed | null | undefined): string | null {
+  if (!speed || speed.tokensPerSecond <= 0 || docChars <= 0) return null;
+  const tokens = docChars / CHARS_PER_TOKEN;
+  const ms = (tokens / speed.tokensPerSecond) * 1000;
+  if (ms < WORTH_SAYING_MS) return null;
+  const rate = speed.tokensPerSecond.toLocaleString("en-US", { maximumFractionDigits: speed.tokensPerSecond < 10 ? 1 : 0 });
+  const source = speed.measured
+    ? `This device read prompts at ${rate} tokens/s`
+    : `At about ${rate} tokens/s (an estimate for this model until a question has run here)`;
+  const short = EFFORTS.filter((e) => PRESETS[e].maxTimeS * 1000 < ms).map((e) => PRESETS[e].label);
+  const stops = short.length
+    ? `; ${short.length > 1 ? `${short.slice(0, -1).join(", ")} and ${short.at(-1)!}` : short[0]!} stop${short.length > 1 ? "" : "s"} before that, with what was read so far`
+    : "";
+  return `${source}: reading these documents' ≈ ${compactCount(tokens)} tokens once takes ${roughDuration(ms)}${stops}.`;
 }
 
 /** What the effort picker says for these settings and documents, from this session's runs. */
@@ -180,6 +218,7 @@ export function effortView(
   docChars: number,
   knownWindow: number | undefined,
   exchanges: readonly Exchange[],
+  speed?: ReadingSpeed | null,
 ): EffortView {
   // The window the settings ask for, else what the running engine reported (an endpoint's /models).
   const rootWindow =
@@ -193,5 +232,9 @@ export function effortView(
       { limits: limitsText(PRESETS[e]), measured: describeMeasured(here.filter((r) => r.effort === e && r.direct === direct)) },
     ]),
   ) as Record<Effort, EffortChoice>;
-  return { choices, direct: direct ? { measured: describeMeasured(here.filter((r) => r.direct)) } : null };
+  return {
+    choices,
+    direct: direct ? { measured: describeMeasured(here.filter((r) => r.direct)) } : null,
+    speed: direct ? null : speedNote(docChars, speed),
+  };
 }

@@ -73,6 +73,17 @@ function addToken(turn: TurnView, text: string): void {
   turn.firstTokenAt ??= Date.now();
 }
 
+/** Python and the model are ready and the run begins: start-up ends here (issue 34 #3). */
+function ready(exchange: Exchange): void {
+  delete exchange.waitingFor;
+  exchange.readyAt ??= Date.now();
+}
+
+/** How long the run waited for Python, the documents and the model before it began (0 when it began at once). */
+export function startupMs(exchange: Pick<Exchange, "startedAt" | "readyAt">): number {
+  return exchange.readyAt === undefined ? 0 : Math.max(0, exchange.readyAt - exchange.startedAt);
+}
+
 /** Applies one event in place (the page holds the exchange in reactive state). */
 export function applyEvent(exchange: Exchange, event: RlmEvent): void {
   const turns = turnsFor(exchange, event);
@@ -82,7 +93,7 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
       exchange.waitingFor = event.step;
       break;
     case "turn-started":
-      if (event.depth === 0) delete exchange.waitingFor;
+      if (event.depth === 0) ready(exchange);
       turnAt(turns, event.turn).startedAt ??= Date.now();
       break;
     case "token":
@@ -90,7 +101,10 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
       break;
     case "run-mode":
       // The progress line says "one direct call" rather than "turn 1/30" (issue 34 #2).
-      if (event.depth === 0) exchange.mode = { used: event.mode, reason: event.reason };
+      if (event.depth === 0) {
+        exchange.mode = { used: event.mode, reason: event.reason };
+        ready(exchange);
+      }
       break;
     case "turn-finished":
       Object.assign(turnAt(turns, event.turn), { text: event.response, done: true, usage: event.usage, durationMs: event.durationMs });
@@ -253,6 +267,7 @@ export function resumeExchange(exchange: Exchange, limits: RunLimits): void {
   exchange.status = "running";
   exchange.startedAt = Date.now();
   exchange.limits = limits;
+  delete exchange.readyAt;
   delete exchange.endedAt;
   delete exchange.message;
   delete exchange.sources;

@@ -2,7 +2,7 @@
 // node-llama-cpp are imported only here, only when a model file is given.
 import { ContextWindowTooLargeError, ModelArchitectureError, ModelFileError, ModelTooLargeError } from "../engines/errors.ts";
 import type { ChatEngine } from "../engines/types.ts";
-import type { LlamaRequestStats } from "../engines/llama-node/index.ts";
+import type { LlamaRequestStats, LoadProgress, PrefillProgress } from "../engines/llama-node/index.ts";
 import { groupDigits } from "../core/numbers.ts";
 import type { CliOptions } from "./args.ts";
 
@@ -27,10 +27,17 @@ export type LocalModelOptions = Pick<CliOptions, "subModelFile" | "threads" | "c
   modelFile: string;
 };
 
+/** What a progress line follows while the model loads and reads its prompts. */
+export interface LocalModelWatch {
+  onLoadProgress?: (progress: LoadProgress) => void;
+  onPrefill?: (progress: PrefillProgress) => void;
+}
+
 export async function openLocalEngines(
   options: LocalModelOptions,
   stderr: (s: string) => void,
   signal: AbortSignal,
+  watch: LocalModelWatch = {},
 ): Promise<LocalEngines> {
   const { openLocalModels } = await import("../engines/llama-node/index.ts");
   const verbose = options.verbose ? (line: string) => stderr(`rlm: ${line}\n`) : undefined;
@@ -42,6 +49,7 @@ export async function openLocalEngines(
       ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
       ...(options.concurrency ? { subCallSlots: options.concurrency } : {}),
       childRoots: (options.maxDepth ?? 1) > 1,
+      ...watch,
       ...(verbose
         ? {
             onRequest: (stats: LlamaRequestStats) => verbose(describeRequest(stats)),

@@ -222,7 +222,12 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
       phase = "loading the model file";
       const stopping = AbortSignal.any([controller.signal, timeUp]);
       local = await inTime(
-        openLocalEngines({ ...options, modelFile: options.modelFile }, progress?.around(io.stderr) ?? io.stderr, stopping),
+        openLocalEngines(
+          { ...options, modelFile: options.modelFile },
+          progress?.around(io.stderr) ?? io.stderr,
+          stopping,
+          progress ? { onLoadProgress: progress.loading, onPrefill: progress.prefill } : {},
+        ),
       );
       engines.root = local.root;
       engines.sub = local.sub;

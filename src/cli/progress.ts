@@ -6,6 +6,11 @@
 import type { RlmEvent } from "../core/types.ts";
 import { groupDigits } from "../core/numbers.ts";
 
+/** "312 MB": a model file's size as a download page gives it. */
+function megabytes(bytes: number): string {
+  return `${groupDigits(Math.round(bytes / 1e6))} MB`;
+}
+
 /** One line of a terminal that each update replaces. */
 export interface StatusLine {
   show(text: string): void;
@@ -39,6 +44,7 @@ export class RunProgress {
   private running = 0;
   private tokens = 0;
   private firstTokenAt: number | null = null;
+  private turnStartedAt = 0;
   private lastRender = 0;
   private doing = "";
 
@@ -52,6 +58,25 @@ export class RunProgress {
   stage(text: string): void {
     this.line.show(`rlm: ${text}`);
   }
+
+  /** The model file loading: "loading the model · 120 MB of 480 MB". */
+  readonly loading = (p: { fraction: number; bytes: number }): void => {
+    const at = this.now();
+    if (p.fraction < 1 && at - this.lastRender < RENDER_EVERY_MS) return;
+    this.lastRender = at;
+    this.line.show(`rlm: loading the model · ${megabytes(p.bytes * Math.min(1, p.fraction))} of ${megabytes(p.bytes)}`);
+  };
+
+  /**
+   * The root reading its prompt, batch by batch: on a processor a long prompt takes minutes
+   * before the first token, and "reading 1,536 of 6,210 prompt tokens" says why. Sub-calls read
+   * theirs side by side; their count is on the line already.
+   */
+  readonly prefill = (p: { role: string; readTokens: number; promptTokens: number }): void => {
+    if (p.role !== "root" || this.tokens > 0) return;
+    this.doing = `reading ${groupDigits(p.readTokens)} of ${groupDigits(p.promptTokens)} prompt tokens`;
+    this.render(true);
+  };
 
   readonly event = (e: RlmEvent): void => {
     if (e.depth > 0) {
@@ -69,6 +94,7 @@ export class RunProgress {
         this.turn = e.turn + 1;
         this.tokens = 0;
         this.firstTokenAt = null;
+        this.turnStartedAt = this.now();
         this.doing = "reading the prompt";
         break;
       case "token":
@@ -79,7 +105,9 @@ export class RunProgress {
       case "turn-finished": {
         const seconds = e.durationMs / 1000;
         const rate = seconds > 0 ? ` at ${(e.usage.completionTokens / seconds).toFixed(1)} tokens/s` : "";
-        this.doing = `wrote ${groupDigits(e.usage.completionTokens)} tokens${rate}`;
+        // Time to the first token is the prompt's reading: on a processor, most of the wait.
+        const first = this.firstTokenAt === null ? "" : ` · first after ${((this.firstTokenAt - this.turnStartedAt) / 1000).toFixed(1)} s`;
+        this.doing = `wrote ${groupDigits(e.usage.completionTokens)} tokens${rate}${first}`;
         break;
       }
       case "cell-started":

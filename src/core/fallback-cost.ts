@@ -178,9 +178,15 @@ export function readingWords(e: Pick<FallbackEstimate, "parts" | "partsTotal">):
   return e.parts === 1 ? "the whole document" : `all ${groupDigits(e.parts)} parts of the document`;
 }
 
-/** "47 calls, ≈ 791K tokens, ≈ 4 min": the time only when this run measured a call. */
+/**
+ * "48 calls (47 parts and 1 to combine), ≈ 791K tokens, ≈ 4 min": the time only when this run
+ * measured a call. The calls say what they are: beside a button reading 18 parts, a bare
+ * "19 calls" looked like a miscount (issue 34 #8).
+ */
 export function costWords(e: FallbackEstimate): string {
-  const parts = [`${groupDigits(e.calls)} call${e.calls === 1 ? "" : "s"}`, `≈ ${compactCount(e.tokens)} tokens`];
+  const calls = `${groupDigits(e.calls)} call${e.calls === 1 ? "" : "s"}`;
+  const split = e.parts > 1 && e.calls === e.parts + 1 ? ` (${groupDigits(e.parts)} parts and 1 to combine)` : "";
+  const parts = [`${calls}${split}`, `≈ ${compactCount(e.tokens)} tokens`];
   if (e.ms !== null) parts.push(`${roughDuration(e.ms)} at this run's speed`);
   return parts.join(", ");
 }

@@ -117,6 +117,11 @@ export interface StoredExchange extends RunSteps {
   id: string;
   question: string;
   startedAt: number;
+  /**
+   * When Python and the model were ready and the run began: the time before it is start-up,
+   * shown apart and not against the effort's limit (issue 34 #3). Absent: it began at once.
+   */
+  readyAt?: number;
   endedAt?: number;
   status: StoredStatus;
   answer: string;

@@ -217,10 +217,17 @@ describe("effort presets", () => {
     const [, prompt, completion] = /([\d,]+) \+ ([\d,]+) tokens/.exec(totals)!;
     const tokens = Number(prompt!.replace(/,/g, "")) + Number(completion!.replace(/,/g, ""));
     const shown = tokens >= 10_000 ? `${Math.round(tokens / 1000)}K` : tokens >= 1000 ? `${(tokens / 1000).toFixed(1)}K` : String(tokens);
-    await preset("Thorough")
-      .getByText(new RegExp(`^took \\d+ s · ${shown.replace(".", "\\.")} tokens here$`))
-      .waitFor();
-    expect(await text("Quick")).toBe("Quick up to 3 min · 20 sub-calls"); // nothing measured at Quick
+    const took = `took \\d+ s · ${shown.replace(".", "\\.")} tokens here`;
+    await page.locator(".ask").getByText(new RegExp(took)).waitFor();
+    // The measure has a line of its own: the three efforts stay on one row, each on one line
+    // (inside Thorough's button it pushed Exhaustive to a second row, issue 34 #8).
+    const boxes = await efforts
+      .locator("label")
+      .evaluateAll((labels) => labels.map((l) => ({ top: l.getBoundingClientRect().top, height: l.getBoundingClientRect().height })));
+    expect(boxes).toHaveLength(3);
+    expect(new Set(boxes.map((b) => Math.round(b.top))).size, JSON.stringify(boxes)).toBe(1);
+    expect(Math.max(...boxes.map((b) => b.height)), JSON.stringify(boxes)).toBeLessThan(40);
+    expect(await page.getByTestId("effort-measured").innerText()).toMatch(new RegExp(`^Thorough ${took}\\.$`));
     await page.locator(".ask").screenshot({ path: `${SHOTS}effort-measured-1280.png` });
     expect(errors).toEqual([]);
     await context.close();

@@ -107,7 +107,7 @@ describe("the fallback asks before it spends", () => {
       expect(text).toContain("Read all 16 parts of the document with the helper model?");
       expect(text).toContain("The model could not drive the run: it wrote nothing that could run in 2 turns in a row.");
       expect(text).toMatch(
-        /17 calls, ≈ \d+(\.\d)?K tokens, (≈ \d+ (s|min)|under a second) at this run's speed, on 127\.0\.0\.1:\d+, a server on your machine or network: it costs time, not money\./,
+        /17 calls \(16 parts and 1 to combine\), ≈ \d+(\.\d)?K tokens, (≈ \d+ (s|min)|under a second) at this run's speed, on 127\.0\.0\.1:\d+, a server on your machine or network: it costs time, not money\./,
       );
       expect(text).toContain("This is 17 calls, over the limit of 12, so the run waits for you.");
       // The choice is where the person is looking, with the focus on it.
@@ -157,7 +157,7 @@ describe("the fallback asks before it spends", () => {
     await statusOf(exchange).getByText("Stopped").waitFor({ timeout: 30_000 });
     expect(subcalls().length).toBe(before);
     expect(await answerOf(exchange).innerText()).toMatch(
-      /The model could not drive the run: it wrote nothing that could run in 2 turns in a row\. You stopped here rather than have the harness read the document: reading all 16 parts of the document would take 17 calls, ≈ [\d.]+K tokens/,
+      /The model could not drive the run: it wrote nothing that could run in 2 turns in a row\. You stopped here rather than have the harness read the document: reading all 16 parts of the document would take 17 calls \(16 parts and 1 to combine\), ≈ [\d.]+K tokens/,
     );
     await page.screenshot({ path: `${SHOTS}fallback-declined-dark-1280.png` });
 

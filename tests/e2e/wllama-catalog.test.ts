@@ -56,6 +56,16 @@ describe("the CPU catalog", () => {
   it("a cut-off download says so, keeps what arrived, and resumes with a Range request", async () => {
     const { context, page, errors } = await newPage(browser);
     await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(base)};`);
+    // Every "x MB of y MB" the download shows, as it appears (issue 34 #2: it was a bare bar).
+    await context.addInitScript(`
+      globalThis.__bytes = [];
+      new MutationObserver(() => {
+        for (const el of document.querySelectorAll("[data-testid=download-bytes]")) {
+          const t = el.textContent.trim();
+          if (!globalThis.__bytes.includes(t)) globalThis.__bytes.push(t);
+        }
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    `);
     await page.goto(app.url);
     await page.getByRole("button", { name: "Settings", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
@@ -74,6 +84,13 @@ describe("the CPU catalog", () => {
     await dialog.screenshot({ path: `${SHOTS}wllama-catalog-cut.png` });
     await row.getByRole("button", { name: "Resume download" }).click();
     await row.getByText("Downloaded ✓").waitFor({ timeout: 60_000 });
+    const shown = await page.evaluate(() => (globalThis as unknown as { __bytes: string[] }).__bytes);
+    expect(shown.length, JSON.stringify(shown)).toBeGreaterThan(0);
+    for (const t of shown) expect(t).toMatch(/^[\d.]+ (B|KB|MB)( of [\d.]+ MB)?$/);
+    expect(
+      shown.some((t) => / of [\d.]+ MB$/.test(t)),
+      JSON.stringify(shown),
+    ).toBe(true);
     expect(ranges[0]).toBe("");
     expect(ranges[1]).toMatch(/^bytes=\d{6,}-$/);
     // Kept and chosen: the model list shows it, selected.

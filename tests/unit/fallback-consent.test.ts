@@ -100,8 +100,8 @@ describe("the estimate", () => {
   });
 
   it("says the time only when measured, and rounds it", () => {
-    expect(costWords(estimate())).toBe("48 calls, ≈ 791K tokens");
-    expect(costWords(estimate({ ms: 250_000 }))).toBe("48 calls, ≈ 791K tokens, ≈ 4 min at this run's speed");
+    expect(costWords(estimate())).toBe("48 calls (47 parts and 1 to combine), ≈ 791K tokens");
+    expect(costWords(estimate({ ms: 250_000 }))).toBe("48 calls (47 parts and 1 to combine), ≈ 791K tokens, ≈ 4 min at this run's speed");
     expect(roughDuration(400)).toBe("under a second");
     expect(roughDuration(45_000)).toBe("≈ 45 s");
     expect(roughDuration(2 * 3_600_000)).toBe("≈ 2.0 h");
@@ -136,7 +136,7 @@ describe("the decision", () => {
       over: "48 calls, over the limit of 12",
     };
     expect(questionWords(q)).toBe(
-      "The model could not drive the run: it wrote nothing that could run in 2 turns in a row. The harness can read the 47 most relevant of the document's 300 parts with the helper model instead: 48 calls, ≈ 791K tokens, on api.example.com: a paid endpoint bills every one of these tokens. That is 48 calls, over the limit of 12.",
+      "The model could not drive the run: it wrote nothing that could run in 2 turns in a row. The harness can read the 47 most relevant of the document's 300 parts with the helper model instead: 48 calls (47 parts and 1 to combine), ≈ 791K tokens, on api.example.com: a paid endpoint bills every one of these tokens. That is 48 calls, over the limit of 12.",
     );
   });
 });

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { findAll } from "../../src/viewer/find.ts";
 import { buildDocumentIndex } from "../../src/viewer/index-builder.ts";
-import { RowModel } from "../../src/viewer/rows.ts";
-import { readChars } from "../../src/viewer/text.ts";
+import { RowModel, wordBreaks, wrapTable } from "../../src/viewer/rows.ts";
+import { readChars, sequentialReader } from "../../src/viewer/text.ts";
 import { pageMarkOf } from "../../src/ingest/formats/index.ts";
 import { CHECKPOINT_CHARS } from "../../src/viewer/types.ts";
 
@@ -142,6 +142,47 @@ describe("rows of many lines, some wrapping", () => {
       expect(rows.rowOf(e.start)).toBe(r);
     });
     lines.forEach((_, line) => expect(rows.row(rows.rowOfLine(line))).toMatchObject({ line, first: true }));
+  });
+});
+
+describe("rows that break at spaces (issue 34 #8: a phone cut words mid-word)", () => {
+  it("end after a space, and cut a word only when it alone is wider than the row", () => {
+    const text = "The harbour master logged twelve ships before noon, extraordinarily";
+    const rows = (t: string, width: number) =>
+      [0, ...wordBreaks(t, width)].map((b, i, all) =>
+        cps(t)
+          .slice(b, all[i + 1])
+          .join(""),
+      );
+    expect(rows(text, 20)).toEqual(["The harbour master ", "logged twelve ships ", "before noon, ", "extraordinarily"]);
+    expect(rows("abcdefghijklmnopqrstuvwxyz", 10)).toEqual(["abcdefghij", "klmnopqrst", "uvwxyz"]);
+    // Code points, as Python counts: an emoji is one character.
+    expect(wordBreaks("😀😀😀 😀😀😀", 4)).toEqual([4]);
+  });
+
+  it("map rows and characters both ways, read a window at a time from the stored document", async () => {
+    const words = Array.from({ length: 300 }, (_, i) => `wörd${i}`);
+    const lines = ["short", words.join(" "), "", `${"x".repeat(45)} tail`, "end 😀"];
+    const text = lines.join("\n");
+    const blob = new Blob([text]);
+    const index = await buildDocumentIndex(blob);
+    const table = await wrapTable(index.lineStarts, index.totalChars, 40, sequentialReader(blob, index, 64));
+    const rows = new RowModel(index, 40, table);
+    const all = Array.from({ length: rows.rows }, (_, r) => rows.row(r));
+    const points = cps(text);
+    const shown = all.map((r) => points.slice(r.start, r.end).join(""));
+    // Every row fits, and within a line every row but its last ends after a space.
+    for (const row of shown) expect(row.length).toBeLessThanOrEqual(40);
+    all.forEach((r, i) => {
+      const next = all[i + 1];
+      if (next && next.line === r.line && r.line !== 3) expect(shown[i], shown[i]).toMatch(/\s$/);
+    });
+    // Rows of a line put together give the line back; a word longer than a row is cut.
+    lines.forEach((l, line) => expect(shown.filter((_, i) => all[i]!.line === line).join("")).toBe(l));
+    expect(shown.filter((_, i) => all[i]!.line === 3)).toEqual(["x".repeat(40), "xxxxx tail"]);
+    // Both ways: each row's first character is in that row, and so is each line's newline.
+    all.forEach((r, i) => expect(rows.rowOf(r.start)).toBe(i));
+    expect(rows.rowOf(index.lineStarts[2]! - 1)).toBe(rows.rowOfLine(2) - 1);
   });
 });
 

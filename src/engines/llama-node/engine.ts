@@ -61,9 +61,18 @@ export interface LlamaEngineOptions {
   contextWindow: number;
   slots: Slots<SequenceSlot>;
   onRequest?: (stats: LlamaRequestStats) => void;
+  /** After each batch of a prompt: how many of its tokens llama.cpp has read (cached ones count as read). */
+  onPrefill?: (progress: PrefillProgress) => void;
   testGrammar?: TestGrammar;
   /** Tests only: llama.cpp's counters since the last read (they reset when read). */
   readCounters?: () => Promise<LlamaCppCounters>;
+}
+
+/** How far llama.cpp has read a prompt: on a processor a long one takes minutes before the first token. */
+export interface PrefillProgress {
+  role: string;
+  readTokens: number;
+  promptTokens: number;
 }
 
 /**
@@ -137,12 +146,16 @@ export class LlamaNodeEngine implements ChatEngine {
     stopped: (evaluatedTokens: number) => void,
   ): Promise<number> {
     const before = sequence.tokenMeter.getState();
+    const report = (readTokens: number) => this.o.onPrefill?.({ role: this.o.role, readTokens, promptTokens: tokens.length });
+    report(reusedTokens);
     for (let at = reusedTokens; at < tokens.length - 1; at += PREFILL_BATCH) {
       if (signal?.aborted) {
         stopped(sequence.tokenMeter.diff(before).usedInputTokens);
         throw new EngineAbortedError();
       }
-      await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, Math.min(at + PREFILL_BATCH, tokens.length - 1)));
+      const end = Math.min(at + PREFILL_BATCH, tokens.length - 1);
+      await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, end));
+      report(end);
     }
     return sequence.tokenMeter.diff(before).usedInputTokens;
   }

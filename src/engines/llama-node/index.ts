@@ -9,14 +9,28 @@ import { freemem, totalmem } from "node:os";
 import type { LlamaContext, LlamaModel } from "node-llama-cpp";
 import { groupDigits } from "../../core/numbers.ts";
 import { contextRefusal, loadRefusal } from "./load-errors.ts";
-import { LlamaNodeEngine, type LlamaCppCounters, type LlamaRequestStats, type SequenceSlot, type TestGrammar } from "./engine.ts";
+import {
+  LlamaNodeEngine,
+  type LlamaCppCounters,
+  type LlamaRequestStats,
+  type PrefillProgress,
+  type SequenceSlot,
+  type TestGrammar,
+} from "./engine.ts";
 import { describeModelPlan, mib, planMemory, type MemoryPlan, type ModelPlan } from "./memory.ts";
 import { inspectModelFile, type ModelFile } from "./model-file.ts";
 import { listenToLlamaLog, llamaRuntime, type LlamaRuntime } from "./runtime.ts";
 import { Slots } from "./slots.ts";
 import { registeredTestGrammar } from "./test-hook.ts";
 
-export { LlamaNodeEngine, PREFILL_BATCH, type LlamaCppCounters, type LlamaRequestStats, type TestGrammar } from "./engine.ts";
+export {
+  LlamaNodeEngine,
+  PREFILL_BATCH,
+  type PrefillProgress,
+  type LlamaCppCounters,
+  type LlamaRequestStats,
+  type TestGrammar,
+} from "./engine.ts";
 export { planMemory, type MemoryPlan } from "./memory.ts";
 export { noBinaryMessage } from "./runtime.ts";
 
@@ -35,6 +49,10 @@ export interface LocalModelOptions {
   childRoots?: boolean;
   /** Called after every request with what llama.cpp evaluated and reused. */
   onRequest?: (stats: LlamaRequestStats) => void;
+  /** While a prompt is read, after each batch (the CLI's progress line). */
+  onPrefill?: (progress: PrefillProgress) => void;
+  /** While a model file loads: its name, its size and the share loaded (0 to 1). */
+  onLoadProgress?: (progress: LoadProgress) => void;
   /** llama.cpp's own warnings and errors, one line each (for --verbose). */
   onLog?: (line: string) => void;
   /** Memory to plan against (default: what the OS says is available). */
@@ -53,6 +71,13 @@ export interface LocalModels {
   /** What was loaded and why the window is what it is, one line each (for --verbose). */
   describe(): string[];
   close(): Promise<void>;
+}
+
+/** How far a model file has loaded (node-llama-cpp reports the share; the size is the file's weights). */
+export interface LoadProgress {
+  label: string;
+  fraction: number;
+  bytes: number;
 }
 
 /** Default sub-call slots: the CLI's default --concurrency. */
@@ -112,6 +137,7 @@ export async function openLocalModels(options: LocalModelOptions, signal?: Abort
         contextWindow: window,
         slots: new Slots(slots),
         ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+        ...(options.onPrefill ? { onPrefill: options.onPrefill } : {}),
         ...(testGrammar ? { testGrammar } : {}),
         ...(options.performanceTracking ? { readCounters: () => readCounters(runtime, opened.context) } : {}),
       });
@@ -157,7 +183,15 @@ async function openContext(
   try {
     // On the CPU every layer stays in memory; Metal (Apple Silicon) decides itself what it offloads.
     const gpuLayers = runtime.llama.gpu === false ? 0 : "auto";
-    model = await runtime.llama.loadModel({ modelPath: file.path, gpuLayers, ...(signal ? { loadSignal: signal } : {}) });
+    const onLoadProgress = options.onLoadProgress;
+    model = await runtime.llama.loadModel({
+      modelPath: file.path,
+      gpuLayers,
+      ...(signal ? { loadSignal: signal } : {}),
+      ...(onLoadProgress
+        ? { onLoadProgress: (fraction: number) => onLoadProgress({ label: file.label, fraction, bytes: file.weightsBytes }) }
+        : {}),
+    });
   } catch (err) {
     throw loadRefusal(file, runtime, err, errors, signal);
   } finally {

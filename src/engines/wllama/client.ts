@@ -5,6 +5,7 @@ import { WorkerLink, type WorkerLike } from "../worker-link.ts";
 import { WllamaWorkerCrashedError } from "./errors.ts";
 import type { NamedBlob } from "./model-file.ts";
 import type { PartialDownload, StoredModel } from "./model-store.ts";
+import type { WllamaLoadProgress } from "./load-progress.ts";
 import {
   isWllamaDiagnostic,
   type WllamaCompletionRequest,
@@ -76,7 +77,7 @@ export class WllamaWorkerClient implements WllamaWorkerApi {
     return this.call((r) => r.partialDownloads());
   }
 
-  load(request: WllamaLoadRequest, onProgress?: (message: string) => void): Promise<WllamaLoadOutcome> {
+  load(request: WllamaLoadRequest, onProgress?: (progress: WllamaLoadProgress) => void): Promise<WllamaLoadOutcome> {
     return this.call((r) => r.load(request, onProgress ? Comlink.proxy(onProgress) : undefined));
   }
 

@@ -11,6 +11,7 @@ import { ModelTooBigError, mapWorkerError } from "./errors.ts";
 import { KV_SLOTS, planMemory, type MemoryPlan } from "./memory.ts";
 import type { GgufModelInfo } from "./model-file.ts";
 import type { WllamaAssets, WllamaCompletionResult, WllamaLoadOutcome, WllamaTimings, WllamaWorkerApi } from "./protocol.ts";
+import type { WllamaLoadProgress } from "./load-progress.ts";
 
 /** What llama.cpp reported for one call (for the page's cache line and the tests). */
 export interface CallRecord {
@@ -76,7 +77,7 @@ export class WllamaEngine implements ChatEngine {
   }
 
   /** Checks memory first (refusing before any load), then starts llama.cpp with the model. */
-  async load(onProgress?: (message: string) => void): Promise<WllamaLoadOutcome> {
+  async load(onProgress?: (progress: WllamaLoadProgress) => void): Promise<WllamaLoadOutcome> {
     if (this.disposed) throw new EngineError("This local model engine was shut down; load the model again.");
     if (!this.memory.fits) throw new ModelTooBigError(this.memory.arithmetic);
     try {

@@ -13,9 +13,12 @@ import { defaultWindow, planMemory, type MemoryPlan } from "./memory.ts";
 import { ModelFileError, inspectModel, orderParts, type GgufModelInfo, type NamedBlob } from "./model-file.ts";
 import { checkTemplateInWorker } from "./template-check.ts";
 import { splitPart } from "../gguf/header.ts";
-import { catalogUrl, type CatalogModel } from "./catalog.ts";
+import { CPU_CATALOG, catalogUrl, expectedSpeed, type CatalogModel } from "./catalog.ts";
+import { measuredRates } from "./rates.ts";
+import type { ReadingSpeed } from "../../app/presets.ts";
 import { modelIdFor, type StoredModel } from "./model-store.ts";
 import { loadPatiently, loadPatienceMs } from "./patient-load.ts";
+import type { WllamaLoadProgress } from "./load-progress.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
 import { NO_SIMD_REASON, hasWasmSimd } from "./simd.ts";
@@ -75,6 +78,8 @@ export class WllamaHost implements EngineHost {
   downloads = $state<Record<string, { bytes: number; total: number | null; error?: string; running: boolean }>>({});
   /** The last question's calls as llama.cpp counted them: prompt tokens, and how many came from its KV cache. */
   lastCalls = $state<CallRecord[]>([]);
+  /** Prompt tokens/s llama.cpp last measured here, for the model it measured. */
+  private measuredPrefill = $state<{ modelId: string; tokensPerSecond: number } | null>(null);
 
   private worker: WllamaWorkerClient | null = null;
 
@@ -319,6 +324,17 @@ export class WllamaHost implements EngineHost {
     }
   }
 
+  /**
+   * The first-visit panel's download: once kept it becomes the model, unless the person chose
+   * another meanwhile (a saved choice is never replaced behind their back).
+   */
+  async downloadAndChoose(model: CatalogModel): Promise<void> {
+    const stored = await this.downloadCatalog(model);
+    const saved = this.ctx.settings();
+    if (!stored || (saved.wllama.modelId && saved.wllama.modelId !== stored.id)) return;
+    this.ctx.update({ ...saved, backend: "wllama", wllama: { ...saved.wllama, modelId: stored.id } });
+  }
+
   cancelDownload(id: string): void {
     void this.client().cancelDownload(id);
   }
@@ -377,11 +393,12 @@ export class WllamaHost implements EngineHost {
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
         onCall: (record) => this.count(record),
       });
-    this.hostStatus = { loading: 0.1, detail: "Starting llama.cpp…" };
+    this.hostStatus = { loading: 0, detail: "Starting llama.cpp…" };
     this.callFailure = null;
     const failureKey = this.loadKey(settings);
-    const progress = (message: string) => {
-      this.hostStatus = { loading: message.startsWith("Reading") ? 0.5 : 0.2, detail: message };
+    // By stage and by bytes ("Reading the model: 3.1 MB of 11 MB"), not a fixed 50 % (issue 34 #2).
+    const progress = ({ detail, fraction }: WllamaLoadProgress) => {
+      this.hostStatus = { loading: fraction, detail };
     };
     this.loading = (async () => {
       try {
@@ -422,6 +439,19 @@ export class WllamaHost implements EngineHost {
 
   private count(record: CallRecord): void {
     this.lastCalls = [...this.lastCalls, record];
+    const prefill = measuredRates(this.lastCalls).prefill;
+    if (prefill !== null) this.measuredPrefill = { modelId: this.own().modelId, tokensPerSecond: prefill };
+  }
+
+  /**
+   * How fast the chosen model reads prompts here: what llama.cpp measured in the last question
+   * that read one, else the catalog's estimate for a catalog model, else nothing (no guess).
+   */
+  readingSpeed(): ReadingSpeed | null {
+    const id = this.own().modelId;
+    if (this.measuredPrefill?.modelId === id) return { tokensPerSecond: this.measuredPrefill.tokensPerSecond, measured: true };
+    const listed = CPU_CATALOG.find((m) => m.id === id);
+    return listed ? { tokensPerSecond: expectedSpeed(listed).prefill, measured: false } : null;
   }
 }
 

@@ -3,6 +3,7 @@
 // top-level arguments (Comlink honours Comlink.proxy only there).
 import type { NamedBlob } from "./model-file.ts";
 import type { PartialDownload, StoredModel } from "./model-store.ts";
+import type { WllamaLoadProgress } from "./load-progress.ts";
 
 /** Where the page serves llama.cpp's WebAssembly (copied at build; never a CDN). Absolute URLs. */
 export interface WllamaAssets {
@@ -119,7 +120,7 @@ export interface WllamaWorkerApi {
   cancelDownload(id: string): Promise<void>;
   partialDownloads(): Promise<PartialDownload[]>;
   /** Starts llama.cpp and loads a stored model, replacing any loaded one. */
-  load(request: WllamaLoadRequest, onProgress?: (message: string) => void): Promise<WllamaLoadOutcome>;
+  load(request: WllamaLoadRequest, onProgress?: (progress: WllamaLoadProgress) => void): Promise<WllamaLoadOutcome>;
   complete(request: WllamaCompletionRequest, onDelta?: (delta: string) => void): Promise<WllamaCompletionResult>;
   /** Stops one request; its complete() rejects with an AbortError. */
   cancel(id: number): Promise<void>;

@@ -1,0 +1,138 @@
+// The first answer on a processor (issue 34 #3, #2): the limits fit the engine, and the wait
+// explains itself. With llama.cpp in the page and a document far larger than the window:
+// - where the effort is chosen, the page says what the model's reading speed means for this
+//   document (the catalog's estimate before any question, this device's measured speed after);
+// - start-up (Python, the documents, loading the model) is shown apart and not against the
+//   effort's time limit, while the run waits and in the answer's time split;
+// - while the model writes, its rate and its time to the first token.
+// Real llama.cpp, the tiny random-weight Qwen served as the catalog's download from 127.0.0.1, its
+// replies fixed by grammars; the progress line's texts are recorded as they appear (a
+// MutationObserver), so no assertion races the run.
+import { mkdirSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
+import { blockOutside, documentInput, launch, newPage, startApp } from "./harness.ts";
+
+const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+let app: { url: string; close: () => Promise<void> };
+let browser: Awaited<ReturnType<typeof launch>>;
+let server: Server;
+let base = "";
+
+beforeAll(async () => {
+  const model = readFileSync(await tinyQwenGguf());
+  server = createServer((req, res) => {
+    const headers = { "Access-Control-Allow-Origin": "*", "Cross-Origin-Resource-Policy": "cross-origin" };
+    res.writeHead(200, { ...headers, "Content-Length": String(model.length), "Content-Type": "application/octet-stream" });
+    res.end(model);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/models/`;
+  [app, browser] = await Promise.all([startApp(), launch()]);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+});
+
+/** Root turn 1 runs code, turn 2 answers; nothing else is asked of the model. */
+const ROOT_1 = "```repl\nsize = len(context)\nprint(size)\n```";
+const ROOT_2 = "FINAL('The report is long.')";
+const GRAMMARS = `globalThis.__rlmTestGrammar = (messages) => {
+  const g = ${JSON.stringify([exactReplyGrammar(ROOT_1), exactReplyGrammar(ROOT_2)])};
+  return g[Math.min(messages.filter((m) => m.role === "assistant").length, 1)];
+};`;
+/** Every text the run's progress line shows, once, in order. */
+const RECORD_PROGRESS = `
+  globalThis.__progress = [];
+  new MutationObserver(() => {
+    for (const line of document.querySelectorAll("[data-testid=run-progress]")) {
+      const text = line.textContent.replace(/\\s+/g, " ").trim();
+      if (globalThis.__progress.at(-1) !== text) globalThis.__progress.push(text);
+    }
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+`;
+
+describe("the first answer on a processor", () => {
+  it("says what the reading speed means before the effort is chosen, and keeps start-up out of the time limit", async () => {
+    const { context, page, errors } = await newPage(browser);
+    const outside = await blockOutside(context);
+    await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(base)};`);
+    await context.addInitScript(GRAMMARS);
+    await context.addInitScript(RECORD_PROGRESS);
+    await page.goto(app.url);
+    const steps = page.getByRole("region", { name: "Get an answer in three steps" });
+    await steps
+      .getByTestId("recommended-model")
+      .getByRole("button", { name: /Download it/ })
+      .click();
+    await steps.getByText(/Kept in this browser: it loads when you ask\./).waitFor({ timeout: 120_000 });
+    await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
+    // ≈ 570K tokens: far beyond the 8K window, and hours of reading at the catalog's 13 tokens/s.
+    await documentInput(page).setInputFiles({
+      name: "report.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("A line of a long report.\n".repeat(80_000)),
+    });
+    await page.locator(".docs .name", { hasText: "report.txt" }).first().waitFor({ timeout: 60_000 });
+
+    // Before any question: the catalog's estimate, named as one, and which efforts stop first.
+    const note = page.getByTestId("effort-speed");
+    await note
+      .getByText(
+        /^At about 13 tokens\/s \(an estimate for this model until a question has run here\): reading these documents' ≈ [\d.]+K tokens once takes ≈ [\d.]+ h; Quick, Thorough and Exhaustive stop before that, with what was read so far\.$/,
+      )
+      .waitFor({ timeout: 30_000 });
+    await page.locator(".ask").screenshot({ path: `${SHOTS}cpu-effort-estimate-1280.png` });
+
+    await page.getByRole("textbox", { name: "Question" }).fill("How long is the report?");
+    await page.getByRole("button", { name: "Ask", exact: true }).click();
+    const exchange = page.locator("article.exchange").last();
+    await exchange.getByRole("region", { name: "Answer", exact: true }).getByText("The report is long.").waitFor({ timeout: 240_000 });
+
+    const progress = await page.evaluate(() => (globalThis as unknown as { __progress: string[] }).__progress);
+    const shown = JSON.stringify(progress);
+    // While it waited for the model: start-up, apart from the limit, and no limit's clock running.
+    const waiting = progress.filter((t) => /waiting for the model/.test(t));
+    expect(waiting.length, shown).toBeGreaterThan(0);
+    for (const t of waiting) {
+      expect(t, shown).toMatch(/start-up [\d.]+ (ms|s), not counted in the time limit/);
+      expect(t, shown).not.toMatch(/ of 15 min/);
+    }
+    // Once running, the limit's clock, with the model's rate and its first token.
+    expect(
+      progress.some((t) => / of 15 min/.test(t)),
+      shown,
+    ).toBe(true);
+    expect(
+      progress.some((t) => /writing · [\d,]+ tokens.* · first token after [\d.]+ (ms|s)/.test(t)),
+      shown,
+    ).toBe(true);
+    // The time split has start-up as its own part.
+    await exchange
+      .getByTestId("time-split")
+      .getByText(/^start-up [\d.]+ (ms|s) · model [\d.]+ (ms|s) · Python/)
+      .waitFor();
+    await page.screenshot({ path: `${SHOTS}cpu-first-answer-1280.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await exchange.getByTestId("time-split").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}cpu-first-answer-390.png` });
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    // After it: this device's measured speed, not the estimate.
+    await note.getByText(/^This device read prompts at [\d,.]+ tokens\/s: reading these documents' ≈ [\d.]+K tokens once takes/).waitFor();
+    await page.locator(".ask").screenshot({ path: `${SHOTS}cpu-effort-measured-1280.png` });
+    // On a phone the efforts fold under one button; opened, the note is there with them.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole("button", { name: /Thorough/ }).click();
+    await note.waitFor();
+    await page.locator(".ask").screenshot({ path: `${SHOTS}cpu-effort-measured-390.png` });
+    expect(outside).toEqual([]);
+    expect(errors.filter((e) => !/favicon|Failed to load resource|ERR_/.test(e))).toEqual([]);
+    await context.close();
+  }, 400_000);
+});
