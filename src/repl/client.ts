@@ -27,12 +27,14 @@ import {
 import { FORMATS, isDocumentKind } from "../ingest/formats/index.ts";
 import { CellClock } from "./cell-clock.ts";
 import { WorkerPulse } from "./pulse.ts";
+import { watchSlowStart } from "./slow-start.ts";
 import { SANDBOX_CRASHED } from "./sandbox-protocol.ts";
 import type {
   HistoryEntry,
   RebuiltListener,
   SessionRepl,
   ReplClientOptions,
+  ReplStatus,
   ReplTransport,
   ReplTransportFactory,
   RunCellOptions,
@@ -71,21 +73,30 @@ function checkKind(doc: ContextDocumentInput): void {
   if (doc.kind !== undefined && !isDocumentKind(doc.kind)) throw new UnknownDocumentKindError(doc.name, String(doc.kind));
 }
 
+/** Why a start failed, in a few words (the error's own message, or how its worker ended). */
+function startFailureReason(cause: unknown): string {
+  if (cause instanceof ReplStartError) return cause.reason;
+  // How the worker ended is the reason (a file that did not arrive, a frame that did not start).
+  if (cause instanceof WorkerGoneError) return cause.reason;
+  return cause instanceof Error ? cause.message : String(cause);
+}
+
 export class ReplStartError extends Error {
   override name = "ReplStartError";
-  constructor(cause: unknown) {
+  /** The cause alone, short enough for a status line. */
+  readonly reason: string;
+  /** `cause`: why the last try failed; `firstTry`: why the one before it did, when it was retried. */
+  constructor(cause: unknown, firstTry?: string) {
     // Node: the sandbox cannot be raised on this machine; its message says what to do.
     if (cause instanceof Error && cause.name === "SandboxUnavailableError") {
       super(`Python's sandbox could not be raised: ${cause.message}`);
+      this.reason = cause.message;
       return;
     }
-    const why =
-      cause instanceof WorkerGoneError
-        ? `the worker stopped while it started (${cause.reason})`
-        : cause instanceof Error
-          ? cause.message
-          : String(cause);
-    super(`The Python REPL could not start: ${why}. ${inBrowser() ? BROWSER_REMEDY : NODE_REMEDY}`);
+    const why = startFailureReason(cause);
+    const tries = firstTry === undefined ? "" : ` (it was tried twice; the first try: ${firstTry})`;
+    super(`The Python REPL could not start: ${why}${tries}. ${inBrowser() ? BROWSER_REMEDY : NODE_REMEDY}`);
+    this.reason = why;
   }
 }
 
@@ -170,6 +181,10 @@ export class ReplClient implements SessionRepl {
   private readonly goneSignals = new WeakMap<ReplTransport, { gone: Promise<never>; fire: (reason: string) => void }>();
   private closed = false;
   private resendInterrupt: ReturnType<typeof setInterval> | undefined;
+  /** While a start runs (and may be retried): a teardown then must not forget it (see teardown). */
+  private bootAttempts = false;
+  /** What the status says while starting: the first try, or the retry and why. */
+  private startPhase: Extract<ReplStatus, { state: "starting" }> = { state: "starting" };
 
   constructor(
     private readonly factory: ReplTransportFactory,
@@ -191,19 +206,42 @@ export class ReplClient implements SessionRepl {
   }
 
   start(): Promise<ReplBootInfo> {
-    if (!this.starting) {
-      this.starting = this.boot().catch((err: unknown) => {
-        this.starting = null;
-        const error = err instanceof ReplStartError ? err : new ReplStartError(err);
-        this.options.onStatus?.({ state: "failed", message: error.message });
-        throw error;
-      });
-    }
+    this.starting ??= this.bootOrRetry().catch((err: unknown) => {
+      this.starting = null;
+      const error = err instanceof ReplStartError ? err : new ReplStartError(err);
+      this.options.onStatus?.({ state: "failed", message: error.message, reason: error.reason });
+      throw error;
+    });
     return this.starting;
   }
 
+  /**
+   * Boots, and once more on a fresh worker if that failed: on a fresh visit to a busy machine a
+   * first start failed now and then (a file that did not arrive, a frame that answered late)
+   * where the next one worked, and the person saw "Python failed" for nothing.
+   */
+  private async bootOrRetry(): Promise<ReplBootInfo> {
+    const stopWatch = watchSlowStart((waitedSeconds) => this.options.onStatus?.({ ...this.startPhase, waitedSeconds }));
+    this.bootAttempts = true;
+    try {
+      return await this.boot().catch(async (first: unknown) => {
+        if (this.closed) throw first;
+        const firstTry = startFailureReason(first);
+        this.startPhase = { state: "starting", retrying: firstTry };
+        this.teardown(`its start failed (${firstTry})`);
+        return this.boot().catch((second: unknown) => {
+          throw new ReplStartError(second, firstTry);
+        });
+      });
+    } finally {
+      this.bootAttempts = false;
+      this.startPhase = { state: "starting" };
+      stopWatch();
+    }
+  }
+
   private async boot(): Promise<ReplBootInfo> {
-    this.options.onStatus?.({ state: "starting" });
+    this.options.onStatus?.(this.startPhase);
     const transport = this.factory();
     this.transport = transport;
     this.watchGone(transport);
@@ -594,7 +632,9 @@ export class ReplClient implements SessionRepl {
     const t = this.transport;
     this.transport = null;
     if (t) this.goneSignals.get(t)?.fire(reason);
-    this.starting = null;
+    // A start under way settles by itself (it is retried, or fails); forgetting it here would let
+    // a second caller boot a second worker beside the retry.
+    if (!this.bootAttempts) this.starting = null;
     for (const resolve of this.pendingReplies) resolve({ interrupted: true });
     this.pendingReplies.clear();
     this.hostPort?.close();

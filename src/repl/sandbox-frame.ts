@@ -48,7 +48,10 @@ let assets: Promise<SandboxAssets> | null = null;
 /** Pyodide's files and the worker script, fetched by the page once (the service worker has them offline). */
 function sandboxAssets(pyodideIndexUrl: string, base: string): Promise<SandboxAssets> {
   const blob = async (url: string) => {
-    const response = await fetch(url);
+    // The reason a person can act on: which file did not arrive, and what the browser said.
+    const response = await fetch(url).catch((err: unknown) => {
+      throw new Error(`could not load ${url} for the Python sandbox (${err instanceof Error ? err.message : String(err)})`);
+    });
     if (!response.ok) throw new Error(`could not load ${url} for the Python sandbox (HTTP ${response.status})`);
     return response.blob();
   };
@@ -109,6 +112,9 @@ class SandboxFrame {
         this.send({ kind: "init", assets: files });
       });
     })();
+    // A frame that could not get ready (its files did not arrive) is not reused: the next start
+    // builds a new one, which fetches them again.
+    this.ready.catch((err: unknown) => this.end(err instanceof Error ? err.message : String(err)));
     this.ping = setInterval(() => this.checkAlive(), PING_MS);
   }
 
@@ -151,6 +157,7 @@ class SandboxFrame {
   }
 
   private end(reason: string): void {
+    if (this.dead) return; // the frame's failure also fails its start, which ends it again
     this.dead = true;
     if (reason.startsWith(SANDBOX_DID_NOT_START)) unusable = true;
     clearInterval(this.ping);
