@@ -10,7 +10,7 @@
 // Every later call goes to the runtime object's methods.
 import type { PyodideInterface } from "pyodide";
 import { bootPython, type PyodideFiles, type PythonBootResult } from "./snapshot-boot.ts";
-import type { SnapshotStore } from "./snapshot-store.ts";
+import type { SnapshotStore } from "../src/repl/snapshot-store.ts";
 import type { SharedWasm } from "./shared-wasm.ts";
 import type {
   BootPhase,

@@ -1,13 +1,8 @@
 // REPL workers as browser module workers.
 import * as Comlink from "comlink";
 import { ReplClient } from "./client.ts";
-import {
-  SUBCALL_RELAY_PATH,
-  isSubcallRelayMessage,
-  type ReplWorkerApi,
-  type SnapshotSetting,
-  type SubcallRelayAnswer,
-} from "./protocol.ts";
+import { SUBCALL_RELAY_PATH, isSubcallRelayMessage, type SubcallRelayAnswer } from "./messages.ts";
+import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import { sandboxFrameSupported, sandboxFrameUsable, startSandboxedWorker } from "./sandbox-frame.ts";
 import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 

@@ -7,7 +7,6 @@ import {
   parseContextInfo,
   parsePassages,
   parseProbeReply,
-  isSubcallRequestMessage,
   parseSubcallRequest,
   type CellResult,
   type ContextDocumentInput,
@@ -19,7 +18,6 @@ import {
   type ReplBootInfo,
   type ReplBootOptions,
   type ReplStats,
-  type SubcallMessage,
   type SubcallReply,
   type SyncMode,
   writeBlockingReply,
@@ -28,7 +26,7 @@ import { FORMATS, isDocumentKind } from "../ingest/formats/index.ts";
 import { CellClock } from "./cell-clock.ts";
 import { WorkerPulse } from "./pulse.ts";
 import { watchSlowStart } from "./slow-start.ts";
-import { SANDBOX_CRASHED } from "./sandbox-protocol.ts";
+import { SANDBOX_CRASHED, isSubcallRequestMessage, type SubcallMessage } from "./messages.ts";
 import type {
   HistoryEntry,
   RebuiltListener,

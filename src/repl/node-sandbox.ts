@@ -6,7 +6,7 @@
 // message (`interrupt`), and the sandbox owns the buffers.
 //
 // The sandbox runs model-written code: every message from it is checked
-// (sandbox-process-protocol.ts) before anything here acts on it, and it may write to the cache
+// (messages.ts) before anything here acts on it, and it may write to the cache
 // directory only through this side, only while Python starts.
 import { resolve } from "node:path";
 import type { Remote } from "comlink";
@@ -19,9 +19,9 @@ import {
   type SandboxLaunch,
   type SandboxProcess,
 } from "../node/python-sandbox.mjs";
-import { localCacheWriter, type CacheWrite } from "../../workers/cache-writes.node.ts";
+import { localCacheWriter } from "./cache-writes.node.ts";
 import type { ContextDocumentInput, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
-import { parseSandboxMessage, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./sandbox-process-protocol.ts";
+import { parseSandboxMessage, type CacheWrite, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./messages.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 
 export { SandboxUnavailableError };

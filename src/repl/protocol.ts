@@ -11,25 +11,6 @@ import { groupDigits } from "../core/numbers.ts";
  */
 export type SyncMode = "jspi" | "sab" | "service-worker";
 
-/** Where the REPL worker posts blocking sub-calls in "service-worker" mode (a token follows). */
-export const SUBCALL_RELAY_PATH = "__rlm/subcall/";
-
-/** The service worker's message to the pages it controls; the page answers on the transferred port. */
-export interface SubcallRelayMessage {
-  type: "rlm-subcall";
-  token: string;
-  request: string;
-}
-
-/** A page's answer: the reply when the token is its own, else `owned: false`. */
-export type SubcallRelayAnswer = { owned: true; reply: string } | { owned: false };
-
-export function isSubcallRelayMessage(v: unknown): v is SubcallRelayMessage {
-  if (typeof v !== "object" || v === null) return false;
-  const m = v as Record<string, unknown>;
-  return m.type === "rlm-subcall" && typeof m.token === "string" && typeof m.request === "string";
-}
-
 export interface ReplBootOptions {
   /** Where pyodide.asm.wasm and python_stdlib.zip live (browser only; Node finds them). */
   indexURL?: string;
@@ -81,7 +62,7 @@ export type SnapshotSetting =
   /**
    * Node: a file in this directory (the CLI uses the user's cache directory). `writes`: where the
    * worker sends what it would write there, when it may not write itself (the CLI's sandbox
-   * process, see workers/cache-writes.node.ts); absent, it writes the files itself.
+   * process, see src/repl/cache-writes.node.ts); absent, it writes the files itself.
    */
   | { kind: "directory"; path: string; rebuild?: boolean; writes?: MessagePort };
 
@@ -110,19 +91,6 @@ export interface SnapshotBootReport {
   verified?: "checksum" | "stamp";
   /** Milliseconds per phase, in the order they ran. */
   phases: Array<{ phase: BootPhase; ms: number }>;
-}
-
-/**
- * The only messages on the host port. Worker → host: a request; host → worker: its reply (JSPI
- * mode; in "sab" mode the reply is written into sabBuffer instead). Deliberately not Comlink:
- * Comlink would let the worker walk property paths of a host object (`call.__proto__`...).
- */
-export type SubcallMessage = { type: "request"; id: number; request: string } | { type: "reply"; id: number; reply: string };
-
-export function isSubcallRequestMessage(v: unknown): v is Extract<SubcallMessage, { type: "request" }> {
-  if (typeof v !== "object" || v === null) return false;
-  const m = v as Record<string, unknown>;
-  return m.type === "request" && typeof m.id === "number" && Number.isSafeInteger(m.id) && typeof m.request === "string";
 }
 
 export interface ReplBootInfo {

@@ -9,8 +9,7 @@
 // Python snapshot for it. Sub-calls use JSPI (Chromium has it); Stop writes the worker's
 // interrupt buffer through the frame, which is cross-origin isolated like the page.
 import * as Comlink from "comlink";
-import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../../workers/snapshot-store.ts";
-import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../workers/snapshot-store-port.ts";
+import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import { sandboxFrameMain } from "./sandbox-frame-main.ts";
 import {
@@ -20,7 +19,9 @@ import {
   type FrameToPage,
   type PageToFrame,
   type SandboxAssets,
-} from "./sandbox-protocol.ts";
+  type SnapshotPortAnswer,
+  type SnapshotPortRequest,
+} from "./messages.ts";
 import type { ReplTransport } from "./types.ts";
 
 /** How often the page asks the frame whether it still runs, and how long a ping may go unanswered. */

@@ -6,7 +6,7 @@ import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG } from "../../src/core/types.ts";
 import { ReplClient, UnknownDocumentKindError } from "../../src/repl/client.ts";
 import type { ReplWorkerApi } from "../../src/repl/protocol.ts";
-import { SANDBOX_CRASHED } from "../../src/repl/sandbox-protocol.ts";
+import { SANDBOX_CRASHED } from "../../src/repl/messages.ts";
 import type { ReplStatus, ReplTransport } from "../../src/repl/types.ts";
 import { InstantEngine } from "../fixtures/instant-engine.ts";
 
