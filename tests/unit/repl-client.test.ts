@@ -4,7 +4,8 @@
 import { describe, expect, it, vi } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG } from "../../src/core/types.ts";
-import { ReplClient, UnknownDocumentKindError } from "../../src/repl/client.ts";
+import { ReplClient } from "../../src/repl/client.ts";
+import { UnknownDocumentKindError } from "../../src/repl/errors.ts";
 import type { ReplWorkerApi } from "../../src/repl/protocol.ts";
 import { SANDBOX_CRASHED } from "../../src/repl/messages.ts";
 import type { ReplStatus, ReplTransport } from "../../src/repl/types.ts";
@@ -211,7 +212,7 @@ describe("ReplClient with a misbehaving worker", () => {
       { heartbeatMs: 200 },
     );
     // The Comlink reply is held back forever; only the private port delivers.
-    const api = repl as unknown as { transport: ReplTransport | null };
+    const api = (repl as unknown as { worker: { transport: ReplTransport | null } }).worker;
     await repl.setContextText("abc");
     const original = api.transport!.api.runCell;
     (api.transport!.api as unknown as { runCell: unknown }).runCell = (...args: unknown[]) => {
