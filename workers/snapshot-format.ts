@@ -14,7 +14,7 @@ import { SnapshotRejected } from "../src/repl/snapshot-store.ts";
  * runtime is installed). 2: Node gives Pyodide a `jsglobals` of its own (lockdown.node.ts);
  * 3: the runtime is a package, imported once (snapshot-boot.ts).
  */
-export const SNAPSHOT_RECIPE = 3;
+const SNAPSHOT_RECIPE = 3;
 
 /**
  * Pyodide's INITIAL_MEMORY. A snapshot of a heap that grew past it cannot be restored

@@ -46,8 +46,6 @@ function startWorker(): ReplTransport {
   };
 }
 
-export const browserReplTransport: ReplTransportFactory = () => browserReplTransportFactory()();
-
 /**
  * Workers for one page. The page compiles pyodide.asm.wasm itself, once, in the background, and
  * every worker started after that instantiates the compiled Module instead of fetching and
@@ -55,7 +53,7 @@ export const browserReplTransport: ReplTransportFactory = () => browserReplTrans
  * from a worker: a worker runs model-written code, and a Module it sent could run in the next
  * session's sandbox.
  */
-export function browserReplTransportFactory(
+function browserReplTransportFactory(
   options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean } = {},
 ): ReplTransportFactory {
   return () => {

@@ -13,7 +13,7 @@ import { CODE_CACHE_PREFIX, CODE_CACHE_SUFFIX, isCacheWrite, type CacheWrite, ty
 /** Carries out one write; rejects with the reason when it cannot. */
 export type CacheWriter = (write: CacheWrite) => Promise<void>;
 
-export const SNAPSHOT_FILES: CacheFileKind = { prefix: "python-snapshot-", suffix: ".bin", companionSuffixes: [".stamp"], keepOthers: 2 };
+const SNAPSHOT_FILES: CacheFileKind = { prefix: "python-snapshot-", suffix: ".bin", companionSuffixes: [".stamp"], keepOthers: 2 };
 export const CODE_CACHE_FILES: CacheFileKind = { prefix: CODE_CACHE_PREFIX, suffix: CODE_CACHE_SUFFIX, keepOthers: 2 };
 
 export const snapshotFileName = (key: string) => `${SNAPSHOT_FILES.prefix}${key}${SNAPSHOT_FILES.suffix}`;

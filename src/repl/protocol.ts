@@ -138,7 +138,7 @@ export interface ContextInfo {
 /** The most a submitted answer may be (a 1 MB answer still renders, see src/ui). */
 export const FINAL_ANSWER_MAX_CHARS = 1_000_000;
 /** The most the variable summaries of one cell may take (they go into the trajectory). */
-export const LOCALS_MAX_CHARS = 20_000;
+const LOCALS_MAX_CHARS = 20_000;
 
 /** The longest cell result a worker may send for an output cap: anything longer is dropped unread. */
 export function maxCellResultChars(outputCap: number): number {
@@ -223,7 +223,6 @@ export interface ReplWorkerApi {
   runCell(code: string, outputCap: number, cellId?: number): Promise<string>;
   beginQuestion(historyJson: string): Promise<void>;
   resetNamespace(): Promise<void>;
-  variableNames(): Promise<string>;
   /** JSON [{doc, start, end}] in, JSON [Passage | null] out: the text of ranges to quote. */
   sourcePassages(rangesJson: string): Promise<string>;
   /**
@@ -300,14 +299,14 @@ export function parseCellResult(text: unknown, outputCap = Number.POSITIVE_INFIN
 
 /** Caps on what the worker may claim it read: beyond them the rest is dropped. */
 export const MAX_CELL_SOURCES = 512;
-export const MAX_PROMPT_SOURCES = 64;
+const MAX_PROMPT_SOURCES = 64;
 const MAX_DOC_NAME = 4096;
 const SOURCE_KINDS: readonly SourceKind[] = ["print", "prompt", "match", "cite", "answer"];
 
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 
 /** One range as the worker sent it, or null when any field is off (the range is dropped). */
-export function parseSourceRange(v: unknown): SourceRange | null {
+function parseSourceRange(v: unknown): SourceRange | null {
   if (!isRecord(v)) return null;
   const { doc, start, end, line, end_line, kind } = v;
   if (typeof doc !== "string" || !doc || doc.length > MAX_DOC_NAME) return null;
@@ -331,7 +330,7 @@ export function parseSourceRange(v: unknown): SourceRange | null {
 }
 
 /** The well-formed ranges of a list, at most `max` of them. */
-export function validSources(list: unknown, max: number): SourceRange[] {
+function validSources(list: unknown, max: number): SourceRange[] {
   if (!Array.isArray(list)) return [];
   const out: SourceRange[] = [];
   for (const item of list) {
@@ -400,12 +399,6 @@ export function parsePassages(text: unknown, count: number): Array<Passage | nul
       ? { before: p.before.slice(0, 2000), text: p.text.slice(0, 2000), after: p.after.slice(0, 2000) }
       : null,
   );
-}
-
-export function parseStringList(text: unknown, what: string): string[] {
-  const v = parseJson(text, what);
-  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new ReplProtocolError(what);
-  return v as string[];
 }
 
 // --- probes: the host's own questions to Python (issue 27 §1: a worker call, not cells) ------

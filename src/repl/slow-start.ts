@@ -2,8 +2,8 @@
 // has taken over a minute to start, and a bare "starting…" all that time looks like a hang.
 
 /** When a start begins to count as slow, and how often its wait is reported after that. */
-export const SLOW_START_AFTER_MS = 10_000;
-export const SLOW_START_EVERY_MS = 5_000;
+const SLOW_START_AFTER_MS = 10_000;
+const SLOW_START_EVERY_MS = 5_000;
 
 /** Calls `report` with the whole seconds waited, once the start is slow and then every few seconds; returns the stop. */
 export function watchSlowStart(

@@ -73,7 +73,6 @@ function fakeTransport(
       },
       beginQuestion: async () => undefined,
       resetNamespace: async () => undefined,
-      variableNames: async () => "[]",
       sourcePassages: async () => "[]",
       probe: async () => JSON.stringify({ ok: true, value: [[null, 3]] }),
       stats: async () => ({ wasmHeapBytes: 0 }),
