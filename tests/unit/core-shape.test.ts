@@ -28,8 +28,6 @@ const KNOWN: string[] = [
   "workers/wllama.worker.ts: function load",
   // Closures that return an object of methods: each method is short, the factory long.
   "src/repl/node-sandbox.ts: function sandboxTransport",
-  "workers/repl-runtime.ts: function createReplWorker",
-  "workers/snapshot-store-node.ts: function fileSnapshotStore",
   // Sent to the sandboxed frame as its source text (Function.prototype.toString), so it must
   // hold everything it calls; its inner functions are short.
   "src/repl/sandbox-frame-main.ts: function sandboxFrameMain",
