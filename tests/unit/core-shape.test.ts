@@ -26,8 +26,6 @@ const KNOWN: string[] = [
   "src/app/run-view.ts: function applyEvent",
   // The model workers' owner (not this split).
   "workers/wllama.worker.ts: function load",
-  // Closures that return an object of methods: each method is short, the factory long.
-  "src/repl/node-sandbox.ts: function sandboxTransport",
   // Sent to the sandboxed frame as its source text (Function.prototype.toString), so it must
   // hold everything it calls; its inner functions are short.
   "src/repl/sandbox-frame-main.ts: function sandboxFrameMain",
