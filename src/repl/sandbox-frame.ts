@@ -49,11 +49,13 @@ let assets: Promise<SandboxAssets> | null = null;
 /** Pyodide's files and the worker script, fetched by the page once (the service worker has them offline). */
 function sandboxAssets(pyodideIndexUrl: string, base: string): Promise<SandboxAssets> {
   const blob = async (url: string) => {
-    // The reason a person can act on: which file did not arrive, and what the browser said.
+    // The reason a person can act on, short enough for the status line: which file did not
+    // arrive, and what the browser said.
+    const file = new URL(url).pathname.split("/").pop();
     const response = await fetch(url).catch((err: unknown) => {
-      throw new Error(`could not load ${url} for the Python sandbox (${err instanceof Error ? err.message : String(err)})`);
+      throw new Error(`could not load ${file} (${err instanceof Error ? err.message : String(err)})`);
     });
-    if (!response.ok) throw new Error(`could not load ${url} for the Python sandbox (HTTP ${response.status})`);
+    if (!response.ok) throw new Error(`could not load ${file} (HTTP ${response.status})`);
     return response.blob();
   };
   assets ??= (async () => {
