@@ -59,10 +59,20 @@ const walls = [
     // Model-written code runs in these modules' process: nothing of the page may be reachable
     // from it. Every other worker keeps to the same wall, except that the render worker
     // formats markdown with the page's own renderer (src/ui/render).
-    name: "the workers (above all the REPL's: repl*, lockdown*, snapshot-*, the Python glue) never import src/app, src/ui or src/store",
+    // They reach src/repl through its boundary alone (issue 37 #2): the messages and the worker's
+    // call contract, and the two snapshot stores the host and the worker share.
+    name: "the workers (above all the REPL's: repl*, lockdown*, snapshot-*, the Python glue) never import src/app, src/ui or src/store, and of src/repl only messages.ts, protocol.ts, snapshot-store.ts and cache-writes.node.ts",
     files: ["workers/**/*.{ts,mts,mjs}"],
     ignores: ["workers/render.worker.ts"],
-    imports: [into("app|ui|store") + "/"],
+    imports: [into("app|ui|store") + "/", into("repl") + "/(?!(messages|protocol|snapshot-store|cache-writes\\.node)\\.ts$)"],
+  },
+  {
+    // The other half of the boundary: what the workers build on never builds on them, so the
+    // folders do not import each other in a circle. Starting a worker names its entry file in
+    // `new Worker(new URL(…))`, which is not an import.
+    name: "src/repl (the REPL's host side and its message boundary) never imports workers/",
+    files: ["src/repl/**/*.ts"],
+    imports: [into("workers") + "/"],
   },
   {
     name: "the render worker may use the page's renderer (src/ui/render), nothing else of the page",

@@ -2,7 +2,7 @@ import { build as esbuild, type Plugin as EsbuildPlugin } from "esbuild";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Plugin } from "vite";
-import { SANDBOXED_WORKER_FILE } from "../src/repl/sandbox-protocol.ts";
+import { SANDBOXED_WORKER_FILE } from "../src/repl/messages.ts";
 
 // The REPL worker of the sandboxed frame (src/repl/sandbox-frame.ts) starts from a blob: URL in
 // an opaque origin, where Chromium runs classic workers only: so it is built apart, as one

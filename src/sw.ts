@@ -6,7 +6,7 @@
 // the Python REPL worker. Model weights are not touched here: WebLLM keeps them in its own caches.
 import { PrecacheController, cleanupOutdatedCaches, type PrecacheEntry } from "workbox-precaching";
 import { REPL_WORKER_CSP, isReplWorkerScript } from "./security/csp.ts";
-import { SUBCALL_RELAY_PATH, type SubcallRelayAnswer, type SubcallRelayMessage } from "./repl/protocol.ts";
+import { SUBCALL_RELAY_PATH, type SubcallRelayAnswer, type SubcallRelayMessage } from "./repl/messages.ts";
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEntry | string> };
 

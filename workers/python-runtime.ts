@@ -22,7 +22,6 @@ export interface PythonRuntime {
   runCell: PyCallable;
   beginQuestion(historyJson: string): void;
   resetNamespace(): void;
-  variableNames(): string;
   sourcePassages(rangesJson: string): string;
   probe(requestJson: string): string;
   recordSources(on: boolean): void;
@@ -40,7 +39,6 @@ export function bindRuntime(py: PyodideInterface): PythonRuntime {
   const setContext = method("set_context");
   const beginQuestion = method("begin_question");
   const resetNamespace = method("reset_namespace");
-  const variableNames = method("variable_names");
   const sourcePassages = method("source_passages");
   const probe = method("probe");
   const recordSources = method("record_sources");
@@ -54,7 +52,6 @@ export function bindRuntime(py: PyodideInterface): PythonRuntime {
     runCell,
     beginQuestion: (historyJson) => void beginQuestion(historyJson),
     resetNamespace: () => void resetNamespace(),
-    variableNames: () => String(variableNames()),
     sourcePassages: (rangesJson) => String(sourcePassages(rangesJson)),
     probe: (requestJson) => String(probe(requestJson)),
     recordSources: (on) => void recordSources(on),

@@ -8,7 +8,7 @@
 // that fail to send that header (the sandbox e2e test runs the attacks against each wall alone).
 import { guardTimers, lockStackTraceHooks, removeGlobals, removeStringCompilation } from "./lockdown.ts";
 import { createReplWorker, type ReplWorkerHooks } from "./repl-runtime.ts";
-import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
+import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../src/repl/snapshot-store.ts";
 import { portSnapshotStore } from "./snapshot-store-port.ts";
 import { RUNTIME_FILES } from "./runtime-package.browser.ts";
 import type { ReplWorkerApi } from "../src/repl/protocol.ts";

@@ -1,4 +1,5 @@
 // What the worker tells the host on the private port (see src/repl/pulse.ts).
+import type { PulseToHost } from "../src/repl/messages.ts";
 
 export interface Pulse {
   cellStarted(id: number): void;
@@ -26,8 +27,8 @@ export function privatePulse(port: MessagePort): Pulse {
   };
   port.onmessage = (event: MessageEvent) => bounce([event.data, 1]);
   return {
-    cellStarted: (id) => send({ started: id }),
-    cellEnding: (id) => send({ ending: id }),
-    cellFinished: (id, result) => send({ id, result }),
+    cellStarted: (id) => send({ started: id } satisfies PulseToHost),
+    cellEnding: (id) => send({ ending: id } satisfies PulseToHost),
+    cellFinished: (id, result) => send({ id, result } satisfies PulseToHost),
   };
 }

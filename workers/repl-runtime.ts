@@ -10,7 +10,7 @@
 // Every later call goes to the runtime object's methods.
 import type { PyodideInterface } from "pyodide";
 import { bootPython, type PyodideFiles, type PythonBootResult } from "./snapshot-boot.ts";
-import type { SnapshotStore } from "./snapshot-store.ts";
+import type { SnapshotStore } from "../src/repl/snapshot-store.ts";
 import type { SharedWasm } from "./shared-wasm.ts";
 import type {
   BootPhase,
@@ -102,41 +102,12 @@ async function raiseWalls(py: PyodideInterface, options: ReplBootOptions, hooks:
   await hooks.afterBoot?.(py, options);
 }
 
-/** The kind Python gets with a document (the host checked it against the format registry); plain text without one. */
-function kindOf(doc: ContextDocumentInput): string {
-  return typeof doc.kind === "string" ? doc.kind : "text";
-}
-
-export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
-  let started: Started | undefined;
-  let pulse: Pulse | null = null;
-  /** The cell Python is running, as this code numbered it, and whether its end was announced. */
-  let cell: { id: number; ending: boolean } | null = null;
-  const documentSource = documentSources(hooks.mountHostFile);
-
-  const need = (): Started => {
-    if (!started) throw new Error("The Python REPL is not started yet. Wait for it to finish loading.");
-    return started;
-  };
-  const cellEnding = () => {
-    if (!cell || cell.ending) return;
-    cell.ending = true;
-    pulse?.cellEnding(cell.id);
-  };
-  const bridgeState: BridgeState = { python: () => need().py, cellEnding };
-
+/** The document calls: each document's bytes reach Python once, and what Python holds of them is released after. */
+function documentCalls(
+  need: () => Started,
+  documentSource: ReturnType<typeof documentSources>,
+): Pick<ReplWorkerApi, "loadDocuments" | "addDocument" | "removeDocument" | "setContextText"> {
   return {
-    async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
-      const t0 = performance.now();
-      const host = connectHost(options, hooks.interruptBuffer, bridgeState);
-      const { py, report } = await startPython(options, hooks, host.module);
-      const opened = openRuntime(py, options);
-      started = { py, runtime: opened.runtime };
-      pulse = opened.pulse;
-      await raiseWalls(py, options, hooks);
-      return { syncMode: host.mode, pythonVersion: opened.runtime.pythonVersion, bootMs: performance.now() - t0, snapshot: report };
-    },
-
     async loadDocuments(docs: ContextDocumentInput[], shape: ContextShape): Promise<string> {
       const { py, runtime } = need();
       const sources = await Promise.all(docs.map((d) => documentSource(py, d)));
@@ -173,28 +144,81 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
     async setContextText(text: string): Promise<string> {
       return need().runtime.setContext(text);
     },
+  };
+}
 
-    // A cell's start and result are said here, on the private port, and never by Python: model
-    // code could otherwise post a result of its own ahead of the real one (issue 32). The start
-    // goes out as the call is taken (a worker that work left behind holds never takes it); the
-    // result is what Python's call returned, out before the Comlink reply.
+/** What the worker's calls share: Python once started, the private port, and the cell under way. */
+interface WorkerState {
+  started: Started | undefined;
+  pulse: Pulse | null;
+  /** The cell Python is running, as this code numbered it, and whether its end was announced. */
+  cell: { id: number; ending: boolean } | null;
+}
+
+/**
+ * A cell's start and result are said here, on the private port, and never by Python: model code
+ * could otherwise post a result of its own ahead of the real one (issue 32). The start goes out as
+ * the call is taken (a worker that work left behind holds never takes it); the result is what
+ * Python's call returned, out before the Comlink reply.
+ */
+async function runOneCell(
+  state: WorkerState,
+  runtime: PythonRuntime,
+  hooks: ReplWorkerHooks,
+  cell: { code: string; outputCap: number; id: number },
+) {
+  const { runCell } = runtime;
+  state.cell = { id: cell.id, ending: false };
+  state.pulse?.cellStarted(cell.id);
+  try {
+    // callPromising: JSPI can only suspend a stack that was entered through a promising call.
+    // Without JSPI, calling the coroutine function returns a plain Promise.
+    const args = [cell.code, cell.outputCap];
+    const pending = runtimeHasJspi() ? runCell.callPromising(...args) : runCell(...args);
+    const raw: unknown = await pending;
+    const result = typeof raw === "string" ? capForHost(raw, cell.outputCap) : droppedResult(-1);
+    state.pulse?.cellFinished(cell.id, result);
+    return result;
+  } finally {
+    state.cell = null;
+    hooks.afterCell?.();
+  }
+}
+
+/** The kind Python gets with a document (the host checked it against the format registry); plain text without one. */
+function kindOf(doc: ContextDocumentInput): string {
+  return typeof doc.kind === "string" ? doc.kind : "text";
+}
+
+export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
+  const state: WorkerState = { started: undefined, pulse: null, cell: null };
+  const need = (): Started => {
+    if (!state.started) throw new Error("The Python REPL is not started yet. Wait for it to finish loading.");
+    return state.started;
+  };
+  const cellEnding = () => {
+    if (!state.cell || state.cell.ending) return;
+    state.cell.ending = true;
+    state.pulse?.cellEnding(state.cell.id);
+  };
+  const bridgeState: BridgeState = { python: () => need().py, cellEnding };
+
+  return {
+    async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
+      const t0 = performance.now();
+      const host = connectHost(options, hooks.interruptBuffer, bridgeState);
+      const { py, report } = await startPython(options, hooks, host.module);
+      const opened = openRuntime(py, options);
+      state.started = { py, runtime: opened.runtime };
+      state.pulse = opened.pulse;
+      await raiseWalls(py, options, hooks);
+      return { syncMode: host.mode, pythonVersion: opened.runtime.pythonVersion, bootMs: performance.now() - t0, snapshot: report };
+    },
+
+    ...documentCalls(need, documentSources(hooks.mountHostFile)),
+
     async runCell(code: string, outputCap: number, cellId = 0): Promise<string> {
-      const { runCell } = need().runtime;
-      cell = { id: cellId, ending: false };
-      pulse?.cellStarted(cellId);
-      try {
-        // callPromising: JSPI can only suspend a stack that was entered through a promising call.
-        // Without JSPI, calling the coroutine function returns a plain Promise.
-        const args = [code, outputCap];
-        const pending = runtimeHasJspi() ? runCell.callPromising(...args) : runCell(...args);
-        const raw: unknown = await pending;
-        const result = typeof raw === "string" ? capForHost(raw, outputCap) : droppedResult(-1);
-        pulse?.cellFinished(cellId, result);
-        return result;
-      } finally {
-        cell = null;
-        hooks.afterCell?.();
-      }
+      return runOneCell(state, need().runtime, hooks, { code, outputCap, id: cellId });
     },
 
     async beginQuestion(historyJson: string): Promise<void> {
@@ -203,10 +227,6 @@ export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
 
     async resetNamespace(): Promise<void> {
       need().runtime.resetNamespace();
-    },
-
-    async variableNames(): Promise<string> {
-      return need().runtime.variableNames();
     },
 
     async sourcePassages(rangesJson: string): Promise<string> {

@@ -11,17 +11,22 @@
 import type { Worker } from "node:worker_threads";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import type { CacheWriteReply } from "./cache-writes.node.ts";
 import {
   SAB_DEFAULT_BYTES,
   SAB_HEADER_BYTES,
   writeBlockingReply,
   type ReplBootInfo,
   type ReplWorkerApi,
-  type SubcallMessage,
   type SyncMode,
 } from "../src/repl/protocol.ts";
-import type { ParentToSandbox, SandboxBootOptions, SandboxToParent, SandboxWalls } from "../src/repl/sandbox-process-protocol.ts";
+import type {
+  CacheWriteReply,
+  SubcallMessage,
+  ParentToSandbox,
+  SandboxBootOptions,
+  SandboxToParent,
+  SandboxWalls,
+} from "../src/repl/messages.ts";
 
 const send = (message: SandboxToParent) => process.send?.(message);
 

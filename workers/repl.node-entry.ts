@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { version as pyodideVersion } from "pyodide";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import { localCacheWriter, portCacheWriter, type CacheWriter } from "./cache-writes.node.ts";
+import { localCacheWriter, portCacheWriter, type CacheWriter } from "../src/repl/cache-writes.node.ts";
 import { mountHostFile } from "./host-file-node.ts";
 import { jsGlobals, lockDownNode, type NodeLockdown } from "./lockdown.node.ts";
 import { createReplWorker } from "./repl-runtime.ts";

@@ -11,13 +11,12 @@ import type { BootPhase, SnapshotBootReport } from "../src/repl/protocol.ts";
 import {
   PYODIDE_INITIAL_HEAP_BYTES,
   PYODIDE_SNAPSHOT_HEADER_MAX_BYTES,
-  SnapshotRejected,
   envelopeHeader,
   openEnvelope,
   runtimeText,
   snapshotKey,
 } from "./snapshot-format.ts";
-import type { SnapshotStore } from "./snapshot-store.ts";
+import { SnapshotRejected, type SnapshotStore } from "../src/repl/snapshot-store.ts";
 import { RUNTIME_PACKAGE, type RuntimeFile } from "./runtime-package.ts";
 import { withSharedWasm, withWrapperCache, type SharedWasm } from "./shared-wasm.ts";
 

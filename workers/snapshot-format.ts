@@ -6,6 +6,7 @@
 // silently), that a file was cut short by a full disk (the heap would be restored half-empty and
 // crash later, not at restore), or that a file is not a snapshot at all. The envelope answers all three before Pyodide sees a byte.
 import type { RuntimeFile } from "./runtime-package.ts";
+import { SnapshotRejected } from "../src/repl/snapshot-store.ts";
 
 /**
  * Bump when anything besides the Pyodide version and the runtime's files changes what the heap
@@ -13,7 +14,7 @@ import type { RuntimeFile } from "./runtime-package.ts";
  * runtime is installed). 2: Node gives Pyodide a `jsglobals` of its own (lockdown.node.ts);
  * 3: the runtime is a package, imported once (snapshot-boot.ts).
  */
-export const SNAPSHOT_RECIPE = 3;
+const SNAPSHOT_RECIPE = 3;
 
 /**
  * Pyodide's INITIAL_MEMORY. A snapshot of a heap that grew past it cannot be restored
@@ -28,11 +29,6 @@ export const PYODIDE_SNAPSHOT_HEADER_MAX_BYTES = 64 * 1024;
 const MAGIC = "RLMSNAP1";
 const FIXED_HEADER_BYTES = 24;
 const MAX_HEADER_BYTES = 4096;
-
-/** A stored snapshot that must not be restored; the message says why, for --verbose and logs. */
-export class SnapshotRejected extends Error {
-  override name = "SnapshotRejected";
-}
 
 /** 64-bit FNV-1a over UTF-8, as 16 hex digits. A cache key, not a security check. */
 export function fingerprint(text: string): string {

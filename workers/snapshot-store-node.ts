@@ -15,11 +15,34 @@
 import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
 import { readWhole } from "../src/node/read-whole.mjs";
-import { localCacheWriter, snapshotFileName, snapshotStampName, type CacheWriter } from "./cache-writes.node.ts";
+import { localCacheWriter, snapshotFileName, snapshotStampName, type CacheWriter } from "../src/repl/cache-writes.node.ts";
 import { checksum, envelopeHeaderOf } from "./snapshot-format.ts";
-import type { SnapshotStore, StoredSnapshot } from "./snapshot-store.ts";
+import type { SnapshotStore, StoredSnapshot } from "../src/repl/snapshot-store.ts";
 
 export { snapshotFileName, snapshotStampName };
+
+/**
+ * The file opened, with its stats, or null when there is none. One open, then stat and read
+ * through it: the file may be replaced in between, and the stamp must describe the very bytes
+ * that were read. Opened and looked at synchronously (microseconds) so that the read is on its way
+ * when find() returns: the thread goes on to compile Pyodide's JavaScript meanwhile, and an
+ * asynchronous step would wait for that.
+ */
+function openWithStats(path: string): { fd: number; before: BigIntStats } | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new Error(`cannot read ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return { fd, before: fstatSync(fd, { bigint: true }) };
+  } catch (err) {
+    closeSync(fd);
+    throw new Error(`cannot read ${path}: ${(err as Error).message}`);
+  }
+}
 
 /** What a stamp holds: the file as it was when it passed the full check. */
 interface Stamp {
@@ -62,24 +85,9 @@ export function fileSnapshotStore(dir: string, writer: CacheWriter = localCacheW
     where: dir,
     waitForWrites: true,
     async find(key): Promise<StoredSnapshot | null> {
-      let fd: number;
-      let before: BigIntStats;
-      try {
-        // One open, then stat and read through it: the file may be replaced in between, and the
-        // stamp must describe the very bytes that were read. Opened and looked at synchronously
-        // (microseconds) so that the read is on its way when this returns: the thread goes on to
-        // compile Pyodide's JavaScript meanwhile, and an asynchronous step would wait for that.
-        fd = openSync(fileFor(key), "r");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-        throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
-      }
-      try {
-        before = fstatSync(fd, { bigint: true });
-      } catch (err) {
-        closeSync(fd);
-        throw new Error(`cannot read ${fileFor(key)}: ${(err as Error).message}`);
-      }
+      const opened = openWithStats(fileFor(key));
+      if (!opened) return null;
+      const { fd, before } = opened;
       const reading = (async () => {
         try {
           const bytes = await readWhole(fd, Number(before.size));

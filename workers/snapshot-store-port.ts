@@ -2,23 +2,8 @@
 // origin, so no Cache Storage of its own: the page keeps the snapshot and answers this worker's
 // requests over a port it closes once the worker has booted (so model code, which runs only
 // after the boot, can never write a snapshot that later sessions would restore).
-import { readBlob, type SnapshotStore } from "./snapshot-store.ts";
-
-/** What the worker asks. A write carries header + payload in one Blob (copied, so the caller may free its bytes). */
-export type SnapshotPortRequest =
-  | { op: "find"; id: number; key: string }
-  | { op: "write"; id: number; key: string; body: Blob }
-  | { op: "remove"; id: number; key: string };
-
-/**
- * What the page answers: the stored snapshot for a find (null: none), or why the request failed.
- * A Blob, read here: 30 MiB read on the page's main thread would hold it up.
- */
-export interface SnapshotPortAnswer {
-  id: number;
-  blob?: Blob | null;
-  error?: string;
-}
+import type { SnapshotPortAnswer, SnapshotPortRequest } from "../src/repl/messages.ts";
+import { readBlob, type SnapshotStore } from "../src/repl/snapshot-store.ts";
 
 type Unsent<T> = T extends unknown ? Omit<T, "id"> : never;
 

@@ -5,7 +5,7 @@
 // The first wall is Node's permission model (--permission; --experimental-permission before
 // Node 22.13): the process may read only Pyodide's files, our own REPL code, the cache directory
 // and the documents it was given; it may write nothing (its parent writes the cache, see
-// workers/cache-writes.node.ts), start no process, load no addon, use no WASI. It starts with no
+// src/repl/cache-writes.node.ts), start no process, load no addon, use no WASI. It starts with no
 // environment variables (an API key in the parent's environment is not there to read) and with
 // code generation from strings off (eval, Function) for every thread. Node before 25 has no
 // network permission: the network is closed by the second wall, inside the worker thread

@@ -1,13 +1,8 @@
 // REPL workers as browser module workers.
 import * as Comlink from "comlink";
 import { ReplClient } from "./client.ts";
-import {
-  SUBCALL_RELAY_PATH,
-  isSubcallRelayMessage,
-  type ReplWorkerApi,
-  type SnapshotSetting,
-  type SubcallRelayAnswer,
-} from "./protocol.ts";
+import { SUBCALL_RELAY_PATH, isSubcallRelayMessage, type SubcallRelayAnswer } from "./messages.ts";
+import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import { sandboxFrameSupported, sandboxFrameUsable, startSandboxedWorker, type SandboxFrameOptions } from "./sandbox-frame.ts";
 import type { ReplClientOptions, ReplTransport, ReplTransportFactory, SubcallRelay } from "./types.ts";
 
@@ -53,8 +48,6 @@ function startWorker(): ReplTransport {
   };
 }
 
-export const browserReplTransport: ReplTransportFactory = () => browserReplTransportFactory()();
-
 /**
  * Workers for one page. The page compiles pyodide.asm.wasm itself, once, in the background, and
  * every worker started after that instantiates the compiled Module instead of fetching and
@@ -62,7 +55,7 @@ export const browserReplTransport: ReplTransportFactory = () => browserReplTrans
  * from a worker: a worker runs model-written code, and a Module it sent could run in the next
  * session's sandbox.
  */
-export function browserReplTransportFactory(
+function browserReplTransportFactory(
   options: { snapshot?: SnapshotSetting; shareWasm?: boolean; sandboxFrame?: boolean; frame?: SandboxFrameOptions } = {},
 ): ReplTransportFactory {
   return () => {

@@ -1,4 +1,5 @@
-export { ReplClient, ReplStartError } from "./client.ts";
+export { ReplClient } from "./client.ts";
+export { ReplStartError } from "./errors.ts";
 export type * from "./types.ts";
 export {
   ReplProtocolError,

@@ -6,7 +6,7 @@
 // message (`interrupt`), and the sandbox owns the buffers.
 //
 // The sandbox runs model-written code: every message from it is checked
-// (sandbox-process-protocol.ts) before anything here acts on it, and it may write to the cache
+// (messages.ts) before anything here acts on it, and it may write to the cache
 // directory only through this side, only while Python starts.
 import { resolve } from "node:path";
 import type { Remote } from "comlink";
@@ -19,9 +19,9 @@ import {
   type SandboxLaunch,
   type SandboxProcess,
 } from "../node/python-sandbox.mjs";
-import { localCacheWriter, type CacheWrite } from "../../workers/cache-writes.node.ts";
+import { localCacheWriter, type CacheWriter } from "./cache-writes.node.ts";
 import type { ContextDocumentInput, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
-import { parseSandboxMessage, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./sandbox-process-protocol.ts";
+import { parseSandboxMessage, type CacheWrite, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./messages.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 
 export { SandboxUnavailableError };
@@ -57,159 +57,168 @@ export function nodeSandboxTransportFactory(options: NodeSandboxOptions): ReplTr
     // The CLI started the first sandbox before its modules loaded (bin/rlm.mjs); later ones start here.
     const starting = first ? takePrestartedSandbox(launch).then((s) => s ?? spawnSandbox(launch)) : spawnSandbox(launch);
     first = false;
-    const transport = sandboxTransport(starting, launch, snapshot, walls);
+    const transport = new SandboxTransport(starting, launch, snapshot, walls);
     // A worker rebuilt after a crash restores what the first start made.
     if (snapshot.kind === "directory") snapshot = { kind: "directory", path: snapshot.path };
     return transport;
   };
 }
 
-function sandboxTransport(
-  starting: Promise<SandboxProcess>,
-  launch: SandboxLaunch,
-  snapshot: SnapshotSetting,
-  walls: SandboxWallSetting,
-): ReplTransport {
-  let sandbox: SandboxProcess | null = null;
-  let terminated = false;
-  let booted = false;
-  let walled: SandboxWalls | null = null;
-  let nextId = 0;
-  const calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const exitListeners: Array<(reason: string) => void> = [];
-  const ports: { host: MessagePort | null; ping: MessagePort | null } = { host: null, ping: null };
-  const writer = snapshot.kind === "directory" ? localCacheWriter(snapshot.path) : null;
+class SandboxTransport implements ReplTransport {
+  readonly api: Remote<ReplWorkerApi>;
+  readonly bootOptions: { snapshot: SnapshotSetting };
+  readonly sharesMemory = false;
+  private sandbox: SandboxProcess | null = null;
+  private terminated = false;
+  private booted = false;
+  private walled: SandboxWalls | null = null;
+  private nextId = 0;
+  private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly exitListeners: Array<(reason: string) => void> = [];
+  private readonly ports: { host: MessagePort | null; ping: MessagePort | null } = { host: null, ping: null };
+  private readonly writer: CacheWriter | null;
+  private readonly ready: Promise<SandboxProcess>;
 
-  const ended = (reason: string) => {
-    for (const { reject } of calls.values()) reject(new Error(reason));
-    calls.clear();
-    if (!terminated) for (const l of exitListeners) l(reason);
-    terminated = true;
-  };
-  const post = (message: ParentToSandbox) => {
-    if (sandbox?.child.connected) sandbox.child.send(message);
-  };
+  constructor(
+    starting: Promise<SandboxProcess>,
+    private readonly launch: SandboxLaunch,
+    snapshot: SnapshotSetting,
+    private readonly walls: SandboxWallSetting,
+  ) {
+    this.bootOptions = { snapshot };
+    this.writer = snapshot.kind === "directory" ? localCacheWriter(snapshot.path) : null;
+    this.ready = starting.then((s) => this.attach(s));
+    this.ready.catch((err: unknown) => this.ended(err instanceof Error ? err.message : String(err)));
+    this.api = new Proxy(
+      {},
+      {
+        get: (_, method) => {
+          if (method === "boot") return (options: ReplBootOptions) => this.boot(options);
+          if (typeof method !== "string" || method === "then") return undefined;
+          return async (...args: unknown[]) => this.call(method, await Promise.all(args.map((a) => crossable(a, this.launch))));
+        },
+      },
+    ) as unknown as Remote<ReplWorkerApi>;
+  }
 
-  const ready = starting.then((s) => {
-    sandbox = s;
-    if (terminated) {
+  transfer<T>(value: T): T {
+    return value;
+  }
+
+  interrupt(): void {
+    this.post({ kind: "interrupt" });
+  }
+
+  terminate(): void {
+    this.terminated = true;
+    for (const { reject } of this.calls.values()) reject(new Error("Python's sandbox process was ended"));
+    this.calls.clear();
+    this.ports.host?.close();
+    this.ports.ping?.close();
+    void this.ready.then(
+      (s) => s.child.kill("SIGKILL"),
+      () => undefined,
+    );
+  }
+
+  onExit(listener: (reason: string) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  private attach(s: SandboxProcess): SandboxProcess {
+    this.sandbox = s;
+    if (this.terminated) {
       s.child.kill("SIGKILL");
       return s;
     }
-    s.onMessage((raw) => receive(raw));
+    s.onMessage((raw) => {
+      const message = parseSandboxMessage(raw);
+      if (message) this.handle(message); // else not a message the sandbox may send: dropped
+    });
     // No process at all (too many processes, no executable): say so, not that it crashed.
     s.child.once("error", (err: NodeJS.ErrnoException) =>
-      ended(`this machine did not let rlm start a process for Python's sandbox (${err.code ?? err.message})`),
+      this.ended(`this machine did not let rlm start a process for Python's sandbox (${err.code ?? err.message})`),
     );
     s.child.once("exit", (code, signal) => {
       const said = s.stderrTail();
-      ended(`Python's sandbox process exited (${signal ?? `code ${code}`})${said ? `: ${said.split("\n").slice(-3).join(" ")}` : ""}`);
+      this.ended(`Python's sandbox process exited (${signal ?? `code ${code}`})${said ? `: ${said.split("\n").slice(-3).join(" ")}` : ""}`);
     });
     return s;
-  });
-  ready.catch((err: unknown) => ended(err instanceof Error ? err.message : String(err)));
-
-  function receive(raw: unknown): void {
-    const message = parseSandboxMessage(raw);
-    if (!message) return; // not a message the sandbox may send: dropped
-    handle(message);
   }
 
-  function handle(message: SandboxToParent): void {
+  private ended(reason: string): void {
+    for (const { reject } of this.calls.values()) reject(new Error(reason));
+    this.calls.clear();
+    if (!this.terminated) for (const l of this.exitListeners) l(reason);
+    this.terminated = true;
+  }
+
+  private post(message: ParentToSandbox): void {
+    if (this.sandbox?.child.connected) this.sandbox.child.send(message);
+  }
+
+  private handle(message: SandboxToParent): void {
     switch (message.kind) {
       case "result":
       case "error": {
-        const call = calls.get(message.id);
-        calls.delete(message.id);
+        const call = this.calls.get(message.id);
+        this.calls.delete(message.id);
         if (message.kind === "result") call?.resolve(message.value);
         else call?.reject(Object.assign(new Error(message.message), { name: message.name }));
         return;
       }
       case "host":
-        return ports.host?.postMessage(message.message);
+        return this.ports.host?.postMessage(message.message);
       case "ping":
-        return ports.ping?.postMessage(message.message);
+        return this.ports.ping?.postMessage(message.message);
       case "cache":
-        return void writeCache(message.id, message.write);
+        return void this.writeCache(message.id, message.write);
       case "walls":
-        walled ??= message.walls;
+        this.walled ??= message.walls;
         return;
       case "worker-exit":
-        return ended(`Python's worker thread ended (${message.reason})`);
+        return this.ended(`Python's worker thread ended (${message.reason})`);
     }
   }
 
   /** Only while Python starts: after that the sandbox runs model code, and may plant nothing. */
-  async function writeCache(id: number, write: CacheWrite): Promise<void> {
+  private async writeCache(id: number, write: CacheWrite): Promise<void> {
     let error: string | undefined;
-    if (booted || !writer) error = "the cache directory can only be written while Python starts";
+    if (this.booted || !this.writer) error = "the cache directory can only be written while Python starts";
     else {
       try {
-        await writer(write);
+        await this.writer(write);
       } catch (err) {
         error = err instanceof Error ? err.message : String(err);
       }
     }
-    post({ kind: "cache-done", id, ...(error !== undefined ? { error } : {}) });
+    this.post({ kind: "cache-done", id, ...(error !== undefined ? { error } : {}) });
   }
 
-  async function call(method: string, args: unknown[]): Promise<unknown> {
-    await ready;
-    if (terminated) throw new Error("Python's sandbox process was ended");
-    const id = ++nextId;
-    const answer = new Promise<unknown>((resolve, reject) => calls.set(id, { resolve, reject }));
+  private async call(method: string, args: unknown[]): Promise<unknown> {
+    await this.ready;
+    if (this.terminated) throw new Error("Python's sandbox process was ended");
+    const id = ++this.nextId;
+    const answer = new Promise<unknown>((resolve, reject) => this.calls.set(id, { resolve, reject }));
     // The client races every call against the worker's end and may have stopped listening to
     // this one when the sandbox is ended (as Comlink's calls simply stay pending).
     answer.catch(() => undefined);
-    post({ kind: "call", id, method, args });
+    this.post({ kind: "call", id, method, args });
     return answer;
   }
 
   /** The worker's ports stay here; the relay in the sandbox has its own, and messages cross between them. */
-  async function boot(options: ReplBootOptions): Promise<ReplBootInfo> {
+  private async boot(options: ReplBootOptions): Promise<ReplBootInfo> {
     const { hostPort, pingPort, interruptBuffer: _i, sabBuffer: _s, ...rest } = options;
-    ports.host = hostPort;
-    ports.ping = pingPort ?? null;
-    hostPort.onmessage = (event: MessageEvent) => post({ kind: "host", message: event.data });
-    if (pingPort) pingPort.onmessage = (event: MessageEvent) => post({ kind: "ping", message: event.data });
-    const info = (await call("boot", [{ ...rest, ...(walls.inner ? {} : { lockDown: false }) }])) as ReplBootInfo;
-    booted = true;
-    const seen = walled ?? { permission: false, noStringCode: false, envVars: -1 };
-    return { ...info, sandbox: { ...seen, lockdown: walls.inner } };
+    this.ports.host = hostPort;
+    this.ports.ping = pingPort ?? null;
+    hostPort.onmessage = (event: MessageEvent) => this.post({ kind: "host", message: event.data });
+    if (pingPort) pingPort.onmessage = (event: MessageEvent) => this.post({ kind: "ping", message: event.data });
+    const info = (await this.call("boot", [{ ...rest, ...(this.walls.inner ? {} : { lockDown: false }) }])) as ReplBootInfo;
+    this.booted = true;
+    const seen = this.walled ?? { permission: false, noStringCode: false, envVars: -1 };
+    return { ...info, sandbox: { ...seen, lockdown: this.walls.inner } };
   }
-
-  const api = new Proxy(
-    {},
-    {
-      get: (_, method) => {
-        if (method === "boot") return boot;
-        if (typeof method !== "string" || method === "then") return undefined;
-        return async (...args: unknown[]) => call(method, await Promise.all(args.map((a) => crossable(a, launch))));
-      },
-    },
-  ) as unknown as Remote<ReplWorkerApi>;
-
-  return {
-    api,
-    bootOptions: { snapshot },
-    transfer: (value) => value,
-    sharesMemory: false,
-    interrupt: () => post({ kind: "interrupt" }),
-    terminate() {
-      terminated = true;
-      for (const { reject } of calls.values()) reject(new Error("Python's sandbox process was ended"));
-      calls.clear();
-      ports.host?.close();
-      ports.ping?.close();
-      void ready.then(
-        (s) => s.child.kill("SIGKILL"),
-        () => undefined,
-      );
-    },
-    onExit(listener) {
-      exitListeners.push(listener);
-    },
-  };
 }
 
 /**

@@ -32,7 +32,7 @@ export interface NodeReplOptions extends ReplClientOptions {
 }
 
 /** A worker thread of this process (no sandbox process): see NodeReplOptions.sandbox. */
-export function nodeThreadTransportFactory(snapshotDir: string | null = null, rebuild = false): ReplTransportFactory {
+function nodeThreadTransportFactory(snapshotDir: string | null = null, rebuild = false): ReplTransportFactory {
   let snapshot: SnapshotSetting = snapshotDir ? { kind: "directory", path: snapshotDir, ...(rebuild ? { rebuild } : {}) } : { kind: "off" };
   return () => {
     const transport = { ...nodeThreadTransport(), bootOptions: { snapshot } };

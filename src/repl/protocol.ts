@@ -11,25 +11,6 @@ import { groupDigits } from "../core/numbers.ts";
  */
 export type SyncMode = "jspi" | "sab" | "service-worker";
 
-/** Where the REPL worker posts blocking sub-calls in "service-worker" mode (a token follows). */
-export const SUBCALL_RELAY_PATH = "__rlm/subcall/";
-
-/** The service worker's message to the pages it controls; the page answers on the transferred port. */
-export interface SubcallRelayMessage {
-  type: "rlm-subcall";
-  token: string;
-  request: string;
-}
-
-/** A page's answer: the reply when the token is its own, else `owned: false`. */
-export type SubcallRelayAnswer = { owned: true; reply: string } | { owned: false };
-
-export function isSubcallRelayMessage(v: unknown): v is SubcallRelayMessage {
-  if (typeof v !== "object" || v === null) return false;
-  const m = v as Record<string, unknown>;
-  return m.type === "rlm-subcall" && typeof m.token === "string" && typeof m.request === "string";
-}
-
 export interface ReplBootOptions {
   /** Where pyodide.asm.wasm and python_stdlib.zip live (browser only; Node finds them). */
   indexURL?: string;
@@ -81,7 +62,7 @@ export type SnapshotSetting =
   /**
    * Node: a file in this directory (the CLI uses the user's cache directory). `writes`: where the
    * worker sends what it would write there, when it may not write itself (the CLI's sandbox
-   * process, see workers/cache-writes.node.ts); absent, it writes the files itself.
+   * process, see src/repl/cache-writes.node.ts); absent, it writes the files itself.
    */
   | { kind: "directory"; path: string; rebuild?: boolean; writes?: MessagePort };
 
@@ -110,19 +91,6 @@ export interface SnapshotBootReport {
   verified?: "checksum" | "stamp";
   /** Milliseconds per phase, in the order they ran. */
   phases: Array<{ phase: BootPhase; ms: number }>;
-}
-
-/**
- * The only messages on the host port. Worker → host: a request; host → worker: its reply (JSPI
- * mode; in "sab" mode the reply is written into sabBuffer instead). Deliberately not Comlink:
- * Comlink would let the worker walk property paths of a host object (`call.__proto__`...).
- */
-export type SubcallMessage = { type: "request"; id: number; request: string } | { type: "reply"; id: number; reply: string };
-
-export function isSubcallRequestMessage(v: unknown): v is Extract<SubcallMessage, { type: "request" }> {
-  if (typeof v !== "object" || v === null) return false;
-  const m = v as Record<string, unknown>;
-  return m.type === "request" && typeof m.id === "number" && Number.isSafeInteger(m.id) && typeof m.request === "string";
 }
 
 export interface ReplBootInfo {
@@ -170,7 +138,7 @@ export interface ContextInfo {
 /** The most a submitted answer may be (a 1 MB answer still renders, see src/ui). */
 export const FINAL_ANSWER_MAX_CHARS = 1_000_000;
 /** The most the variable summaries of one cell may take (they go into the trajectory). */
-export const LOCALS_MAX_CHARS = 20_000;
+const LOCALS_MAX_CHARS = 20_000;
 
 /** The longest cell result a worker may send for an output cap: anything longer is dropped unread. */
 export function maxCellResultChars(outputCap: number): number {
@@ -255,7 +223,6 @@ export interface ReplWorkerApi {
   runCell(code: string, outputCap: number, cellId?: number): Promise<string>;
   beginQuestion(historyJson: string): Promise<void>;
   resetNamespace(): Promise<void>;
-  variableNames(): Promise<string>;
   /** JSON [{doc, start, end}] in, JSON [Passage | null] out: the text of ranges to quote. */
   sourcePassages(rangesJson: string): Promise<string>;
   /**
@@ -332,14 +299,14 @@ export function parseCellResult(text: unknown, outputCap = Number.POSITIVE_INFIN
 
 /** Caps on what the worker may claim it read: beyond them the rest is dropped. */
 export const MAX_CELL_SOURCES = 512;
-export const MAX_PROMPT_SOURCES = 64;
+const MAX_PROMPT_SOURCES = 64;
 const MAX_DOC_NAME = 4096;
 const SOURCE_KINDS: readonly SourceKind[] = ["print", "prompt", "match", "cite", "answer"];
 
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 
 /** One range as the worker sent it, or null when any field is off (the range is dropped). */
-export function parseSourceRange(v: unknown): SourceRange | null {
+function parseSourceRange(v: unknown): SourceRange | null {
   if (!isRecord(v)) return null;
   const { doc, start, end, line, end_line, kind } = v;
   if (typeof doc !== "string" || !doc || doc.length > MAX_DOC_NAME) return null;
@@ -363,7 +330,7 @@ export function parseSourceRange(v: unknown): SourceRange | null {
 }
 
 /** The well-formed ranges of a list, at most `max` of them. */
-export function validSources(list: unknown, max: number): SourceRange[] {
+function validSources(list: unknown, max: number): SourceRange[] {
   if (!Array.isArray(list)) return [];
   const out: SourceRange[] = [];
   for (const item of list) {
@@ -432,12 +399,6 @@ export function parsePassages(text: unknown, count: number): Array<Passage | nul
       ? { before: p.before.slice(0, 2000), text: p.text.slice(0, 2000), after: p.after.slice(0, 2000) }
       : null,
   );
-}
-
-export function parseStringList(text: unknown, what: string): string[] {
-  const v = parseJson(text, what);
-  if (!Array.isArray(v) || !v.every((x) => typeof x === "string")) throw new ReplProtocolError(what);
-  return v as string[];
 }
 
 // --- probes: the host's own questions to Python (issue 27 §1: a worker call, not cells) ------

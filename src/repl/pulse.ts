@@ -9,7 +9,8 @@
 //                   could otherwise post a result of its own ahead of the real one): a start
 //                   that never comes means work an earlier cell left behind holds the worker; an
 //                   end followed by silence means such work wedged it as the cell ended.
-// Everything that arrives is checked, like every other message from the worker.
+// Everything that arrives is checked, like every other message from the worker. The shapes are
+// HostToPulse and PulseToHost (messages.ts).
 
 type Waiter = (data: unknown) => boolean;
 

@@ -3,7 +3,7 @@
 // It starts and ends Python workers for the page, hands each the files and compiled
 // WebAssembly module the page sent once, relays Stop into a worker's interrupt buffer, and
 // answers the page's pings: a frame whose process crashed (out of memory) stops answering.
-import type { FrameToPage, PageToFrame, SandboxWorkerSetup } from "./sandbox-protocol.ts";
+import type { FrameToPage, PageToFrame, SandboxWorkerSetup } from "./messages.ts";
 
 export function sandboxFrameMain(): void {
   interface Files {

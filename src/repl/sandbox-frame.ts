@@ -9,8 +9,7 @@
 // Python snapshot for it. Sub-calls use JSPI (Chromium has it); Stop writes the worker's
 // interrupt buffer through the frame, which is cross-origin isolated like the page.
 import * as Comlink from "comlink";
-import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../../workers/snapshot-store.ts";
-import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../workers/snapshot-store-port.ts";
+import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import { sandboxFrameMain } from "./sandbox-frame-main.ts";
 import {
@@ -20,7 +19,9 @@ import {
   type FrameToPage,
   type PageToFrame,
   type SandboxAssets,
-} from "./sandbox-protocol.ts";
+  type SnapshotPortAnswer,
+  type SnapshotPortRequest,
+} from "./messages.ts";
 import type { ReplTransport } from "./types.ts";
 
 /** How often the page asks the frame whether it still runs, and how long a ping may go unanswered. */
@@ -57,8 +58,13 @@ let assets: Promise<SandboxAssets> | null = null;
 /** Pyodide's files and the worker script, fetched by the page once (the service worker has them offline). */
 function sandboxAssets(pyodideIndexUrl: string, base: string): Promise<SandboxAssets> {
   const blob = async (url: string) => {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`could not load ${url} for the Python sandbox (HTTP ${response.status})`);
+    // The reason a person can act on, short enough for the status line: which file did not
+    // arrive, and what the browser said.
+    const file = new URL(url).pathname.split("/").pop();
+    const response = await fetch(url).catch((err: unknown) => {
+      throw new Error(`could not load ${file} (${err instanceof Error ? err.message : String(err)})`);
+    });
+    if (!response.ok) throw new Error(`could not load ${file} (HTTP ${response.status})`);
     return response.blob();
   };
   assets ??= (async () => {
@@ -120,6 +126,9 @@ class SandboxFrame {
         this.send({ kind: "init", assets: files });
       });
     })();
+    // A frame that could not get ready (its files did not arrive) is not reused: the next start
+    // builds a new one, which fetches them again.
+    this.ready.catch((err: unknown) => this.end(err instanceof Error ? err.message : String(err)));
     this.ping = setInterval(() => this.checkAlive(), PING_MS);
   }
 
@@ -162,6 +171,7 @@ class SandboxFrame {
   }
 
   private end(reason: string): void {
+    if (this.dead) return; // the frame's failure also fails its start, which ends it again
     this.dead = true;
     if (reason.startsWith(SANDBOX_DID_NOT_START)) unusable = true;
     clearInterval(this.ping);

@@ -125,9 +125,16 @@ export interface ReplClientOptions {
 }
 
 export type ReplStatus =
-  | { state: "starting" }
+  | {
+      state: "starting";
+      /** Seconds since the start began, once it is slow (see slow-start.ts). */
+      waitedSeconds?: number;
+      /** Why the first try failed, while a second one runs. */
+      retrying?: string;
+    }
   | { state: "ready"; syncMode: SyncMode; bootMs: number }
   | { state: "restarting"; reason: string }
-  | { state: "failed"; message: string };
+  /** `message`: what happened and what to do; `reason`: the cause alone, for a status line. */
+  | { state: "failed"; message: string; reason: string };
 
 export type { CellResult, ContextDocumentInput, ContextInfo, ContextShape, Passage, ProbeReply, ProbeRequest, SubcallRequest };

@@ -413,7 +413,7 @@ describe("a runaway allocation", () => {
     }
   }, 300_000);
 
-  it("a frame that cannot run in this browser is named, and Restart Python runs Python in the page instead", async () => {
+  it("a frame that cannot run in this browser is named while Python starts again, in the page instead", async () => {
     // The frame's script is refused by its own policy: the frame never answers a ping.
     const variant = await startVariantServer({ workerCsp: true, lockDown: true, frameScriptBlocked: true });
     // A short allowance for the frame's first answer: this frame never answers, and waiting out
@@ -421,14 +421,13 @@ describe("a runaway allocation", () => {
     const opened = await openApp(browser, variant.url, model, { ...PARAMS, replFrameStartMs: "3000" });
     const { page } = opened;
     try {
-      const failed = page.locator(".chip", { hasText: "Python failed" });
-      await failed.waitFor({ state: "attached", timeout: 60_000 });
-      // Not taken for a crash: the message says what happened and what to do.
-      const why = (await failed.getAttribute("title")) ?? "";
+      // The start is tried once more (issue 34 #6), and that try no longer uses the frame: while
+      // it runs, the chip says why, and it is not taken for a crash.
+      const again = page.locator(".chip", { hasText: "Python starting again" });
+      await again.waitFor({ state: "attached", timeout: 90_000 });
+      const why = (await again.getAttribute("title")) ?? "";
       expect(why).toContain("frame did not start in this browser");
-      expect(why).toContain("press Restart Python");
       expect(why).not.toContain("out of memory");
-      await page.getByRole("button", { name: "Restart Python" }).click();
       await pythonReady(page);
       expect(await page.locator('iframe[title="Python sandbox"]').count()).toBe(0);
       await uploadText(page, "f.txt", "framed-out");

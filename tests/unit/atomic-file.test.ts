@@ -1,10 +1,10 @@
 // The CLI's cache directory: files written whole or not at all, and kept bounded
-// (workers/atomic-file.node.ts, used by the snapshot store and Pyodide's code cache).
+// (src/repl/atomic-file.node.ts, used by the snapshot store and Pyodide's code cache).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "../../workers/atomic-file.node.ts";
+import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "../../src/repl/atomic-file.node.ts";
 
 let dir: string;
 beforeEach(() => {

@@ -25,7 +25,14 @@ const crossings: [file: string, code: string][] = [
   ["src/engines/webllm/engine.ts", `import { formatBytes } from "../../ui/markdown.ts";`],
   ["workers/repl-runtime.ts", `import { SessionStore } from "../src/store/index.ts";`],
   ["workers/lockdown.node.ts", `import type { Settings } from "../src/app/settings.ts";`],
-  ["workers/snapshot-store.ts", `import { copyText } from "../src/ui/copy-text.ts";`],
+  ["workers/snapshot-boot.ts", `import { copyText } from "../src/ui/copy-text.ts";`],
+  // The REPL's boundary (issue 37 #2): src/repl never imports the workers, and they reach it only
+  // through its messages, its worker contract and the stores both sides share.
+  ["src/repl/sandbox-frame.ts", `import { portSnapshotStore } from "../../workers/snapshot-store-port.ts";`],
+  ["src/repl/node-sandbox.ts", `import type { BridgeState } from "../../workers/repl-host-bridge.ts";`],
+  ["src/repl/client.ts", `const m = await import("../../workers/repl-runtime.ts");`],
+  ["workers/repl-runtime.ts", `import { ReplClient } from "../src/repl/client.ts";`],
+  ["workers/repl-host-bridge.ts", `import type { ReplTransport } from "../src/repl/types.ts";`],
   ["workers/repl.node-worker.mjs", `await import("../src/app/settings.ts");`],
   ["workers/render.worker.ts", `import { formatBytes } from "../src/ui/markdown.ts";`],
   ["src/ui/App.svelte", `<script lang="ts">\n  import { ReplClient } from "../repl/index.ts";\n</script>\n<p>{ReplClient.name}</p>`],
@@ -46,6 +53,13 @@ const allowed: [file: string, code: string][] = [
   ["src/engines/wllama/page.ts", `import type { EnginePage } from "../../app/engine-host.ts";`],
   ["workers/render.worker.ts", `import { renderMarkdown } from "../src/ui/render/markdown-html.ts";`],
   ["workers/repl-runtime.ts", `import { parseCellResult } from "../src/repl/protocol.ts";`],
+  ["workers/repl-host-bridge.ts", `import type { SubcallMessage } from "../src/repl/messages.ts";`],
+  ["workers/snapshot-boot.ts", `import { SnapshotRejected } from "../src/repl/snapshot-store.ts";`],
+  ["workers/repl.node-entry.ts", `import { localCacheWriter } from "../src/repl/cache-writes.node.ts";`],
+  [
+    "src/repl/browser.ts",
+    `export const w = () => new Worker(new URL("../../workers/repl.worker.ts", import.meta.url), { type: "module" });`,
+  ],
   [
     "src/ui/Documents.svelte",
     `<script lang="ts">\n  import type { DocumentMeta } from "../store/index.ts";\n  let d: DocumentMeta | null = $state(null);\n</script>\n<p>{d}</p>`,

@@ -1,13 +1,14 @@
 // The host side of the REPL with a worker that misbehaves: malformed replies are dropped and
 // recorded in the trajectory, a broken worker is rebuilt. The worker here is an in-memory fake;
 // the real one is covered by tests/node/repl.test.ts.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import { DEFAULT_CONFIG } from "../../src/core/types.ts";
-import { ReplClient, UnknownDocumentKindError } from "../../src/repl/client.ts";
+import { ReplClient } from "../../src/repl/client.ts";
+import { UnknownDocumentKindError } from "../../src/repl/errors.ts";
 import type { ReplWorkerApi } from "../../src/repl/protocol.ts";
-import { SANDBOX_CRASHED } from "../../src/repl/sandbox-protocol.ts";
-import type { ReplTransport } from "../../src/repl/types.ts";
+import { SANDBOX_CRASHED } from "../../src/repl/messages.ts";
+import type { ReplStatus, ReplTransport } from "../../src/repl/types.ts";
 import { InstantEngine } from "../fixtures/instant-engine.ts";
 
 const context = JSON.stringify({ type: "str", total_chars: 3, items: 1 });
@@ -72,7 +73,6 @@ function fakeTransport(
       },
       beginQuestion: async () => undefined,
       resetNamespace: async () => undefined,
-      variableNames: async () => "[]",
       sourcePassages: async () => "[]",
       probe: async () => JSON.stringify({ ok: true, value: [[null, 3]] }),
       stats: async () => ({ wasmHeapBytes: 0 }),
@@ -211,7 +211,7 @@ describe("ReplClient with a misbehaving worker", () => {
       { heartbeatMs: 200 },
     );
     // The Comlink reply is held back forever; only the private port delivers.
-    const api = repl as unknown as { transport: ReplTransport | null };
+    const api = (repl as unknown as { worker: { transport: ReplTransport | null } }).worker;
     await repl.setContextText("abc");
     const original = api.transport!.api.runCell;
     (api.transport!.api as unknown as { runCell: unknown }).runCell = (...args: unknown[]) => {
@@ -351,6 +351,95 @@ describe("ReplClient calls while the worker is busy, killed or dead", () => {
       ),
     );
     await expect(repl.start()).rejects.toThrow(/could not start: .*script failed to load/);
+  }, 5_000);
+
+  it("a first start that fails is retried once on a fresh worker, and the person is told it is being retried", async () => {
+    const boots = { count: 0 };
+    const statuses: ReplStatus[] = [];
+    const repl = new ReplClient(
+      fakeTransport(
+        async () => good("after retry"),
+        boots,
+        {},
+        (boot) => (boot === 1 ? { boot: () => Promise.reject(new Error("could not load pyodide.asm.wasm (Failed to fetch)")) } : {}),
+      ),
+      { onStatus: (s) => statuses.push(s) },
+    );
+    const [a, b] = [repl.start(), repl.start()]; // two callers, one start
+    await expect(a).resolves.toMatchObject({ syncMode: "sab" });
+    await b;
+    expect(boots.count).toBe(2);
+    expect(statuses).toContainEqual({ state: "starting", retrying: "could not load pyodide.asm.wasm (Failed to fetch)" });
+    expect(statuses.at(-1)).toMatchObject({ state: "ready" });
+    expect(statuses.some((s) => s.state === "failed")).toBe(false);
+    expect((await repl.runCell("x")).stdout).toBe("after retry");
+    expect(boots.count).toBe(2);
+    repl.close();
+  }, 5_000);
+
+  it("a start that fails twice says why, in the status and the error, naming both tries", async () => {
+    const boots = { count: 0 };
+    const statuses: ReplStatus[] = [];
+    const repl = new ReplClient(
+      fakeTransport(
+        async () => good(""),
+        boots,
+        {},
+        (boot, exit) => ({
+          boot: () =>
+            boot === 1
+              ? dieDuringCall(exit, "the Python worker script failed to load")
+              : Promise.reject(new Error("WebAssembly.instantiate(): Out of memory")),
+        }),
+      ),
+      { onStatus: (s) => statuses.push(s) },
+    );
+    await expect(repl.start()).rejects.toThrow(
+      /could not start: WebAssembly.instantiate\(\): Out of memory \(it was tried twice; the first try: the Python worker script failed to load\)/,
+    );
+    expect(boots.count).toBe(2);
+    const failed = statuses.at(-1);
+    expect(failed).toMatchObject({ state: "failed", reason: "WebAssembly.instantiate(): Out of memory" });
+    // A later call (Restart Python, the next question) starts afresh, with its own retry.
+    await expect(repl.start()).rejects.toThrow(/could not start/);
+    expect(boots.count).toBe(4);
+  }, 5_000);
+
+  it("a slow start reports how long it has waited, and stops once it is ready", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const boots = { count: 0 };
+      const statuses: ReplStatus[] = [];
+      let finishBoot!: () => void;
+      const booted = new Promise<void>((resolve) => (finishBoot = resolve));
+      const repl = new ReplClient(
+        fakeTransport(
+          async () => good(""),
+          boots,
+          {},
+          () => ({
+            boot: async () => {
+              await booted;
+              return { syncMode: "sab" as const, pythonVersion: "3", bootMs: 1, snapshot: { path: "plain" as const, phases: [] } };
+            },
+          }),
+        ),
+        { onStatus: (s) => statuses.push(s) },
+      );
+      const started = repl.start();
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(statuses).toContainEqual({ state: "starting", waitedSeconds: 10 });
+      expect(statuses).toContainEqual({ state: "starting", waitedSeconds: 30 });
+      finishBoot();
+      await started;
+      const count = statuses.length;
+      await vi.advanceTimersByTimeAsync(30_000);
+      expect(statuses.length).toBe(count);
+      expect(statuses.at(-1)).toMatchObject({ state: "ready" });
+      repl.close();
+    } finally {
+      vi.useRealTimers();
+    }
   }, 5_000);
 
   it("a call on a session closed meanwhile fails with a message, and starts no new worker", async () => {

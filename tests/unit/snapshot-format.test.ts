@@ -1,7 +1,8 @@
 // The key a Python snapshot is stored under and the envelope that protects it: a changed
 // runtime or Pyodide means another key; a damaged, cut or foreign file is rejected with a reason.
 import { describe, expect, it } from "vitest";
-import { SnapshotRejected, checksum, envelopeHeader, fingerprint, openEnvelope, snapshotKey } from "../../workers/snapshot-format.ts";
+import { SnapshotRejected } from "../../src/repl/snapshot-store.ts";
+import { checksum, envelopeHeader, fingerprint, openEnvelope, snapshotKey } from "../../workers/snapshot-format.ts";
 
 /** The textbook definition, in BigInt arithmetic, to check the fast one against. */
 function bigIntFnv(text: string): string {

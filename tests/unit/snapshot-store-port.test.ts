@@ -2,7 +2,8 @@
 // stored snapshot as a Blob that the worker reads itself (so the page's main thread never reads
 // 30 MiB), and stops answering once the worker has booted.
 import { afterEach, describe, expect, it } from "vitest";
-import { portSnapshotStore, type SnapshotPortAnswer, type SnapshotPortRequest } from "../../workers/snapshot-store-port.ts";
+import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../src/repl/messages.ts";
+import { portSnapshotStore } from "../../workers/snapshot-store-port.ts";
 
 const channels: MessageChannel[] = [];
 afterEach(() => {

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { extname, join, normalize } from "node:path";
-import { SANDBOXED_WORKER_FILE } from "../../../src/repl/sandbox-protocol.ts";
+import { SANDBOXED_WORKER_FILE } from "../../../src/repl/messages.ts";
 import { REPL_WORKER_CSP } from "../../../src/security/csp.ts";
 
 export interface VariantOptions {

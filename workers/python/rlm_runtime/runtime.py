@@ -1,7 +1,6 @@
 # The one object the worker holds (workers/python-runtime.ts binds its methods once): every call
 # the host makes into Python goes through it, so nothing outside this class is called by name.
 
-import json
 import sys
 
 from . import cells, documents, namespace, probes
@@ -48,9 +47,6 @@ class Runtime:
         recorder.begin_question()
         install_scaffold()
         namespace.builtin_names.update(("__name__", "__builtins__"))
-
-    def variable_names(self):
-        return json.dumps(namespace.user_names())
 
     # --- the host's own questions -----------------------------------------------------------------
 

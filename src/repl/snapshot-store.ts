@@ -1,7 +1,11 @@
-// Where snapshots live. The boot code (snapshot-boot.ts) only sees this interface; each runtime
+// Where snapshots live. The boot code (workers/snapshot-boot.ts) only sees this interface; each runtime
 // injects its own: Cache Storage in the browser worker (below), a file in Node
-// (snapshot-store-node.ts, kept apart so the browser bundle never imports node:fs).
-import { SnapshotRejected } from "./snapshot-format.ts";
+// (workers/snapshot-store-node.ts, kept apart so the browser bundle never imports node:fs).
+
+/** A stored snapshot that must not be restored; the message says why, for --verbose and logs. */
+export class SnapshotRejected extends Error {
+  override name = "SnapshotRejected";
+}
 
 export interface SnapshotStore {
   /** For messages: "Cache Storage 'rlm-python-snapshot'", "/home/me/.cache/recursive-reader". */

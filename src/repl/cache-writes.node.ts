@@ -8,22 +8,13 @@ import { unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "./atomic-file.node.ts";
-
-export type CacheWrite =
-  /** A new snapshot: its envelope header, then Pyodide's bytes. */
-  | { op: "snapshot"; key: string; header: Uint8Array; payload: Uint8Array }
-  /** The stamp of a snapshot that passed its full check (see snapshot-store-node.ts). */
-  | { op: "snapshot-stamp"; key: string; stamp: string }
-  /** Forget a snapshot that was rejected or would not restore. */
-  | { op: "snapshot-remove"; key: string }
-  /** V8's code cache for pyodide.asm.mjs, under the name pyodide-code-cache.node.ts chose. */
-  | { op: "code-cache"; name: string; payload: Uint8Array };
+import { CODE_CACHE_PREFIX, CODE_CACHE_SUFFIX, isCacheWrite, type CacheWrite, type CacheWriteReply } from "./messages.ts";
 
 /** Carries out one write; rejects with the reason when it cannot. */
 export type CacheWriter = (write: CacheWrite) => Promise<void>;
 
-export const SNAPSHOT_FILES: CacheFileKind = { prefix: "python-snapshot-", suffix: ".bin", companionSuffixes: [".stamp"], keepOthers: 2 };
-export const CODE_CACHE_FILES: CacheFileKind = { prefix: "pyodide-js-", suffix: ".bin", keepOthers: 2 };
+const SNAPSHOT_FILES: CacheFileKind = { prefix: "python-snapshot-", suffix: ".bin", companionSuffixes: [".stamp"], keepOthers: 2 };
+export const CODE_CACHE_FILES: CacheFileKind = { prefix: CODE_CACHE_PREFIX, suffix: CODE_CACHE_SUFFIX, keepOthers: 2 };
 
 export const snapshotFileName = (key: string) => `${SNAPSHOT_FILES.prefix}${key}${SNAPSHOT_FILES.suffix}`;
 export const snapshotStampName = (key: string) => `${SNAPSHOT_FILES.prefix}${key}.stamp`;
@@ -31,32 +22,6 @@ export const snapshotStampName = (key: string) => `${SNAPSHOT_FILES.prefix}${key
 /** The code cache's file: magic, then a CRC-32 of the payload, then V8's bytes. */
 export const CODE_CACHE_MAGIC = 0x524a5331; // "RJS1"
 export const CODE_CACHE_HEADER_BYTES = 8;
-
-const KEY = /^[0-9A-Za-z._-]{1,200}$/;
-const CODE_CACHE_NAME = new RegExp(`^${CODE_CACHE_FILES.prefix}[0-9a-f]{16}\\${CODE_CACHE_FILES.suffix}$`);
-/** Far above a real snapshot (≤ 30 MiB) or code cache (~1.2 MB): anything bigger is not ours. */
-const MAX_BYTES = 64 * 1024 * 1024;
-
-const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array && v.byteLength <= MAX_BYTES;
-
-/** Whether a message from the sandbox process is a write this module would carry out. */
-export function isCacheWrite(v: unknown): v is CacheWrite {
-  if (typeof v !== "object" || v === null) return false;
-  const w = v as Record<string, unknown>;
-  const key = typeof w.key === "string" && KEY.test(w.key);
-  switch (w.op) {
-    case "snapshot":
-      return key && isBytes(w.header) && isBytes(w.payload);
-    case "snapshot-stamp":
-      return key && typeof w.stamp === "string" && w.stamp.length < 1024;
-    case "snapshot-remove":
-      return key;
-    case "code-cache":
-      return typeof w.name === "string" && CODE_CACHE_NAME.test(w.name) && isBytes(w.payload);
-    default:
-      return false;
-  }
-}
 
 /** Writes into `dir` itself: each file whole or not at all, the directory kept bounded. */
 export function localCacheWriter(dir: string): CacheWriter {
@@ -89,12 +54,6 @@ export function localCacheWriter(dir: string): CacheWriter {
       }
     }
   };
-}
-
-/** A reply on the write port: the request's id, and why it failed if it did. */
-export interface CacheWriteReply {
-  id: number;
-  error?: string;
 }
 
 /**
