@@ -234,106 +234,115 @@ function wrongThenRight(wrong: string, right: string): QuestionRoute {
 }
 
 describe("Retry and Edit are fresh tries", () => {
-  for (const viewport of [LAPTOP, PHONE]) {
-    it(`Retry → Replace: the new try never sees the answer it replaces, and takes its place (${viewport.width} px)`, async () => {
-      routes.set("Which gate", wrongThenRight("Gate WRONG-123", "Gate 7"));
-      routes.set("Which ship", () => code("FINAL('The Aurora.')"));
-      const { context, page, errors } = await newPage(browser, { viewport });
-      await open(page);
-      await uploadText(page, "harbour.txt", "The ship Aurora leaves from gate 7.\n".repeat(30));
-      await askQuestion(page, "Which ship leaves?");
-      await statusOf(last(page)).getByText("Answered").waitFor({ timeout: 60_000 });
-      await askQuestion(page, "Which gate does it leave from?");
-      const first = last(page);
-      await answerOf(first).getByText("Gate WRONG-123").waitFor({ timeout: 60_000 });
+  // One run for both widths: what the model is sent does not depend on the width, and the
+  // layout of each state is checked at both (a second run would repeat the same states).
+  it("Retry → Replace: the new try never sees the answer it replaces, and takes its place (1280 and 390 px)", async () => {
+    routes.set("Which gate", wrongThenRight("Gate WRONG-123", "Gate 7"));
+    routes.set("Which ship", () => code("FINAL('The Aurora.')"));
+    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
+    await open(page);
+    await uploadText(page, "harbour.txt", "The ship Aurora leaves from gate 7.\n".repeat(30));
+    await askQuestion(page, "Which ship leaves?");
+    await statusOf(last(page)).getByText("Answered").waitFor({ timeout: 60_000 });
+    await askQuestion(page, "Which gate does it leave from?");
+    const first = last(page);
+    await answerOf(first).getByText("Gate WRONG-123").waitFor({ timeout: 60_000 });
 
-      await first.getByRole("button", { name: "Retry" }).click();
-      const again = first.getByRole("group", { name: "Ask again" });
-      await again.waitFor();
-      expect(await noSideScroll(page)).toBe(true);
+    await first.getByRole("button", { name: "Retry" }).click();
+    const again = first.getByRole("group", { name: "Ask again" });
+    await again.waitFor();
+    for (const viewport of [PHONE, LAPTOP]) {
+      await page.setViewportSize(viewport);
+      expect(await noSideScroll(page), `${viewport.width} px`).toBe(true);
       await again.screenshot({ path: `${SHOTS}retry-choice-${viewport.width}.png` });
-      await again.getByRole("button", { name: "Replace this answer" }).click();
-      await answerOf(last(page)).getByText("Gate 7").waitFor({ timeout: 60_000 });
+    }
+    await again.getByRole("button", { name: "Replace this answer" }).click();
+    await answerOf(last(page)).getByText("Gate 7").waitFor({ timeout: 60_000 });
 
-      // What the model was sent for the fresh try: the earlier question before it, not the wrong answer.
-      const tries = rootRequestsFor("Which gate does it leave from?");
-      const retried = tries.filter((r) => r.turn === 0).at(-1)!;
-      expect(sent(retried)).toContain("The Aurora.");
-      expect(sent(retried)).not.toContain("WRONG-123");
-      // Python's `history` holds the one question before it, not the retried one.
-      expect(sent(tries.at(-1)!)).toContain("HISTORY 1");
-      // Replaced in place: two exchanges, the new answer where the old one was, and so after a reload.
-      expect(await exchanges(page).count()).toBe(2);
-      expect(await page.getByText("Gate WRONG-123").count()).toBe(0);
-      expect(await page.getByTestId("version").count()).toBe(0);
+    // What the model was sent for the fresh try: the earlier question before it, not the wrong answer.
+    const tries = rootRequestsFor("Which gate does it leave from?");
+    const retried = tries.filter((r) => r.turn === 0).at(-1)!;
+    expect(sent(retried)).toContain("The Aurora.");
+    expect(sent(retried)).not.toContain("WRONG-123");
+    // Python's `history` holds the one question before it, not the retried one.
+    expect(sent(tries.at(-1)!)).toContain("HISTORY 1");
+    // Replaced in place: two exchanges, the new answer where the old one was, and so after a reload.
+    expect(await exchanges(page).count()).toBe(2);
+    expect(await page.getByText("Gate WRONG-123").count()).toBe(0);
+    expect(await page.getByTestId("version").count()).toBe(0);
+    for (const viewport of [PHONE, LAPTOP]) {
+      await page.setViewportSize(viewport);
       await page.screenshot({ path: `${SHOTS}retry-replaced-${viewport.width}.png` });
-      await page.reload();
-      await answerOf(last(page)).getByText("Gate 7").waitFor({ timeout: 60_000 });
-      expect(await exchanges(page).count()).toBe(2);
-      expect(await page.getByText("WRONG-123").count()).toBe(0);
-      expect(errors).toEqual([]);
-      await context.close();
-    });
-  }
+    }
+    await page.reload();
+    await answerOf(last(page)).getByText("Gate 7").waitFor({ timeout: 60_000 });
+    expect(await exchanges(page).count()).toBe(2);
+    expect(await page.getByText("WRONG-123").count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 
-  for (const [viewport, scheme] of [
-    [PHONE, "dark"],
-    [LAPTOP, "light"],
-  ] as const) {
-    it(`Edit → Keep both: the edited question stands in the first one's place as version 2, later questions follow the version shown, and a reload keeps it (${viewport.width} px, ${scheme})`, async () => {
-      routes.set("Who signs", wrongThenRight("Signed by WRONG-Smith", "Signed by RIGHT-Jones"));
-      routes.set("Who signed", () => code("FINAL('Signed by RIGHT-Jones.')"));
-      routes.set("When does", () => code("FINAL('At dawn.')"));
-      routes.set("Sum up", () => code("FINAL('Summed up.')"));
-      const { context, page, errors } = await newPage(browser, { viewport, colorScheme: scheme });
-      await open(page);
-      await uploadText(page, "harbour.txt", "The permit is signed by Harbour Master Jones. The ship leaves at dawn.\n".repeat(30));
-      await askQuestion(page, "Who signs the permit?");
-      await answerOf(last(page)).getByText("Signed by WRONG-Smith").waitFor({ timeout: 60_000 });
-      await askQuestion(page, "When does the ship leave?");
-      await answerOf(last(page)).getByText("At dawn.").waitFor({ timeout: 60_000 });
+  it("Edit → Keep both: the edited question stands in the first one's place as version 2, later questions follow the version shown, and a reload keeps it (390 px dark, 1280 px light)", async () => {
+    routes.set("Who signs", wrongThenRight("Signed by WRONG-Smith", "Signed by RIGHT-Jones"));
+    routes.set("Who signed", () => code("FINAL('Signed by RIGHT-Jones.')"));
+    routes.set("When does", () => code("FINAL('At dawn.')"));
+    routes.set("Sum up", () => code("FINAL('Summed up.')"));
+    const { context, page, errors } = await newPage(browser, { viewport: PHONE, colorScheme: "dark" });
+    await open(page);
+    await uploadText(page, "harbour.txt", "The permit is signed by Harbour Master Jones. The ship leaves at dawn.\n".repeat(30));
+    await askQuestion(page, "Who signs the permit?");
+    await answerOf(last(page)).getByText("Signed by WRONG-Smith").waitFor({ timeout: 60_000 });
+    await askQuestion(page, "When does the ship leave?");
+    await answerOf(last(page)).getByText("At dawn.").waitFor({ timeout: 60_000 });
 
-      const first = exchanges(page).first();
-      await first.getByRole("button", { name: "Edit question" }).click();
-      await first.getByLabel("Edit the question").fill("Who signed the permit, by title?");
-      await first.locator("form.edit").screenshot({ path: `${SHOTS}edit-choice-${scheme}-${viewport.width}.png` });
-      await first.getByRole("button", { name: "Keep both" }).click();
-      const edited = exchanges(page).first();
-      await answerOf(edited).getByText("Signed by RIGHT-Jones.").waitFor({ timeout: 60_000 });
-      // In the first question's place (above the later one), as its second version.
-      expect(await edited.locator("h3").innerText()).toBe("Who signed the permit, by title?");
-      expect(await exchanges(page).count()).toBe(2);
-      expect(await edited.getByTestId("version").innerText()).toBe("Version 2 of 2");
-      // It followed the history before the first question: nothing, neither the wrong answer nor the later one.
-      const fresh = rootRequestsFor("Who signed the permit, by title?")[0]!;
-      expect(sent(fresh)).not.toContain("WRONG-Smith");
-      expect(sent(fresh)).not.toContain("At dawn.");
-      expect(await noSideScroll(page)).toBe(true);
-      expect(await axeProblems(page)).toEqual([]);
+    const first = exchanges(page).first();
+    await first.getByRole("button", { name: "Edit question" }).click();
+    await first.getByLabel("Edit the question").fill("Who signed the permit, by title?");
+    await first.locator("form.edit").screenshot({ path: `${SHOTS}edit-choice-dark-${PHONE.width}.png` });
+    await first.getByRole("button", { name: "Keep both" }).click();
+    const edited = exchanges(page).first();
+    await answerOf(edited).getByText("Signed by RIGHT-Jones.").waitFor({ timeout: 60_000 });
+    // In the first question's place (above the later one), as its second version.
+    expect(await edited.locator("h3").innerText()).toBe("Who signed the permit, by title?");
+    expect(await exchanges(page).count()).toBe(2);
+    expect(await edited.getByTestId("version").innerText()).toBe("Version 2 of 2");
+    // It followed the history before the first question: nothing, neither the wrong answer nor the later one.
+    const fresh = rootRequestsFor("Who signed the permit, by title?")[0]!;
+    expect(sent(fresh)).not.toContain("WRONG-Smith");
+    expect(sent(fresh)).not.toContain("At dawn.");
+    // This state at both widths and in both schemes (one run: the flow does not depend on them).
+    for (const [viewport, scheme] of [
+      [PHONE, "dark"],
+      [LAPTOP, "light"],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await noSideScroll(page), `${viewport.width} px`).toBe(true);
+      expect(await axeProblems(page), `${viewport.width} px, ${scheme}`).toEqual([]);
       await edited.locator("header").screenshot({ path: `${SHOTS}versions-${scheme}-${viewport.width}.png` });
       await page.screenshot({ path: `${SHOTS}versions-page-${scheme}-${viewport.width}.png` });
+    }
 
-      // Back to version 1: the next question builds on the version shown.
-      await edited.getByRole("button", { name: "Previous version" }).click();
-      await answerOf(exchanges(page).first()).getByText("Signed by WRONG-Smith").waitFor();
-      await askQuestion(page, "Sum up the permit and the departure.");
-      await answerOf(last(page)).getByText("Summed up.").waitFor({ timeout: 60_000 });
-      const next = sent(rootRequestsFor("Sum up the permit")[0]!);
-      expect(next).toContain("WRONG-Smith");
-      expect(next).not.toContain("RIGHT-Jones");
+    // Back to version 1: the next question builds on the version shown.
+    await edited.getByRole("button", { name: "Previous version" }).click();
+    await answerOf(exchanges(page).first()).getByText("Signed by WRONG-Smith").waitFor();
+    await askQuestion(page, "Sum up the permit and the departure.");
+    await answerOf(last(page)).getByText("Summed up.").waitFor({ timeout: 60_000 });
+    const next = sent(rootRequestsFor("Sum up the permit")[0]!);
+    expect(next).toContain("WRONG-Smith");
+    expect(next).not.toContain("RIGHT-Jones");
 
-      await page.reload();
-      await exchanges(page).nth(2).waitFor({ timeout: 60_000 });
-      expect(await exchanges(page).count()).toBe(3);
-      const reloaded = exchanges(page).first();
-      expect(await reloaded.getByTestId("version").innerText()).toBe("Version 1 of 2");
-      // Answers are formatted as they come near the screen: look at it, then read it.
-      await reloaded.scrollIntoViewIfNeeded();
-      await answerOf(reloaded).getByText("Signed by WRONG-Smith").waitFor();
-      await reloaded.getByRole("button", { name: "Next version" }).click();
-      await answerOf(exchanges(page).first()).getByText("Signed by RIGHT-Jones.").waitFor();
-      expect(errors).toEqual([]);
-      await context.close();
-    });
-  }
+    await page.reload();
+    await exchanges(page).nth(2).waitFor({ timeout: 60_000 });
+    expect(await exchanges(page).count()).toBe(3);
+    const reloaded = exchanges(page).first();
+    expect(await reloaded.getByTestId("version").innerText()).toBe("Version 1 of 2");
+    // Answers are formatted as they come near the screen: look at it, then read it.
+    await reloaded.scrollIntoViewIfNeeded();
+    await answerOf(reloaded).getByText("Signed by WRONG-Smith").waitFor();
+    await reloaded.getByRole("button", { name: "Next version" }).click();
+    await answerOf(exchanges(page).first()).getByText("Signed by RIGHT-Jones.").waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

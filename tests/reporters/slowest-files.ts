@@ -1,6 +1,7 @@
 // Prints the ten slowest test files at the end of `vitest run`, so every CI log says where the
 // suite's time went (issue 38: the suite must stay under 20 minutes, and a file that grows slow
 // should be seen in the log of the change that made it slow, not found later by hand).
+import { writeFileSync } from "node:fs";
 import { relative } from "node:path";
 import type { Reporter, TestModule, Vitest } from "vitest/node";
 
@@ -17,6 +18,12 @@ export interface FileTime {
   /** Tests in the file. */
   tests: number;
 }
+
+/**
+ * The environment variable naming a file where the reporter also writes its files' times as JSON,
+ * so scripts/test-all.ts can print one table for the two vitest processes it runs.
+ */
+export const SLOWEST_FILES_JSON = "RLM_SLOWEST_FILES_JSON";
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -52,7 +59,10 @@ export default class SlowestFilesReporter implements Reporter {
   }
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const table = slowestFilesTable(testModules.map((m) => fileTime(m, this.root)));
+    const files = testModules.map((m) => fileTime(m, this.root));
+    const json = process.env[SLOWEST_FILES_JSON];
+    if (json) writeFileSync(json, JSON.stringify(files));
+    const table = slowestFilesTable(files);
     if (table) process.stdout.write(`\n${table}\n`);
   }
 }

@@ -1,7 +1,10 @@
 // The table the suite prints at its end (tests/reporters/slowest-files.ts): slowest first, load
 // time counted, at most ten lines.
-import { describe, expect, it } from "vitest";
-import { slowestFilesTable, type FileTime } from "../reporters/slowest-files.ts";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import SlowestFilesReporter, { SLOWEST_FILES_JSON, slowestFilesTable, type FileTime } from "../reporters/slowest-files.ts";
 
 const file = (name: string, loadMs: number, runMs: number, tests = 1): FileTime => ({ file: name, project: "e2e", loadMs, runMs, tests });
 
@@ -19,5 +22,24 @@ describe("the slowest-files table", () => {
 
   it("prints nothing when no file ran", () => {
     expect(slowestFilesTable([])).toBe("");
+  });
+});
+
+describe("the reporter beside another vitest process (scripts/test-all.ts)", () => {
+  it("writes its files' times where RLM_SLOWEST_FILES_JSON says, for one table of both", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rlm-slowest-"));
+    const out = join(dir, "times.json");
+    const before = process.env[SLOWEST_FILES_JSON];
+    process.env[SLOWEST_FILES_JSON] = out;
+    const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      new SlowestFilesReporter().onTestRunEnd([]);
+      expect(JSON.parse(readFileSync(out, "utf8"))).toEqual([]);
+    } finally {
+      write.mockRestore();
+      if (before === undefined) delete process.env[SLOWEST_FILES_JSON];
+      else process.env[SLOWEST_FILES_JSON] = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
