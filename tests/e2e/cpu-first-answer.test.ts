@@ -131,6 +131,20 @@ describe("the first answer on a processor", () => {
     await page.getByRole("button", { name: /Thorough/ }).click();
     await note.waitFor();
     await page.locator(".ask").screenshot({ path: `${SHOTS}cpu-effort-measured-390.png` });
+    // Where the question box meets the answer's sticky turn strip, the box is on top: nothing of
+    // the page is drawn over it (the strip's buttons were, on a phone).
+    const covered = await page.locator(".ask-dock").evaluate((dock) => {
+      const r = dock.getBoundingClientRect();
+      const over: string[] = [];
+      for (let x = r.left + 4; x < r.right; x += 16) {
+        for (let y = Math.max(r.top, 0) + 2; y < Math.min(r.bottom, innerHeight); y += 8) {
+          const hit = document.elementFromPoint(x, y);
+          if (hit && !dock.contains(hit)) over.push(`${hit.tagName}.${hit.className} at ${Math.round(x)},${Math.round(y)}`);
+        }
+      }
+      return over;
+    });
+    expect(covered).toEqual([]);
     expect(outside).toEqual([]);
     expect(errors.filter((e) => !/favicon|Failed to load resource|ERR_/.test(e))).toEqual([]);
     await context.close();
