@@ -149,7 +149,7 @@ const out = [
   `### Where a prefill's time goes in the page's llama.cpp, ${today()}`,
   "",
   `Machine: ${machine()}; load average at start ${load()}. Random-weight GGUF shaped like ${SHAPE} (${WEIGHTS ?? "q8_0"} matrices), ` +
-    `prompt ≈${Math.round(PROMPT_WORDS * 1.45)} tokens, Chromium's sampling profiler every ${SAMPLE_US} µs on every worker, self time summed over threads.`,
+    `a ${PROMPT_WORDS}-word prompt, Chromium's sampling profiler every ${SAMPLE_US} µs on every worker, self time summed over threads.`,
   "",
 ];
 try {

@@ -157,12 +157,9 @@ function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Para
 
 const nativeKey = (threads: number, cache: Cache) => `${threads}/${cacheName(cache)}`;
 const key = (threads: number, build: Build, cache: Cache) => `${threads}/${build}/${cacheName(cache)}`;
-// Our simd build (emscripten 3.1.6) does not yet load with one thread (no pthread pool: it hangs
-// at start-up, docs/llama-wasm-build.md), so it is measured from two threads up.
-// (SIMD1=1 measures it at one thread anyway, once the build loads there.)
-const RUNS_OF_BUILDS = THREADS.flatMap((t) =>
-  BUILDS.filter((b) => b !== "simd" || t > 1 || process.env.SIMD1 === "1").flatMap((b) => CACHES.map((c) => [t, b, c] as const)),
-);
+// Every build at every thread count: our build starts at one thread since branch wt-simd's
+// post-link fix (measured with it in docs/llama-wasm-build.md).
+const RUNS_OF_BUILDS = THREADS.flatMap((t) => BUILDS.flatMap((b) => CACHES.map((c) => [t, b, c] as const)));
 
 /** llama.cpp's own memory lines, shortened to what differs between settings (KV and compute buffers). */
 function memoryNotes(log: string[]): string[] {
