@@ -20,11 +20,21 @@ const WEIGHTS = (arg("weights") ?? "q8_0") as QwenWeights;
 const TEXT = "Harbour ledger, tide keeper: count the lamps.";
 const TOKENS = 12;
 
-function call<K extends keyof WllamaBenchApi>(page: EnginePage, name: K, ...args: Parameters<WllamaBenchApi[K]>) {
-  return page.evaluate(
-    ([n, a]) => (window as unknown as { wllamaBench: Record<string, (...x: unknown[]) => unknown> }).wllamaBench[n]!(...a),
+// WebDriver reports a page's rejection as its stack alone: the page returns the error's name and
+// message instead, so a failure says what failed.
+async function call<K extends keyof WllamaBenchApi>(page: EnginePage, name: K, ...args: Parameters<WllamaBenchApi[K]>) {
+  const out = (await page.evaluate(
+    ([n, a]) =>
+      Promise.resolve()
+        .then(() => (window as unknown as { wllamaBench: Record<string, (...x: unknown[]) => unknown> }).wllamaBench[n]!(...a))
+        .then(
+          (value) => ({ value }),
+          (e: unknown) => ({ error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) }),
+        ),
     [name as string, args as unknown[]] as [string, unknown[]],
-  ) as Promise<Awaited<ReturnType<WllamaBenchApi[K]>>>;
+  )) as { value: Awaited<ReturnType<WllamaBenchApi[K]>> } | { error: string };
+  if ("error" in out) throw new Error(`${name}: ${out.error}`);
+  return out.value;
 }
 
 interface Outcome {
