@@ -5,6 +5,8 @@
 // real ones do. The page's figures are reported as ratios to native (the target: within 2×).
 //
 // Run: node --import tsx bench/wllama.ts [--write] [--shape=qwen2.5-0.5b] [--runs=3] [--builds=default,compat] [--weights=q4_0]
+//        [--threads=1,2] [--kv=f16,q8_0] [--flash=default,on,off] [--prompt-words=1400] [--decode-at=prompt]
+//        [--no-stop] [--no-native] [--only=stop]
 // (--builds: the page's llama.cpp builds to measure; compat is wasm32 + Asyncify, forced here
 // where the browser would take the default Memory64 + JSPI one; simd is our own wasm32 + Asyncify
 // build with ggml's SIMD128 kernels, vendor/llama-wasm.)
@@ -15,6 +17,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
+import type { WllamaKvCacheType } from "../src/engines/wllama/protocol.ts";
 import { tinyQwenGguf, type QwenShapeName, type QwenWeights } from "../tests/fixtures/gguf/index.ts";
 import type { WllamaBenchApi } from "./browser/wllama-bench.ts";
 import { startBenchPages } from "./browser/server.ts";
@@ -28,10 +31,34 @@ const WEIGHTS = arg("weights") as QwenWeights | undefined; // the shape's own (Q
 const RUNS = Number(arg("runs") ?? 3);
 const PROMPT_WORDS = Number(arg("prompt-words") ?? 350); // about 500 tokens with the chat template
 const DECODE_TOKENS = Number(arg("decode") ?? 32);
+// --decode-at=prompt: decode right after the timed prompt (a full KV cache, where its type and
+// flash attention matter), not after a short one.
+const DECODE_DEEP = arg("decode-at") === "prompt";
+const STOP = !process.argv.includes("--no-stop");
 const KV_TOKENS = 4096;
 const CORES = availableParallelism();
 const ONLY_STOP = arg("only") === "stop";
-const THREADS = ONLY_STOP ? [1] : [...new Set([1, CORES])];
+const THREADS = ONLY_STOP ? [1] : (arg("threads")?.split(",").map(Number) ?? [...new Set([1, CORES])]);
+// KV cache types × flash attention ("default": llama.cpp's own choice). llama.cpp refuses a
+// quantized V cache without flash attention, so those pairs are left out.
+type Flash = "default" | "on" | "off";
+interface Cache {
+  kv: WllamaKvCacheType | "default";
+  flash: Flash;
+}
+const CACHES: Cache[] = (arg("kv") ?? "default")
+  .split(",")
+  .flatMap((kv) => (arg("flash") ?? "default").split(",").map((flash) => ({ kv, flash }) as Cache))
+  .filter((c) => !(c.kv !== "default" && c.kv !== "f16" && c.kv !== "f32" && c.flash === "off"));
+const cacheName = (c: Cache) => `KV ${c.kv}, flash ${c.flash}`;
+const pageCache = (c: Cache) => ({
+  ...(c.kv === "default" ? {} : { kvCacheType: c.kv }),
+  ...(c.flash === "default" ? {} : { flashAttention: c.flash === "on" }),
+});
+const nativeCache = (c: Cache) => ({
+  ...(c.kv === "default" ? {} : { experimentalKvCacheKeyType: c.kv.toUpperCase(), experimentalKvCacheValueType: c.kv.toUpperCase() }),
+  ...(c.flash === "default" ? {} : { flashAttention: c.flash === "on" }),
+});
 type Build = "default" | "compat" | "simd";
 const BUILDS = (arg("builds") ?? "default").split(",") as Build[];
 const PROMPT = Array.from(
@@ -56,7 +83,14 @@ interface NodeLlamaCpp {
   getLlama(options: { gpu: false; build: "never" }): Promise<{
     loadModel(o: { modelPath: string }): Promise<{
       tokenize(text: string): number[];
-      createContext(o: { contextSize: number; threads: number; batchSize: number }): Promise<{
+      createContext(o: {
+        contextSize: number;
+        threads: number;
+        batchSize: number;
+        flashAttention?: boolean;
+        experimentalKvCacheKeyType?: string;
+        experimentalKvCacheValueType?: string;
+      }): Promise<{
         getSequence(): NodeLlamaSequence;
         dispose(): Promise<void>;
       }>;
@@ -72,36 +106,40 @@ async function importNodeLlamaCpp(): Promise<NodeLlamaCpp> {
   return (await import(specifier)) as NodeLlamaCpp;
 }
 
-async function native(modelPath: string): Promise<Map<number, Rate>> {
+async function native(modelPath: string): Promise<Map<string, Rate>> {
   const { getLlama } = await importNodeLlamaCpp();
   const llama = await getLlama({ gpu: false, build: "never" });
   const model = await llama.loadModel({ modelPath });
-  const out = new Map<number, Rate>();
-  for (const threads of THREADS) {
-    const context = await model.createContext({ contextSize: KV_TOKENS, threads, batchSize: 512 });
+  const out = new Map<string, Rate>();
+  for (const [threads, cache] of THREADS.flatMap((t) => CACHES.map((c) => [t, c] as const))) {
+    const context = await model.createContext({ contextSize: KV_TOKENS, threads, batchSize: 512, ...nativeCache(cache) });
     const sequence = context.getSequence();
     const rate: Rate = { prefill: [], decode: [] };
     for (let run = 0; run < RUNS; run++) {
       const tokens = model.tokenize(`${Math.random()} ${PROMPT}`);
       await sequence.clearHistory();
       let t = performance.now();
-      await sequence.evaluateWithoutGeneratingNewTokens(tokens);
-      rate.prefill.push(tps(tokens.length, performance.now() - t));
-      await sequence.clearHistory();
-      const short = model.tokenize(`${Math.random()} Write.`);
-      await sequence.evaluateWithoutGeneratingNewTokens(short.slice(0, -1));
+      await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(0, -1));
+      rate.prefill.push(tps(tokens.length - 1, performance.now() - t));
+      let last = tokens.slice(-1);
+      if (!DECODE_DEEP) {
+        await sequence.clearHistory();
+        const short = model.tokenize(`${Math.random()} Write.`);
+        await sequence.evaluateWithoutGeneratingNewTokens(short.slice(0, -1));
+        last = short.slice(-1);
+      }
       let n = 0;
       t = performance.now();
-      for await (const token of sequence.evaluate(short.slice(-1), { temperature: 0 })) {
+      for await (const token of sequence.evaluate(last, { temperature: 0 })) {
         void token;
         if (++n >= DECODE_TOKENS) break;
       }
       rate.decode.push(tps(n, performance.now() - t));
       console.log(
-        `native ${threads} thread(s) run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s, decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
+        `native ${threads} thread(s) ${cacheName(cache)} run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s, decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
       );
     }
-    out.set(threads, rate);
+    out.set(nativeKey(threads, cache), rate);
     await context.dispose();
   }
   await model.dispose();
@@ -117,10 +155,41 @@ function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Para
   ) as Promise<Awaited<ReturnType<WllamaBenchApi[K]>>>;
 }
 
-const key = (threads: number, build: Build) => `${threads}/${build}`;
-// Our simd build (emscripten 3.1.6) does not yet load with one thread (no pthread pool: it hangs
-// at start-up, docs/llama-wasm-build.md), so it is measured from two threads up.
-const RUNS_OF_BUILDS = THREADS.flatMap((t) => BUILDS.filter((b) => b !== "simd" || t > 1).map((b) => [t, b] as const));
+const nativeKey = (threads: number, cache: Cache) => `${threads}/${cacheName(cache)}`;
+const key = (threads: number, build: Build, cache: Cache) => `${threads}/${build}/${cacheName(cache)}`;
+// Every build at every thread count: our build starts at one thread since branch wt-simd's
+// post-link fix (measured with it in docs/llama-wasm-build.md).
+const RUNS_OF_BUILDS = THREADS.flatMap((t) => BUILDS.flatMap((b) => CACHES.map((c) => [t, b, c] as const)));
+
+/** llama.cpp's own memory lines, shortened to what differs between settings (KV and compute buffers). */
+function memoryNotes(log: string[]): string[] {
+  return log
+    .filter((l) => /kv_cache|KV|compute buffer|flash/i.test(l))
+    .map((l) => `  llama.cpp: ${l.replace(/^\w+:\s*/, "").replace(/\s+/g, " ")}`);
+}
+
+async function measure(p: Page, threads: number, build: Build, cache: Cache, notes: string[]): Promise<Rate> {
+  const loaded = await call(p, "load", threads, KV_TOKENS, build === "default" ? undefined : build, pageCache(cache));
+  console.log(`page ${threads} thread(s) ${build} ${cacheName(cache)}: loaded in ${loaded.seconds.toFixed(1)} s`);
+  notes.push(
+    `${threads} thread(s), ${build} build, ${cacheName(cache)}: loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,
+    ...memoryNotes(loaded.memoryLog),
+  );
+  await call(p, "prefill", "warm up"); // the first call pays one-off costs
+  const rate: Rate = { prefill: [], decode: [] };
+  for (let run = 0; run < (ONLY_STOP ? 0 : RUNS); run++) {
+    const text = `${Math.random()} ${PROMPT}`;
+    const pre = await call(p, "prefill", text);
+    rate.prefill.push(tps(pre.promptTokens, pre.promptMs));
+    // the same prompt again comes from the slot's cache: only the decode is new
+    const dec = DECODE_DEEP ? await call(p, "continueAfter", text, DECODE_TOKENS) : await call(p, "decode", DECODE_TOKENS);
+    rate.decode.push(tps(dec.predictedTokens, dec.predictedMs));
+    console.log(
+      `page ${threads} thread(s) ${build} ${cacheName(cache)} run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s (${pre.promptTokens} tokens), decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
+    );
+  }
+  return rate;
+}
 
 async function page(modelPath: string): Promise<{ rates: Map<string, Rate>; notes: string[] }> {
   const server = await startBenchPages();
@@ -136,29 +205,25 @@ async function page(modelPath: string): Promise<{ rates: Map<string, Rate>; note
     const stored = await call(p, "store");
     console.log(`stored in ${stored.seconds.toFixed(1)} s`);
     notes.push(`kept in OPFS in ${stored.seconds.toFixed(1)} s (${Math.round(stored.bytes / 1024 ** 2)} MiB)`);
-    for (const [threads, build] of RUNS_OF_BUILDS) {
-      const loaded = await call(p, "load", threads, KV_TOKENS, ...(build === "default" ? [] : [build]));
-      notes.push(
-        `${threads} thread(s), ${build} build: loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,
-      );
-      await call(p, "prefill", "warm up"); // the first call pays one-off costs
-      const rate: Rate = { prefill: [], decode: [] };
-      for (let run = 0; run < (ONLY_STOP ? 0 : RUNS); run++) {
-        const pre = await call(p, "prefill", PROMPT);
-        rate.prefill.push(tps(pre.promptTokens, pre.promptMs));
-        const dec = await call(p, "decode", DECODE_TOKENS);
-        rate.decode.push(tps(dec.predictedTokens, dec.predictedMs));
-        console.log(
-          `page ${threads} thread(s) ${build} run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s (${pre.promptTokens} tokens), decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
-        );
+    const env = await call(p, "environment");
+    console.log(`hardwareConcurrency ${env.hardwareConcurrency}, isolated ${env.crossOriginIsolated}`);
+    notes.push(`navigator.hardwareConcurrency in the worker: ${env.hardwareConcurrency}; cross-origin isolated ${env.crossOriginIsolated}`);
+    for (const [threads, build, cache] of RUNS_OF_BUILDS) {
+      // One setting llama.cpp cannot run (it aborts) is a finding, not the end of the benchmark.
+      try {
+        rates.set(key(threads, build, cache), await measure(p, threads, build, cache, notes));
+      } catch (err) {
+        const why = err instanceof Error ? err.message.split("\n")[0] : String(err);
+        console.log(`page ${threads} thread(s) ${build} ${cacheName(cache)}: FAILED ${why}`);
+        notes.push(`${threads} thread(s), ${build} build, ${cacheName(cache)}: FAILED (${why})`);
       }
-      rates.set(key(threads, build), rate);
     }
     const long = `${PROMPT} ${PROMPT} ${PROMPT}`;
-    const stop = await call(p, "abortPrefill", long, 500);
-    notes.push(
-      `Stop 0.5 s into a ~${Math.round(PROMPT_WORDS * 3 * 1.45).toLocaleString("en-US")}-token prefill (${THREADS.at(-1)} thread(s)): the call ended ${Math.round(stop.stopMs)} ms after Stop; the next request ${stop.nextWorks ? "worked" : "FAILED"}`,
-    );
+    const stop = STOP ? await call(p, "abortPrefill", long, 500) : null;
+    if (stop)
+      notes.push(
+        `Stop 0.5 s into a ~${Math.round(PROMPT_WORDS * 3 * 1.45).toLocaleString("en-US")}-token prefill (${THREADS.at(-1)} thread(s)): the call ended ${Math.round(stop.stopMs)} ms after Stop; the next request ${stop.nextWorks ? "worked" : "FAILED"}`,
+      );
   } finally {
     await browser.close();
     await server.close();
@@ -175,20 +240,33 @@ report.line(
     `${KV_TOKENS}-token KV cache, prompt ≈${Math.round(PROMPT_WORDS * 1.45)} tokens, ${DECODE_TOKENS} tokens decoded, ${RUNS} runs each (median). Tokens/s from llama.cpp's own counters in the page (timings) and from wall time around node-llama-cpp's evaluate calls.`,
 );
 report.line("");
-const nativeRates = ONLY_STOP ? new Map<number, Rate>() : await native(modelPath);
+const NO_NATIVE = process.argv.includes("--no-native");
+const nativeRates = ONLY_STOP || NO_NATIVE ? new Map<string, Rate>() : await native(modelPath);
 const pageRun = await page(modelPath);
 if (ONLY_STOP) {
   for (const n of pageRun.notes) report.line(`- ${n}`);
   process.exit(0);
 }
-report.table(["threads", "page build", "prefill tok/s: page", "native", "page / native", "decode tok/s: page", "native", "page / native"]);
-for (const [threads, build] of RUNS_OF_BUILDS) {
-  const pg = pageRun.rates.get(key(threads, build))!;
-  const nt = nativeRates.get(threads)!;
+report.table([
+  "threads",
+  "page build",
+  "KV cache, flash attention",
+  "prefill tok/s: page",
+  "native",
+  "page / native",
+  "decode tok/s: page",
+  "native",
+  "page / native",
+]);
+for (const [threads, build, cache] of RUNS_OF_BUILDS) {
+  const pg = pageRun.rates.get(key(threads, build, cache));
+  if (!pg) continue; // failed: see the notes
+  const nt = nativeRates.get(nativeKey(threads, cache)) ?? { prefill: [NaN], decode: [NaN] };
   const ratio = (a: number[], b: number[]) => `${(med(a) / med(b)).toFixed(2)}×`;
   report.row([
     threads,
     build,
+    `${cache.kv}, ${cache.flash}`,
     med(pg.prefill).toFixed(0),
     med(nt.prefill).toFixed(0),
     ratio(pg.prefill, nt.prefill),

@@ -70,6 +70,8 @@ const NO_DOWNLOADS = {} as CacheManager;
 const NO_DOWNLOADS_MODELS = {} as NonNullable<ConstructorParameters<typeof Wllama>[1]>["modelManager"];
 
 const LOAD_FAILED = /failed to load model|error loading model/;
+/** llama.cpp's load-time lines that say how much memory a buffer took (bench/wllama.ts reports them). */
+const MEMORY_LINE = /buffer size|kv_cache.*size|KV self size|flash_attn/i;
 
 function jspi(): boolean {
   return typeof (WebAssembly as unknown as { Suspending?: unknown }).Suspending === "function";
@@ -204,6 +206,8 @@ const api: WllamaWorkerApi = {
         // Stop is checked between batches: 512 keeps a cancelled prefill to one batch's time.
         n_batch: 512,
         n_ubatch: 512,
+        ...(request.kvCacheType ? { cache_type_k: request.kvCacheType, cache_type_v: request.kvCacheType } : {}),
+        ...(request.flashAttention !== undefined ? { flash_attn: request.flashAttention } : {}),
       });
       // llama.cpp can abort inside the load (an unknown architecture) and wllama still resolve:
       // its own log says whether the model really loaded.
@@ -226,6 +230,7 @@ const api: WllamaWorkerApi = {
       kvTokens: info.n_ctx,
       trainedContext: info.n_ctx_train,
       hasChatTemplate: !!instance.getChatTemplate(),
+      memoryLog: recentLog.filter((line) => MEMORY_LINE.test(line)),
     };
   },
 

@@ -4,7 +4,7 @@
 import { WllamaWorkerClient } from "../../src/engines/wllama/client.ts";
 import { inspectModel } from "../../src/engines/wllama/model-file.ts";
 import { modelIdFor } from "../../src/engines/wllama/model-store.ts";
-import type { WllamaTimings } from "../../src/engines/wllama/protocol.ts";
+import type { WllamaKvCacheType, WllamaTimings } from "../../src/engines/wllama/protocol.ts";
 
 const client = WllamaWorkerClient.spawn();
 let modelId = "";
@@ -28,9 +28,12 @@ export interface WllamaBenchApi {
     threads: number,
     kvTokens: number,
     build?: "compat" | "simd",
-  ): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean }>;
-  /** Evaluates a prompt and one token: prompt tokens and llama.cpp's prompt time. */
+    cache?: { kvCacheType?: WllamaKvCacheType; flashAttention?: boolean },
+  ): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean; memoryLog: string[] }>;
+  /** Evaluates a prompt (the caller makes it unique) and one token: prompt tokens and llama.cpp's prompt time. */
   prefill(text: string): Promise<WllamaTimings>;
+  /** The same prompt again (its KV cache kept by the slot), generating `tokens`: decode at the prompt's depth. */
+  continueAfter(text: string, tokens: number): Promise<WllamaTimings>;
   /** Generates `tokens` tokens after a short prompt. */
   decode(tokens: number): Promise<WllamaTimings>;
   /** Greedy text for one user message (tests/e2e/llama-wasm-agreement.test.ts), and the prompt's token count. */
@@ -62,12 +65,18 @@ const api: WllamaBenchApi = {
     await client.storeModel({ id: modelId, info, source: "file" }, parts);
     return { seconds: (performance.now() - started) / 1000, bytes: info.totalBytes };
   },
-  async load(threads, kvTokens, build) {
-    const outcome = await client.load({ modelId, kvTokens, slots: 2, threads, assets: assets(), ...(build ? { build } : {}) });
-    return { seconds: outcome.seconds, threads: outcome.threads, multiThread: outcome.multiThread, compat: outcome.compat };
+  async load(threads, kvTokens, build, cache) {
+    const outcome = await client.load({ modelId, kvTokens, slots: 2, threads, assets: assets(), ...(build ? { build } : {}), ...cache });
+    return {
+      seconds: outcome.seconds,
+      threads: outcome.threads,
+      multiThread: outcome.multiThread,
+      compat: outcome.compat,
+      memoryLog: outcome.memoryLog,
+    };
   },
-  // A different text each time, so no prompt comes from the KV cache.
-  prefill: (text) => timed(`${Math.random()} ${text}`, 1, true),
+  prefill: (text) => timed(text, 1, true),
+  continueAfter: (text, tokens) => timed(text, tokens, true),
   decode: (tokens) => timed(`${Math.random()} Write.`, tokens, true),
   async generate(text, tokens) {
     const result = await client.complete({

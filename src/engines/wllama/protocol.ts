@@ -46,7 +46,14 @@ export interface WllamaLoadRequest {
    * wllama's choice, the default build where it runs.
    */
   build?: "compat" | "simd";
+  /** llama.cpp's KV cache element type for K and V; absent: llama.cpp's default (f16). A quantized V needs flash attention. */
+  kvCacheType?: WllamaKvCacheType;
+  /** Flash attention on or off; absent: llama.cpp's default ("auto", on where the backend has it). */
+  flashAttention?: boolean;
 }
+
+/** The KV cache types wllama's glue accepts (cpp/wllama-context.h kv_cache_type_from_str). */
+export type WllamaKvCacheType = "f32" | "f16" | "q8_0" | "q4_0" | "q4_1" | "q5_0" | "q5_1";
 
 export interface WllamaLoadOutcome {
   seconds: number;
@@ -58,6 +65,8 @@ export interface WllamaLoadOutcome {
   kvTokens: number;
   trainedContext: number;
   hasChatTemplate: boolean;
+  /** llama.cpp's own lines on the memory it took (model, KV cache and compute buffers), as logged at load. */
+  memoryLog: string[];
 }
 
 export interface WllamaMessage {
