@@ -118,9 +118,7 @@ function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Para
 }
 
 const key = (threads: number, build: Build) => `${threads}/${build}`;
-// Our simd build (emscripten 3.1.6) does not yet load with one thread (no pthread pool: it hangs
-// at start-up, docs/llama-wasm-build.md), so it is measured from two threads up.
-const RUNS_OF_BUILDS = THREADS.flatMap((t) => BUILDS.filter((b) => b !== "simd" || t > 1).map((b) => [t, b] as const));
+const RUNS_OF_BUILDS = THREADS.flatMap((t) => BUILDS.map((b) => [t, b] as const));
 
 async function page(modelPath: string): Promise<{ rates: Map<string, Rate>; notes: string[] }> {
   const server = await startBenchPages();
