@@ -117,7 +117,8 @@ function crashed(): Error {
   wllama = null;
   reloadAfterStop = lastLoad !== null;
   void old?.exit().catch(() => undefined);
-  const cause = recentLog.filter((l) => l.startsWith("error:")).at(-1);
+  // llama.cpp's own line (the exception's text), not wllama's report of the JavaScript error after it
+  const cause = recentLog.filter((l) => l.startsWith("error:") && !/Stack trace|Invalid typed array|RangeError/.test(l)).at(-1);
   return namedError(
     "WllamaRuntimeError",
     `llama.cpp failed inside this request${cause ? ` (${cause})` : ""}; the model is loaded again for the next one.`,

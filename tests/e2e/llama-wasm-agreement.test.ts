@@ -88,10 +88,10 @@ afterAll(async () => {
 
 describe("our SIMD build on one loaded model", () => {
   it("answers several requests in a row, at two threads and at one", { timeout: 900_000 }, async () => {
-    // The bench once saw the second request fail with "Invalid typed array length: 1163217991"
-    // (0x45554C47, "GLUE": wllama read the reply's length where the request still lay, i.e. the
-    // action ended in a C++ exception). Prompts of the bench's size, each new, so every one is a
-    // fresh prompt batch through the GEMM, then a short decode, on the same model.
+    // Prompts of the bench's size, each new, so every one is a fresh prompt batch through the
+    // GEMM, then a short decode, on the same model, at two threads and then at one. (The bench's
+    // "Invalid typed array length: 1163217991" was a reply that failed llama.cpp's strict chat
+    // parse; tests/e2e/wllama.test.ts's random-model run catches that one.)
     const modelPath = await tinyQwenGguf({ arch: "qwen2", weights: "q8_0" });
     const page = await browser.newPage();
     try {
