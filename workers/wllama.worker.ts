@@ -106,6 +106,28 @@ function describeLoadFailure(err: unknown): Error {
   return namedError("WllamaLoadError", detail ? `${message} (llama.cpp: ${detail})` : message);
 }
 
+/**
+ * wllama's own words when a call into llama.cpp ended in a C++ exception: its glue then returns no
+ * reply and never writes the reply's length, so wllama reads the request's first bytes ("GLUE",
+ * 1163217991) as one ("Invalid typed array length"), or reports the module as crashed. Seen once in
+ * the bench (docs/llama-wasm-build.md); the exception's own text is in llama.cpp's error log.
+ */
+const CRASHED = /Invalid typed array length|wllama has crashed/;
+
+/** llama.cpp's worker is dead after such a failure: the next request loads the model afresh. */
+function crashed(): Error {
+  const old = wllama;
+  wllama = null;
+  reloadAfterStop = lastLoad !== null;
+  void old?.exit().catch(() => undefined);
+  // llama.cpp's own line (the exception's text), not wllama's report of the JavaScript error after it
+  const cause = recentLog.filter((l) => l.startsWith("error:") && !/Stack trace|Invalid typed array|RangeError/.test(l)).at(-1);
+  return namedError(
+    "WllamaRuntimeError",
+    `llama.cpp failed inside this request${cause ? ` (${cause})` : ""}; the model is loaded again for the next one.`,
+  );
+}
+
 function toTimings(t: ChatCompletionChunk["timings"]): WllamaTimings | null {
   if (!t) return null;
   return {
@@ -278,6 +300,7 @@ const api: WllamaWorkerApi = {
       if (err instanceof WllamaAbortError || controller.signal.aborted) throw namedError("AbortError", "The model call was stopped.");
       const message = err instanceof Error ? err.message : String(err);
       if (/context|n_ctx|exceeds|too long/i.test(message)) throw namedError("ContextWindowExceededError", message);
+      if (CRASHED.test(message)) throw crashed();
       throw namedError(err instanceof WllamaError ? "WllamaInferenceError" : "WllamaRuntimeError", message);
     } finally {
       running.delete(request.id);

@@ -2,7 +2,9 @@
 // reason: wllama's wasm links ggml's generic C dot products, because emscripten's CMake toolchain
 // reports the processor as "x86" and ggml adds its SIMD128 kernels (arch/wasm/quants.c) only for
 // "wasm". These tests read the committed binary's function bodies by name and look for the
-// instruction those kernels are built on, i32x4.dot_i16x8_s.
+// instruction those kernels are built on, i32x4.dot_i16x8_s: in ggml's dot products, and in the
+// 4 x 4 register-tiled GEMM our patch adds for prompt batches (0004-wasm-gemm-4x4.patch; its tiles
+// are static functions, their names stay in the name section).
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -12,6 +14,8 @@ import { SIMD_OPS, countPattern, functionBodies } from "../../scripts/lib/wasm-f
 
 const vendor = join(import.meta.dirname, "../../vendor/llama-wasm");
 const KERNELS = ["ggml_vec_dot_q8_0_q8_0", "ggml_vec_dot_q4_0_q8_0"];
+/** The GEMM's tiles (Q8_0 and Q4_0 weights x Q8_0 activations): four rows x four tokens each. */
+const GEMM_TILES = ["tile_q8_0", "tile_q4_0"];
 const dots = (body: Uint8Array | undefined) => (body ? countPattern(body, SIMD_OPS["i32x4.dot_i16x8_s"]) : -1);
 
 describe("our llama.cpp WebAssembly build", () => {
@@ -21,6 +25,12 @@ describe("our llama.cpp WebAssembly build", () => {
   it.each(KERNELS)("%s uses i32x4.dot_i16x8_s", (name) => {
     expect(bodies.has(name), `${name} is not in the wasm's name section`).toBe(true);
     expect(dots(bodies.get(name))).toBeGreaterThan(0);
+  });
+
+  it.each(GEMM_TILES)("links the prompt-batch GEMM tile %s, built on i32x4.dot_i16x8_s", (name) => {
+    expect(bodies.has(name), `${name} is not in the wasm's name section: the GEMM patch is not linked`).toBe(true);
+    // at least one 4 x 4 tile's worth: 16 row x token pairs, each a dot over a 32-wide block
+    expect(dots(bodies.get(name))).toBeGreaterThanOrEqual(16);
   });
 
   it("matches its checksum file", () => {

@@ -34,7 +34,7 @@ export interface WllamaEngineOptions {
   assets: WllamaAssets;
   /**
    * "simd": our build with ggml's SIMD128 kernels (vendor/llama-wasm; docs/llama-wasm-build.md
-   * has its speed against wllama's own). Absent: wllama's build.
+   * has its speed against wllama's own), what the page runs. Absent: wllama's build (the bench).
    */
   build?: "simd";
   libllama: string;

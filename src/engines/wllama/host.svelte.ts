@@ -386,9 +386,10 @@ export class WllamaHost implements EngineHost {
         contextWindow: window,
         threads,
         assets: pageAssets(),
-        // Not yet our SIMD build (build: "simd"): it does not start at one thread, and at two a
-        // second request failed in the bench ("Invalid typed array length"); docs/llama-wasm-build.md.
-        build: undefined,
+        // Our build (vendor/llama-wasm): ggml's SIMD128 kernels and a batched prompt GEMM, which
+        // wllama's builds lack (docs/llama-wasm-build.md). Every build the page could serve needs
+        // WebAssembly SIMD, so there is no fallback to keep: without SIMD the page says so up front.
+        build: "simd",
         libllama: env.libllama,
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
         onCall: (record) => this.count(record),

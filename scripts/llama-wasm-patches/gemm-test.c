@@ -1,4 +1,4 @@
-// Kernel test for pending/0003-wasm-gemm-4x4.patch: the 4 x 4 tile against a scalar reference
+// Kernel test for 0004-wasm-gemm-4x4.patch: the 4 x 4 tile against a scalar reference
 // (double sums), Q8_0 and Q4_0, edge tiles included. Build beside the patched tree:
 //   emcc -O3 -msimd128 -I<ggml-cpu/arch/wasm> -I<ggml>/include -I<ggml>/src -I<ggml>/src/ggml-cpu \
 //     gemm.c gemm-test.c -o t.js -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 && node --no-experimental-fetch t.js
