@@ -38,9 +38,10 @@ const pwa = VitePWA({
   injectManifest: {
     globPatterns: ["**/*.{js,mjs,css,html,wasm,zip,json,svg,webmanifest,md}"],
     // The page runs llama.cpp from our own SIMD build (wllama/simd/, 16 MB, docs/llama-wasm-build.md)
-    // in every browser, so that is precached; wllama's own builds (its default 10 MB and compat
-    // 19 MB wasm, still served for bench/wllama.ts) are never asked for by the page: no visitor
-    // downloads them. The size limit admits the SIMD wasm (and the 6 MB model worker).
+    // wherever a worker has shared memory, so that is precached. wllama's compat build (19 MB) runs
+    // only where workers have none (WebKitGTK): the service worker keeps it the first time such a
+    // browser asks (src/sw.ts), not every visitor. Its default build is for bench/wllama.ts only.
+    // The size limit admits the SIMD wasm (and the 6 MB model worker).
     globIgnores: ["**/*.map", "**/wllama/wllama.wasm", "**/wllama/compat/**"],
     maximumFileSizeToCacheInBytes: 20 * 1024 * 1024,
   },

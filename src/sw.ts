@@ -22,7 +22,7 @@ self.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       await precache.activate(event);
-      // Earlier versions kept wllama's compat build (19 MB) here; the page no longer uses it.
+      // A new version may carry another llama.cpp release: its compat build is fetched afresh.
       await caches.delete(WLLAMA_COMPAT_CACHE);
       // On the first visit take control at once, so the page can reload into isolation.
       await self.clients.claim();
@@ -45,11 +45,26 @@ function withHeaders(response: Response, url: URL): Response {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** Where earlier versions kept wllama's compat build; deleted on activation. */
+/**
+ * wllama's compat build (19 MB) runs only where a worker has no SharedArrayBuffer, which our SIMD
+ * build needs (WebKitGTK): it is not in the precache every browser installs, but kept here the
+ * first time such a browser asks for it, so that browser works offline too, until the next
+ * version of the app is activated.
+ */
 const WLLAMA_COMPAT_CACHE = "rlm-wllama-compat";
+
+async function compatFile(request: Request, url: URL): Promise<Response> {
+  const cache = await caches.open(WLLAMA_COMPAT_CACHE);
+  const hit = await cache.match(request);
+  if (hit) return withHeaders(hit, url);
+  const response = await fetch(request);
+  if (response.ok) await cache.put(request, response.clone()).catch(() => undefined);
+  return withHeaders(response, url);
+}
 
 async function respond(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (url.pathname.startsWith(new URL("wllama/compat/", self.registration.scope).pathname)) return compatFile(request, url);
   const isNavigation = request.mode === "navigate";
   const key = precache.getCacheKeyForURL(isNavigation ? new URL("index.html", self.registration.scope).href : request.url);
   if (key) {

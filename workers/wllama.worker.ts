@@ -192,6 +192,7 @@ const api: WllamaWorkerApi = {
     const started = performance.now();
     await api.unload();
     recentLog.length = 0;
+    const build = buildHere(request.build);
     // Models reach llama.cpp as Blobs (model-store.ts), never through wllama's downloader: its
     // cache manager is never used, and its default one throws where the page has no storage
     // (WebKitGTK under automation), so it gets a stand-in that is only ever stored.
@@ -204,14 +205,14 @@ const api: WllamaWorkerApi = {
         modelManager: NO_DOWNLOADS_MODELS,
         // Our SIMD build reports the llama.cpp it was built from (docs/llama-wasm-build.md), not
         // the one wllama's JavaScript was released with; the glue protocol is wllama's own.
-        skipVersionCheck: request.build === "simd",
+        skipVersionCheck: build === "simd",
       },
     );
     // Never the CDN default: the compat build is served by the page like every other file.
     // 'firefox_safari' lets a Firefox without JSPI use it too (wllama's default leaves it broken).
     instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");
-    if (request.build === "compat") forceCompat(instance, request.assets.compatWasm, request.assets.compatWorker);
-    if (request.build === "simd") forceCompat(instance, request.assets.simdWasm, request.assets.simdWorker);
+    if (build === "compat") forceCompat(instance, request.assets.compatWasm, request.assets.compatWorker);
+    if (build === "simd") forceCompat(instance, request.assets.simdWasm, request.assets.simdWorker);
     const progress = loadReporter((p) => callQuietly(onProgress, p), Math.round(request.kvTokens / Math.max(1, request.slots)));
     progress.start();
     try {
@@ -248,7 +249,7 @@ const api: WllamaWorkerApi = {
       threads: instance.getNumThreads(),
       multiThread: instance.isMultithread(),
       compat: instance.getWorkerResources().compat,
-      simd: request.build === "simd",
+      simd: build === "simd",
       kvTokens: info.n_ctx,
       trainedContext: info.n_ctx_train,
       hasChatTemplate: !!instance.getChatTemplate(),
@@ -341,6 +342,16 @@ self.addEventListener("unhandledrejection", (event: PromiseRejectionEvent) => {
 
 Comlink.expose(api);
 post({ rlmWllamaWorkerDiagnostic: "ready", message: "" });
+
+/**
+ * The build that can run in this worker. Ours is linked with pthreads, so it needs shared memory
+ * even at one thread; where a worker has no SharedArrayBuffer (WebKitGTK reports the page
+ * cross-origin isolated, yet gives its workers none), wllama's own builds run instead: its compat
+ * build falls back to one thread there by itself. Slower (no SIMD dot products), but it answers.
+ */
+function buildHere(asked: WllamaLoadRequest["build"]): WllamaLoadRequest["build"] {
+  return asked === "simd" && typeof SharedArrayBuffer === "undefined" ? undefined : asked;
+}
 
 /**
  * The compat build where wllama would pick the default one: wllama decides by feature checks

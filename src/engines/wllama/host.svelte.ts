@@ -388,7 +388,8 @@ export class WllamaHost implements EngineHost {
         assets: pageAssets(),
         // Our build (vendor/llama-wasm): ggml's SIMD128 kernels and a batched prompt GEMM, which
         // wllama's builds lack (docs/llama-wasm-build.md). Every build the page could serve needs
-        // WebAssembly SIMD, so there is no fallback to keep: without SIMD the page says so up front.
+        // WebAssembly SIMD (without it the page says so up front); ours also needs shared memory,
+        // and where a worker has none the worker runs wllama's compat build on one thread.
         build: "simd",
         libllama: env.libllama,
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
