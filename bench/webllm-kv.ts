@@ -6,7 +6,7 @@
 // prompt was read again. Software WebGPU (Firefox on lavapipe) and random weights
 // (tests/fixtures/webllm): token counts are exact, times are ratios only.
 //
-// Run: node --import tsx bench/webllm-kv.ts   (prints a table; copy it to bench/RESULTS.md)
+// Run: node --import tsx bench/webllm-kv.ts [--only=shared|separate]   (prints a table; copy it to bench/RESULTS.md)
 import { webllmQwenFixture } from "../tests/fixtures/webllm/index.ts";
 import { openFirefox, serveFixture, startRefusingProxy, startRunPage } from "../tests/e2e/pages/webllm-run/harness.ts";
 
@@ -14,6 +14,10 @@ import { openFirefox, serveFixture, startRefusingProxy, startRunPage } from "../
 const ROOT_1 = "```repl\nprint(llm_query('ZQ'))\n```";
 const DOC = "Harbour log.\n".repeat(40);
 const ROOT_2 = `FINAL(${DOC.length})`;
+
+// --only=shared or --only=separate runs one of the two (each takes many minutes on a busy machine).
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+const MODES = [false, true].filter((separate) => only === undefined || only === (separate ? "separate" : "shared"));
 
 const fixture = await webllmQwenFixture({ quantization: "q4f32_1" });
 const files = await serveFixture(fixture.root);
@@ -23,7 +27,7 @@ const rows: string[] = [];
 /** Root turn 2 of each run: what it prefilled and how long it took. */
 const second: Array<{ tokens: number; ms: number }> = [];
 try {
-  for (const separateSub of [false, true]) {
+  for (const separateSub of MODES) {
     const session = await openFirefox(pageServer.url, proxy.port);
     try {
       const page = session.page;

@@ -89,7 +89,17 @@ const api = {
     session = new RlmSession({
       createRepl: () => createBrowserRepl({ sandboxFrame: false }),
       engines: () => ({ root: engines!.root, sub: engines!.sub }),
-      config: () => ({ ...DEFAULT_CONFIG, runMode: "rlm", maxIterations: 4, maxTokensPerTurn: 96, subMaxTokens: 16, temperature: 0 }),
+      // A software adapter on a busy machine can take over 15 min (the default limit) for one turn;
+      // this page's limit is the test's timeouts instead (a cell's own limit leaves out sub-calls).
+      config: () => ({
+        ...DEFAULT_CONFIG,
+        runMode: "rlm",
+        maxIterations: 4,
+        maxTokensPerTurn: 96,
+        subMaxTokens: 16,
+        temperature: 0,
+        maxWallTimeMs: 3 * 60 * 60_000,
+      }),
     });
     await session.start();
     await session.addDocuments([{ path: name, data: new Blob([text]) }]);
