@@ -34,6 +34,26 @@ describe("WebLLM worker with a software WebGPU adapter", () => {
     expect(variant.note).toMatch(/does not support 16-bit floats in shaders \(shader-f16\)/);
   }, 60_000);
 
+  it("estimates the memory of the q4f32 build it chose, with f32 KV pages, against this adapter's budget and buffer limits", async () => {
+    const { probe, recommendation } = await session.page.evaluate(() => window.webllmTest.probe());
+    expect(probe.available && recommendation).toBeTruthy();
+    if (!probe.available || !recommendation) return;
+    // The software class's default, swapped to its 32-bit build: the f16 one could not compile here.
+    expect(recommendation).toMatchObject({ id: "Qwen2.5-0.5B-Instruct-q4f32_1-MLC", f16: false, contextWindow: 4096, budgetMB: 2048 });
+    const byWindow = new Map(recommendation.windows.map((w) => [w.window, w]));
+    expect([...byWindow.keys()]).toEqual([4096, 8192, 16_384, 32_768]);
+    // At 4K the estimate is the q4f32 record's own measured figure (the f16 build's is 944.62 MB).
+    expect(byWindow.get(4096)).toMatchObject({ vramMB: 1060.2, fit: "fits", note: "about 1.0 GB of GPU memory" });
+    // Qwen2.5-0.5B's KV cache in f32: 24 layers x K and V x 2 heads x 64 x 4 bytes = 96 KiB a token.
+    for (const w of byWindow.values()) {
+      expect(w.kvMB).toBeCloseTo((24 * 2 * 2 * 64 * 4 * w.window) / 1024 ** 2, 6);
+      expect(w.vramMB).toBeCloseTo(1060.2 + w.kvMB! - 96, 2);
+      // Every window's pages fit SwiftShader's 1 GiB bindings and the assumed 2 GB: all offered.
+      expect(w.fit).toBe("fits");
+    }
+    expect(probe.limits.maxStorageBufferBindingSize).toBeGreaterThanOrEqual(2 * 2 * 64 * 4 * 32_768);
+  }, 60_000);
+
   it("has the catalog on the main thread", async () => {
     const catalog = await session.page.evaluate(() => window.webllmTest.catalog());
     expect(catalog).toHaveLength(24);

@@ -44,7 +44,15 @@ type RunOutcome =
   | { ok: true; answer: string; status: string; message: string | undefined; usage: RlmResult["usage"]; seconds: number }
   | { ok: false; name: string; message: string; seconds: number };
 let pendingRun: Promise<RunOutcome> | null = null;
+type DirectOutcome =
+  | { ok: true; text: string; usage: { promptTokens: number; completionTokens: number }; seconds: number }
+  | { ok: false; name: string; message: string; seconds: number };
+let pendingDirect: Promise<DirectOutcome> | null = null;
+let directTokens = 0;
 const statuses: string[] = [];
+/** When each load status arrived (seconds from the load's start), to see where a load's time goes. */
+const statusTimes: Array<{ at: number; status: string }> = [];
+let loadStartedAt = 0;
 /** The model workers' clients, for what the workers reported outside any call. */
 const clients: ModelWorkerClient[] = [];
 
@@ -53,14 +61,19 @@ function describe(err: unknown) {
 }
 
 const api = {
-  async load(input: { id: string; modelUrl: string; modelLibUrl: string; separateSub: boolean }) {
+  async load(input: { id: string; modelUrl: string; modelLibUrl: string; separateSub: boolean; contextWindow: number }) {
     const started = performance.now();
+    loadStartedAt = started;
+    const window = input.contextWindow;
     try {
-      const spec = customModelSpec({ id: input.id, modelUrl: input.modelUrl, modelLibUrl: input.modelLibUrl, contextWindow: 4096 });
+      const spec = customModelSpec({ id: input.id, modelUrl: input.modelUrl, modelLibUrl: input.modelLibUrl, contextWindow: window });
       engines = await loadWebLLMEngines({
-        root: { model: spec, contextWindow: 4096 },
-        ...(input.separateSub ? { sub: { model: spec, contextWindow: 4096 } } : {}),
-        onProgress: (role, s) => statuses.push(`${role}: ${s.message}`),
+        root: { model: spec, contextWindow: window },
+        ...(input.separateSub ? { sub: { model: spec, contextWindow: window } } : {}),
+        onProgress: (role, s) => {
+          statuses.push(`${role}: ${s.message}`);
+          statusTimes.push({ at: (performance.now() - loadStartedAt) / 1000, status: `${role}: ${s.message}` });
+        },
         createWorker: () => {
           const client = ModelWorkerClient.spawn();
           clients.push(client);
@@ -76,7 +89,17 @@ const api = {
     session = new RlmSession({
       createRepl: () => createBrowserRepl({ sandboxFrame: false }),
       engines: () => ({ root: engines!.root, sub: engines!.sub }),
-      config: () => ({ ...DEFAULT_CONFIG, runMode: "rlm", maxIterations: 4, maxTokensPerTurn: 96, subMaxTokens: 16, temperature: 0 }),
+      // A software adapter on a busy machine can take over 15 min (the default limit) for one turn;
+      // this page's limit is the test's timeouts instead (a cell's own limit leaves out sub-calls).
+      config: () => ({
+        ...DEFAULT_CONFIG,
+        runMode: "rlm",
+        maxIterations: 4,
+        maxTokensPerTurn: 96,
+        subMaxTokens: 16,
+        temperature: 0,
+        maxWallTimeMs: 3 * 60 * 60_000,
+      }),
     });
     await session.start();
     await session.addDocuments([{ path: name, data: new Blob([text]) }]);
@@ -103,6 +126,35 @@ const api = {
   settled() {
     return pendingRun!;
   },
+  /**
+   * One request straight to the loaded root engine, stoppable with stop(): the loop's Stop reaches
+   * the engine the same way, through the request's signal. Its prompt is a few tokens, where the
+   * loop's first turn prefills ~350 (minutes on a software adapter). `prompt` must contain the
+   * script's sub-call marker: the reply is then fixed by the grammar for `reply`.
+   */
+  direct(prompt: string, reply: string, maxTokens: number) {
+    script = { root: [], sub: reply, subMarker: prompt };
+    requests.length = 0;
+    directTokens = 0;
+    running = new AbortController();
+    const startedAt = performance.now();
+    const seconds = () => (performance.now() - startedAt) / 1000;
+    pendingDirect = engines!.root
+      .complete(
+        { messages: [{ role: "user", content: prompt }], maxTokens, temperature: 0 },
+        { signal: running.signal, onToken: () => directTokens++ },
+      )
+      .then(
+        (r) => ({ ok: true as const, text: r.text, usage: r.usage, seconds: seconds() }),
+        (err: unknown) => ({ ok: false as const, ...describe(err), seconds: seconds() }),
+      );
+  },
+  directSettled() {
+    return pendingDirect!;
+  },
+  directTokens() {
+    return directTokens;
+  },
   /** Stop, as the page's Stop button does: aborts the question's signal. */
   stop() {
     running?.abort();
@@ -119,6 +171,16 @@ const api = {
       subcalls: events.flatMap((e) => (e.type === "subcall-finished" ? [e] : [])),
       requests: requests.slice(),
     };
+  },
+  /** The load's statuses with their times, the first of each kind of message (WebLLM reports hundreds). */
+  loadPhases() {
+    const seen = new Set<string>();
+    return statusTimes.filter((s) => {
+      const kind = s.status.replace(/[\d.,%/\[\]]+/g, "#").slice(0, 60);
+      if (seen.has(kind)) return false;
+      seen.add(kind);
+      return true;
+    });
   },
   problems() {
     return { page: [...pageProblems], workers: clients.flatMap((c) => c.problems) };

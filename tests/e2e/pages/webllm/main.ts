@@ -37,7 +37,17 @@ const api = {
     const variant = chooseVariant(asked, probe);
     return {
       probe,
-      recommendation: rec ? { id: rec.entry.id, tier: rec.assessment.tier, notes: rec.notes, windows: rec.windows } : null,
+      recommendation: rec
+        ? {
+            id: rec.entry.id,
+            tier: rec.assessment.tier,
+            notes: rec.notes,
+            windows: rec.windows,
+            contextWindow: rec.contextWindow,
+            budgetMB: rec.assessment.budgetMB,
+            f16: rec.entry.f16,
+          }
+        : null,
       variant: { id: variant.spec.id, note: variant.note ?? null },
     };
   },
