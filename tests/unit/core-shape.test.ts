@@ -20,7 +20,6 @@ const AREAS = ["src/core/**", "src/repl", "src/app", "workers"];
  */
 const KNOWN: string[] = [
   // issue 37 #1: the loop's and the page's big objects, each to be split by its owner.
-  "src/core/session.ts: class RlmSession",
   // The model workers' owner (not this split).
   "workers/wllama.worker.ts: function load",
   // Sent to the sandboxed frame as its source text (Function.prototype.toString), so it must
