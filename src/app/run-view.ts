@@ -88,16 +88,18 @@ export function startupMs(exchange: Pick<Exchange, "startedAt" | "readyAt">): nu
 export function applyEvent(exchange: Exchange, event: RlmEvent): void {
   const turns = turnsFor(exchange, event);
   if (!turns) return;
+  applyToExchange(exchange, event);
+  applyToTurns(exchange.turns, turns, event);
+}
+
+/** What the exchange as a whole shows: what it waits for, how it runs, the root run's notices and steps. */
+function applyToExchange(exchange: Exchange, event: RlmEvent): void {
   switch (event.type) {
     case "preparing":
       exchange.waitingFor = event.step;
       break;
     case "turn-started":
       if (event.depth === 0) ready(exchange);
-      turnAt(turns, event.turn).startedAt ??= Date.now();
-      break;
-    case "token":
-      addToken(turnAt(turns, event.turn), event.text);
       break;
     case "run-mode":
       // The progress line says "one direct call" rather than "turn 1/30" (issue 34 #2).
@@ -105,6 +107,29 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
         exchange.mode = { used: event.mode, reason: event.reason };
         ready(exchange);
       }
+      break;
+    case "notice":
+      if (event.depth === 0) exchange.notices.push(event.message);
+      break;
+    case "iteration":
+      if (event.depth === 0) exchange.iterations.push(event.record);
+      break;
+    default:
+      break;
+  }
+}
+
+/**
+ * The live turns of the run the event belongs to (`turns`: the root's, or a child's inside its
+ * sub-call): their text, cells and sub-calls. A sub-call's end is found among `all` the turns.
+ */
+function applyToTurns(all: TurnView[], turns: TurnView[], event: RlmEvent): void {
+  switch (event.type) {
+    case "turn-started":
+      turnAt(turns, event.turn).startedAt ??= Date.now();
+      break;
+    case "token":
+      addToken(turnAt(turns, event.turn), event.text);
       break;
     case "turn-finished":
       Object.assign(turnAt(turns, event.turn), { text: event.response, done: true, usage: event.usage, durationMs: event.durationMs });
@@ -124,7 +149,7 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
       break;
     }
     case "subcall-finished": {
-      const call = findSubcall(exchange.turns, event.id);
+      const call = findSubcall(all, event.id);
       if (call)
         Object.assign(
           call,
@@ -139,12 +164,6 @@ export function applyEvent(exchange: Exchange, event: RlmEvent): void {
       if (last) last.notices.push(note);
       break;
     }
-    case "notice":
-      if (event.depth === 0) exchange.notices.push(event.message);
-      break;
-    case "iteration":
-      if (event.depth === 0) exchange.iterations.push(event.record);
-      break;
     default:
       break;
   }

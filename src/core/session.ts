@@ -3,26 +3,21 @@
 // The page and the CLI only drive it: they hand it documents and questions and show its events
 // and results. Questions share the REPL, so variables survive from one question to the next and
 // the model sees what was asked and answered before.
-import type { ChatEngine } from "../engines/types.ts";
-import type { ContextDocumentInput, ContextInfo, ContextShape, ReplBootInfo } from "../repl/protocol.ts";
+import type { ContextInfo, ContextShape, ReplBootInfo } from "../repl/protocol.ts";
 import type { HistoryEntry, RebuiltRepl, SessionRepl } from "../repl/types.ts";
-import { replDocumentSource } from "./context-source.ts";
 import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
-import { directQuestion, runDirect } from "./direct-run.ts";
-import { continueDirect, continuesDirect } from "./direct-continue.ts";
 import type { FallbackAsker } from "./fallback-cost.ts";
-import { runRlm, type ChildRepl, type PendingPython } from "./loop.ts";
-import { abortable as abortableWork, signalAt } from "./stop.ts";
-import { chooseRunMode, type RunModeChoice } from "./run-mode.ts";
+import type { ChildRepl, PendingPython } from "./loop.ts";
 import type { ResumeRun } from "./resume.ts";
+import { abortable, answerQuestion, resumeRun, Stopped, type AnswerHost, type RunContext, type SessionEngines } from "./session-answer.ts";
+import { expectedContext, SessionDocumentQueue, type SessionDocument } from "./session-documents.ts";
+import { signalAt } from "./stop.ts";
 import { runMetadata, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
 
-export interface SessionEngines {
-  root: ChatEngine;
-  sub: ChatEngine;
-}
+export type { SessionEngines } from "./session-answer.ts";
+export { DocumentLoadError, expectedContext, type SessionDocument } from "./session-documents.ts";
 
 export interface RlmSessionDeps {
   /** A new, not yet started REPL: called once for the session and once for its child RLMs. */
@@ -63,81 +58,11 @@ export interface AskOptions {
   history?: readonly HistoryEntry[];
 }
 
-/**
- * A document as the session holds it: its path (its key in `context`) and its bytes, or (the
- * CLI) the host file Python reads them from.
- */
-export type SessionDocument = ({ path: string; data: Blob } | { path: string; file: string }) & {
-  /**
-   * Its kind in the format registry (DocumentMeta.kind: "text", "pdf", "docx"…), which Python
-   * cites its places by (pages, paragraphs); plain text without one.
-   */
-  kind?: string;
-  /**
-   * The characters the document decodes to, when the caller already knows (the CLI counts a
-   * file's UTF-8 without decoding it). With it, a question's first model request goes out while
-   * Python is still starting and decoding (see `pending` in loop.ts); a wrong count only costs
-   * that request being made again.
-   */
-  chars?: number;
-};
-
-/** Keys Python lists in its description of a dict `context` (describe_context in workers/python/rlm_runtime/documents.py). */
-const KEYS_PREVIEW = 20;
-
-/** `context` as Python will describe it once these documents are loaded ("auto" shape), if known. */
-export function expectedContext(docs: readonly SessionDocument[]): ContextInfo | null {
-  if (!docs.length || docs.some((d) => d.chars === undefined)) return null;
-  const total = docs.reduce((n, d) => n + d.chars!, 0);
-  if (docs.length === 1) return { type: "str", total_chars: total, items: 1 };
-  return { type: "dict", total_chars: total, items: docs.length, keys_preview: docs.slice(0, KEYS_PREVIEW).map((d) => d.path) };
-}
-
-function replInput(doc: SessionDocument): ContextDocumentInput {
-  const kind = doc.kind === undefined ? {} : { kind: doc.kind };
-  return "file" in doc ? { name: doc.path, path: doc.file, ...kind } : { name: doc.path, data: doc.data, ...kind };
-}
-
 export class SessionBusyError extends Error {
   override name = "SessionBusyError";
   constructor() {
     super("A question is already running in this session. Wait for it or press Stop.");
   }
-}
-
-export class DocumentLoadError extends Error {
-  override name = "DocumentLoadError";
-  constructor(path: string, cause: unknown) {
-    super(
-      `The document ${path} did not reach Python (${lastLine(cause)}), so no question can be answered from it. ` +
-        "Remove it and add it again; if that fails, reload the page.",
-    );
-  }
-}
-
-/** The useful line of an error: a Python traceback ends with "Type: message". */
-function lastLine(cause: unknown): string {
-  const text = (cause instanceof Error ? cause.message : String(cause)).trim();
-  const lines = text
-    .split("\n")
-    .map((l) => l.trim())
-    .filter(Boolean);
-  return (lines.at(-1) ?? text).slice(0, 300);
-}
-
-/** What one question's run carries through the session's steps. */
-interface RunContext {
-  /** The questions and answers it follows (the session's own list, or a fresh try's copy). */
-  history: HistoryEntry[];
-  signal: AbortSignal;
-  onEvent?: RlmEventListener;
-  confirmFallback?: FallbackAsker;
-  /** Aborts with `signal`, or when a time limit that counts from before the question ends while it is being prepared. */
-  preparing?: AbortSignal;
-}
-
-class Stopped extends Error {
-  override name = "Stopped";
 }
 
 export class RlmSession {
@@ -146,13 +71,7 @@ export class RlmSession {
   private readonly runs: ExportedRun[] = [];
   private readonly repl: SessionRepl;
   private child: SessionRepl | null = null;
-  private docs: SessionDocument[] = [];
-  /** The documents as they will be once the queued document work is done (in Python's order). */
-  private docsAhead: SessionDocument[] = [];
-  /** Document changes run one after another; a question waits for the last one. */
-  private documentWork: Promise<void> = Promise.resolve();
-  /** Documents that failed to load, by path, until removed or added again. */
-  private readonly failedDocuments = new Map<string, DocumentLoadError>();
+  private readonly docs: SessionDocumentQueue;
   private running: AbortController | null = null;
   /** Whether the REPL still holds the variables of the questions in `history`. */
   private variablesKept: boolean;
@@ -166,6 +85,7 @@ export class RlmSession {
     init: RlmSessionInit = {},
   ) {
     this.repl = deps.createRepl();
+    this.docs = new SessionDocumentQueue(this.repl);
     this.history = [...(init.history ?? [])];
     this.variablesKept = this.history.length === 0;
     this.repl.onRebuilt((fresh) => this.afterRebuild(fresh));
@@ -180,7 +100,7 @@ export class RlmSession {
   }
 
   get documents(): readonly SessionDocument[] {
-    return this.docs;
+    return this.docs.docs;
   }
 
   /** Starts Python now rather than at the first document or question. */
@@ -192,30 +112,12 @@ export class RlmSession {
 
   /** Adds documents one by one: only they are decoded; the others stay as they are. */
   addDocuments(docs: SessionDocument[]): Promise<void> {
-    for (const doc of docs) this.docsAhead = [...this.docsAhead.filter((d) => d.path !== doc.path), doc];
-    return this.queueDocumentWork(async () => {
-      for (const doc of docs) {
-        try {
-          await this.repl.addDocument(replInput(doc));
-          this.docs = [...this.docs.filter((d) => d.path !== doc.path), doc];
-          this.failedDocuments.delete(doc.path);
-        } catch (err) {
-          const failure = new DocumentLoadError(doc.path, err);
-          this.failedDocuments.set(doc.path, failure);
-          throw failure;
-        }
-      }
-    });
+    return this.docs.add(docs);
   }
 
   /** Removes one document from `context` and lets go of its bytes. */
   removeDocument(path: string): Promise<void> {
-    this.docsAhead = this.docsAhead.filter((d) => d.path !== path);
-    return this.queueDocumentWork(async () => {
-      this.docs = this.docs.filter((d) => d.path !== path);
-      this.failedDocuments.delete(path);
-      await this.repl.removeDocument(path);
-    });
+    return this.docs.remove(path);
   }
 
   /**
@@ -229,34 +131,12 @@ export class RlmSession {
     this.runs.length = 0;
     this.turnsHere.clear();
     this.variablesKept = true;
-    this.docsAhead = [...docs];
-    return this.queueDocumentWork(async () => {
-      this.docs = [];
-      this.failedDocuments.clear();
-      await this.repl.resetNamespace();
-      try {
-        await this.repl.loadDocuments(docs.map(replInput), shape);
-      } catch (err) {
-        const failure = new DocumentLoadError(docs.map((d) => d.path).join(", "), err);
-        for (const doc of docs) this.failedDocuments.set(doc.path, failure);
-        throw failure;
-      }
-      this.docs = [...docs];
-    });
-  }
-
-  private queueDocumentWork(work: () => Promise<void>): Promise<void> {
-    const next = this.documentWork.then(work);
-    this.documentWork = next.catch(() => undefined);
-    return next;
+    return this.docs.startOver(docs, shape);
   }
 
   /** Resolves once every document change has reached Python; rejects if one did not. */
-  async documentsReady(): Promise<ContextInfo | null> {
-    await this.documentWork;
-    const [failure] = this.failedDocuments.values();
-    if (failure) throw failure;
-    return this.repl.contextInfo;
+  documentsReady(): Promise<ContextInfo | null> {
+    return this.docs.ready();
   }
 
   // --- questions -------------------------------------------------------------------------
@@ -290,8 +170,8 @@ export class RlmSession {
         ? await this.prepareOverlapped(overlap, preparing)
         : { engines: await this.prepare(preparing), pending: undefined };
       const result = options.resume
-        ? await this.resume(question, options.resume, engines, run)
-        : await this.answer(question, engines, config, run, pending);
+        ? await resumeRun(this.answerHost(), question, options.resume, engines, run)
+        : await answerQuestion(this.answerHost(), question, engines, config, run, pending);
       this.remember(question, result, history);
       return result;
     } catch (err) {
@@ -300,124 +180,6 @@ export class RlmSession {
     } finally {
       this.running = null;
     }
-  }
-
-  /**
-   * Auto mode: one direct call when the whole document and the question fit the root's window
-   * with room to answer, the RLM otherwise (or whichever the person asked for). Owned here so
-   * the page and the CLI make the same choice; the result says which was used and why.
-   */
-  private async answer(
-    question: string,
-    engines: SessionEngines,
-    config: RlmConfig,
-    run: RunContext,
-    pending?: PendingPython,
-  ): Promise<RlmResult> {
-    const { history, signal, onEvent } = run;
-    // While Python is getting ready, only a document too big for one call is decided at once
-    // (by size, as always); a closer call waits for Python and measures the text.
-    const early = pending
-      ? chooseRunMode(
-          pending.context.total_chars,
-          directQuestion(question, history).length,
-          engines.root.contextWindow,
-          config.runMode ?? "auto",
-          config.maxTokensPerTurn,
-        )
-      : null;
-    if (pending && early?.mode !== "rlm") {
-      await abortable(pending.ready, run.preparing ?? signal);
-      pending = undefined;
-    }
-    const choice: RunModeChoice & { document?: DocumentSource } =
-      early?.mode === "rlm" && pending ? early : await this.chooseMode(question, engines.root, config, history);
-    onEvent?.({ type: "run-mode", mode: choice.mode, reason: choice.reason, depth: 0 });
-    if (choice.document) {
-      return runDirect({
-        question,
-        previous: history,
-        engine: engines.root,
-        document: choice.document,
-        config,
-        reason: choice.reason,
-        signal,
-        ...(onEvent ? { onEvent } : {}),
-      });
-    }
-    const result = await runRlm({
-      question,
-      repl: this.repl,
-      rootEngine: engines.root,
-      subEngine: engines.sub,
-      config,
-      previous: history,
-      previousVariablesKept: this.variablesKept,
-      signal,
-      ...(onEvent ? { onEvent } : {}),
-      ...(run.confirmFallback ? { confirmFallback: run.confirmFallback } : {}),
-      ...(pending ? { pending } : {}),
-      ...this.childRepls(),
-    });
-    return { ...result, mode: { used: "rlm", reason: choice.reason } };
-  }
-
-  /** Runs more turns of an earlier run of `question`, its turns replayed to the model. */
-  private async resume(question: string, earlier: ResumeRun, engines: SessionEngines, run: RunContext): Promise<RlmResult> {
-    const { signal, onEvent } = run;
-    if (continuesDirect(earlier.iterations)) {
-      return continueDirect({
-        question,
-        previous: run.history,
-        engine: engines.root,
-        document: await replDocumentSource(this.repl),
-        config: this.deps.config(),
-        iterations: earlier.iterations,
-        signal,
-        ...(onEvent ? { onEvent } : {}),
-      });
-    }
-    const last = earlier.iterations.at(-1);
-    const variablesKept = !!last && this.turnsHere.has(turnKey(last));
-    if (!variablesKept)
-      onEvent?.({
-        type: "notice",
-        message: "Python was restarted since this run: its variables are gone, so the model continues without them.",
-        depth: 0,
-      });
-    const result = await runRlm({
-      question,
-      repl: this.repl,
-      rootEngine: engines.root,
-      subEngine: engines.sub,
-      config: this.deps.config(),
-      previous: run.history,
-      previousVariablesKept: this.variablesKept,
-      resume: { iterations: earlier.iterations, variablesKept },
-      signal,
-      ...(onEvent ? { onEvent } : {}),
-      ...(run.confirmFallback ? { confirmFallback: run.confirmFallback } : {}),
-      ...this.childRepls(),
-    });
-    return { ...result, mode: { used: "rlm", reason: "continuing an earlier run" } };
-  }
-
-  /** The run mode; for "direct", the document to read. Most documents are decided by size alone. */
-  private async chooseMode(
-    question: string,
-    root: ChatEngine,
-    config: RlmConfig,
-    history: readonly HistoryEntry[],
-  ): Promise<RunModeChoice & { document?: DocumentSource }> {
-    const requested = config.runMode ?? "auto";
-    const asked = directQuestion(question, history).length;
-    const answerTokens = config.maxTokensPerTurn;
-    const bySize = chooseRunMode(this.repl.contextInfo?.total_chars ?? 0, asked, root.contextWindow, requested, answerTokens);
-    if (bySize.mode === "rlm") return bySize;
-    // Close enough to fit: measure the text the direct prompt would hold (paths included).
-    const document = await replDocumentSource(this.repl);
-    const exact = chooseRunMode(document.totalChars, asked, root.contextWindow, requested, answerTokens);
-    return exact.mode === "direct" ? { ...exact, document } : exact;
   }
 
   /**
@@ -454,8 +216,8 @@ export class RlmSession {
    * every document's size known. Null otherwise.
    */
   private overlappable(): ContextInfo | null {
-    if (this.runs.some((r) => r.iterations.length) || this.history.length || this.failedDocuments.size) return null;
-    return expectedContext(this.docsAhead);
+    if (this.runs.some((r) => r.iterations.length) || this.history.length || this.docs.anyFailed) return null;
+    return expectedContext(this.docs.ahead);
   }
 
   /**
@@ -539,6 +301,17 @@ export class RlmSession {
     await fresh.beginQuestion(this.history);
   }
 
+  /** What answering a question needs of the session (session-answer.ts), as it is now. */
+  private answerHost(): AnswerHost {
+    return {
+      repl: this.repl,
+      config: () => this.deps.config(),
+      variablesKept: () => this.variablesKept,
+      ranHere: (turn) => this.turnsHere.has(turnKey(turn)),
+      childRepls: this.childRepls(),
+    };
+  }
+
   /** What lets a run start child RLMs, unless this session's runs have none. */
   private childRepls(): { createChildRepl?: () => Promise<ChildRepl> } {
     return this.deps.childRlms === false ? {} : { createChildRepl: this.lendChildRepl };
@@ -574,19 +347,13 @@ export class RlmSession {
     this.repl.close();
     this.child?.close();
     this.child = null;
-    this.docs = [];
+    this.docs.docs = [];
   }
 }
 
 /** One turn's identity across copies (the page stores and reloads its iterations). */
 function turnKey(it: IterationRecord): string {
   return `${it.iteration}@${it.timestamp}`;
-}
-
-/** Waits for `work` unless the signal aborts first (the work itself is left to finish). */
-/** Waits for `work` unless the question is stopped first. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return abortableWork(work, signal, () => new Stopped());
 }
 
 /** A question that never reached its first turn: stopped while waiting, or it could not start. */

@@ -20,10 +20,6 @@ const AREAS = ["src/core/**", "src/repl", "src/app", "workers"];
  */
 const KNOWN: string[] = [
   // issue 37 #1: the loop's and the page's big objects, each to be split by its owner.
-  "src/core/loop.ts: class QuestionRun",
-  "src/core/session.ts: class RlmSession",
-  "src/app/controller.svelte.ts: class AppController",
-  "src/app/run-view.ts: function applyEvent",
   // The model workers' owner (not this split).
   "workers/wllama.worker.ts: function load",
   // Sent to the sandboxed frame as its source text (Function.prototype.toString), so it must
