@@ -339,7 +339,9 @@ describe("messages name the cause", () => {
       await page.getByRole("button", { name: "Ask", exact: true }).click();
       // The page is busy taking in 64 MB: Playwright's "stable for two frames" check can take
       // seconds on a loaded machine. What is tested is the outcome, not the click's speed.
-      await page.getByRole("button", { name: "Stop", exact: true }).click({ timeout: 20_000 });
+      // At load ~20 the button was re-rendered under the click for 20 s: 60 s, since the
+      // outcome below is what is tested.
+      await page.getByRole("button", { name: "Stop", exact: true }).click({ timeout: 60_000 });
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
       // No late traceback from the load that Stop cut short.
       await expectNothingFor(1500, async () =>
