@@ -4,7 +4,7 @@
 // outside vitest.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
-import { openaiUrl, startStack, type Stack } from "./harness.ts";
+import { launch, openaiUrl, startApp, startStack, type Stack } from "./harness.ts";
 
 /** A stack that a test file's hooks bring up and take down; its parts are there once the file's tests run. */
 export interface UsedStack {
@@ -53,6 +53,38 @@ export function useStack(start: () => Promise<Stack> = () => startStack(), setup
     async open(page, extra = {}, timeout = 60_000) {
       await page.goto(openaiUrl(up().app.url, up().server.baseUrl, extra));
       await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout });
+    },
+  };
+}
+
+/** The built app and Chromium, for a file that needs no scripted model server (or brings its own). */
+export interface UsedApp {
+  readonly app: Stack["app"];
+  readonly browser: Stack["browser"];
+}
+
+/** Like useStack, without the scripted server: starts the app and Chromium before the file's tests and closes them after. */
+export function useAppAndBrowser(setupTimeout?: number): UsedApp {
+  let parts: { app: Stack["app"]; browser: Stack["browser"] } | undefined;
+  beforeAll(async () => {
+    const [app, browser] = await Promise.all([startApp(), launch()]);
+    parts = { app, browser };
+  }, setupTimeout);
+  afterAll(async () => {
+    await parts?.browser.close();
+    await parts?.app.close();
+    parts = undefined;
+  });
+  const up = () => {
+    if (!parts) throw new StackNotUpError();
+    return parts;
+  };
+  return {
+    get app() {
+      return up().app;
+    },
+    get browser() {
+      return up().browser;
     },
   };
 }
