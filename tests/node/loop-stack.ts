@@ -1,6 +1,7 @@
 // The set-up the loop tests repeated: a scripted model server and a Node REPL, started before a
 // file's tests and closed after them. Apart from helpers.ts because this registers vitest hooks.
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import type { RlmSession } from "../../src/core/session.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from "../fixtures/scripted-server.ts";
 import { startRepl } from "./helpers.ts";
@@ -41,5 +42,35 @@ export function useLoopStack(serverOptions: ScriptedServerOptions = { contextWin
     get repl() {
       return up().repl;
     },
+  };
+}
+
+/** The scripted server of the session tests, and the sessions a test opened (closed after it). */
+export interface SessionStack {
+  readonly server: ScriptedServer;
+  /** A test pushes each session it makes; after the test they are closed and the server's request log cleared. */
+  readonly opened: RlmSession[];
+}
+
+export function useSessionServer(serverOptions: ScriptedServerOptions = { contextWindow: 8192 }): SessionStack {
+  let server: ScriptedServer | undefined;
+  const opened: RlmSession[] = [];
+  beforeAll(async () => {
+    server = await startScriptedServer(serverOptions);
+  });
+  afterAll(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  afterEach(() => {
+    for (const s of opened.splice(0)) s.close();
+    if (server) server.requests.length = 0;
+  });
+  return {
+    get server() {
+      if (!server) throw new LoopStackNotUpError();
+      return server;
+    },
+    opened,
   };
 }
