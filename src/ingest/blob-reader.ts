@@ -10,6 +10,18 @@ export async function readRange(blob: Blob, start: number, end: number): Promise
   }
 }
 
+/** Join chunks into one array (for a reader or parser that needs the whole, such as pdfjs). */
+export function joinChunks(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
 export const STREAM_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** The bytes of `blob` in order, `chunkBytes` at a time. */

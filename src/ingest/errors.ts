@@ -7,51 +7,41 @@ export abstract class IngestError extends Error {
   abstract readonly code: IngestProblemCode;
 }
 
-export class EmptyFileError extends IngestError {
-  override name = "EmptyFileError";
-  readonly code = "empty";
+/**
+ * The base of one failure: its class name (kept as written, since minified builds rename
+ * classes) and its problem code. Each failure below was these two lines, copied.
+ */
+function failure<C extends IngestProblemCode>(errorName: string, problem: C) {
+  return class extends IngestError {
+    override name = errorName;
+    readonly code: C = problem;
+  };
 }
 
-export class TooLargeError extends IngestError {
-  override name = "TooLargeError";
-  readonly code = "too-large";
-}
+export class EmptyFileError extends failure("EmptyFileError", "empty") {}
 
-export class BinaryFileError extends IngestError {
-  override name = "BinaryFileError";
-  readonly code = "binary";
+export class TooLargeError extends failure("TooLargeError", "too-large") {}
+
+export class BinaryFileError extends failure("BinaryFileError", "binary") {
   constructor(what: string) {
     super(`Looks like a binary file (${what}); only text, PDF, DOCX and zip files can be read.`);
   }
 }
 
-export class UnsupportedFormatError extends IngestError {
-  override name = "UnsupportedFormatError";
-  readonly code = "unsupported";
-}
+export class UnsupportedFormatError extends failure("UnsupportedFormatError", "unsupported") {}
 
-export class NoTextLayerError extends IngestError {
-  override name = "NoTextLayerError";
-  readonly code = "no-text-layer";
+export class NoTextLayerError extends failure("NoTextLayerError", "no-text-layer") {
   constructor() {
     super("This PDF has no text layer (scanned?); OCR is not supported, so run it through an OCR tool first.");
   }
 }
 
-export class EncryptedFileError extends IngestError {
-  override name = "EncryptedFileError";
-  readonly code = "encrypted";
-}
+export class EncryptedFileError extends failure("EncryptedFileError", "encrypted") {}
 
-export class CorruptFileError extends IngestError {
-  override name = "CorruptFileError";
-  readonly code = "corrupt";
-}
+export class CorruptFileError extends failure("CorruptFileError", "corrupt") {}
 
 /** A Word document with a DTD: the shape of XXE and "billion laughs" attacks. */
-export class UnsafeDocumentError extends IngestError {
-  override name = "UnsafeDocumentError";
-  readonly code = "corrupt";
+export class UnsafeDocumentError extends failure("UnsafeDocumentError", "corrupt") {
   constructor(part: string) {
     super(
       `This Word document was not read: its part ${part} declares its own XML entities (a DOCTYPE), which Word never ` +
@@ -61,30 +51,21 @@ export class UnsafeDocumentError extends IngestError {
   }
 }
 
-export class NestedArchiveError extends IngestError {
-  override name = "NestedArchiveError";
-  readonly code = "nested-archive";
+export class NestedArchiveError extends failure("NestedArchiveError", "nested-archive") {
   constructor() {
     super("This archive inside the zip was not expanded (nested archives never are); unpack it and add it separately.");
   }
 }
 
-export class MetadataSkippedError extends IngestError {
-  override name = "MetadataSkippedError";
-  readonly code = "skipped-metadata";
+export class MetadataSkippedError extends failure("MetadataSkippedError", "skipped-metadata") {
   constructor(reason: string) {
     super(`Skipped: ${reason}.`);
   }
 }
 
-export class LimitError extends IngestError {
-  override name = "LimitError";
-  readonly code = "limit";
-}
+export class LimitError extends failure("LimitError", "limit") {}
 
-export class FileReadError extends IngestError {
-  override name = "FileReadError";
-  readonly code = "read-error";
+export class FileReadError extends failure("FileReadError", "read-error") {
   constructor(cause: unknown) {
     super(
       `The file could not be read (${cause instanceof Error ? cause.message : String(cause)}); ` +

@@ -1,7 +1,7 @@
 // Files in, documents out: decide what each input is, apply the limits before reading anything
 // whole, and turn every failure into a problem that leaves the other files alone.
 // Runs wherever a Blob can be sliced: the ingest worker in browsers, plain Node for the CLI/tests.
-import { readRange, WindowedReader } from "./blob-reader.ts";
+import { joinChunks, readRange, WindowedReader } from "./blob-reader.ts";
 import { countCodePoints, toWellFormed } from "./decode.ts";
 import {
   BinaryFileError,
@@ -32,7 +32,7 @@ import {
   type IngestedDocument,
   type PdfAssetOptions,
 } from "./types.ts";
-import { checkEntryLimits, joinChunks, readZipDirectory, readZipEntry, type ZipDirectory, type ZipEntry } from "./zip.ts";
+import { checkEntryLimits, readZipDirectory, readZipEntry, type ZipDirectory, type ZipEntry } from "./zip.ts";
 
 /** Python counts ~3.5 characters per token for English prose; close enough for budgets. */
 export function estimateTokens(chars: number): number {

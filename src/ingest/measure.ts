@@ -1,6 +1,6 @@
 // Character count and preview of a text, computed while streaming its bytes: what Python's
 // `len(context)` will be, without ever holding the whole text as one JS string.
-import { blobChunks } from "./blob-reader.ts";
+import { blobChunks, joinChunks } from "./blob-reader.ts";
 import { bomDecoder, countCodePoints, decodeLatin1, detectBom, type ChunkDecoder } from "./decode.ts";
 import { PreviewBuilder } from "./preview.ts";
 import { Utf8Counter } from "./utf8-count.ts";
@@ -68,7 +68,7 @@ export class TextMeasurer {
   private choose(): void {
     const pending = this.undecided;
     this.undecided = [];
-    const first = concat(pending);
+    const first = joinChunks(pending);
     const bom = detectBom(first);
     if (bom) {
       this.encoding = bom.encoding;
@@ -112,17 +112,6 @@ export class TextMeasurer {
     this.chars += countCodePoints(text);
     this.preview.push(text);
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 export const MEASURE_CHUNK_BYTES = 4 * 1024 * 1024;

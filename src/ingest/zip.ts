@@ -300,15 +300,3 @@ function joinHead(chunks: Uint8Array[], headBytes: number): Uint8Array {
   }
   return head;
 }
-
-/** Join chunks into one array (for parsers that need the whole entry, such as pdfjs). */
-export function joinChunks(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}

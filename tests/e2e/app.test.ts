@@ -1,26 +1,18 @@
 // The web app in real Chromium against the built bundle and the scripted model server: what a
 // person does, and what they must see.
 import { mkdirSync, readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildDocx, buildPdf, zipOf } from "../fixtures/docs/index.ts";
-import { between, repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { between, repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
-import { documentInput, REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
+import { documentInput, REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, openSteps } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-let server: ScriptedServer;
-let app: Stack["app"];
-let browser: Browser;
-
-beforeAll(async () => {
-  stack = await startStack();
-  ({ server, app, browser } = stack);
-});
-afterAll(async () => stack?.close());
+const stack = useStack(() => startStack());
 
 /** Root replies chosen by question, so several tests can share one server. */
 type Route = (req: ScriptedRequest) => string | { text: string; hang?: boolean; delayMs?: number };
@@ -29,21 +21,16 @@ function route(question: string, fn: Route) {
   routes.set(question, fn);
 }
 beforeAll(() => {
-  server.scripts.root = (req) => {
+  stack.server.scripts.root = (req) => {
     for (const [q, fn] of routes) if (req.firstUser.startsWith(`Question: ${q}`)) return fn(req);
     return "FINAL(unknown question)";
   };
-  server.scripts.sub = (req) => {
+  stack.server.scripts.sub = (req) => {
     const chunk = between(req.lastUser, "<<", ">>");
     const m = /launch code is ([A-Z]+-\d+)/.exec(chunk);
     return m ? `The launch code is ${m[1]}.` : `sub saw ${req.lastUser.length} chars`;
   };
 });
-
-async function open(page: Page, extra: Record<string, string> = {}) {
-  await page.goto(openaiUrl(app.url, server.baseUrl, extra));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
 
 async function upload(page: Page, name: string, content: string | Uint8Array, mimeType = "text/plain") {
   await documentInput(page).setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
@@ -99,8 +86,8 @@ describe("the web app", () => {
       }
       return code("FINAL(reply)");
     });
-    const { context, page, errors } = await newPage(browser);
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page);
     // A real drop of a 10 MB file built inside the page.
     await page.evaluate(async () => {
       const line = "Nothing to see in this line of the report, just filler text.\n";
@@ -142,8 +129,8 @@ describe("the web app", () => {
         ? code("parts = llm_query_batched(['<<launch code is ABC-1>> a', '<<nothing>> b'])\nprint(parts)")
         : code("FINAL(parts[0])"),
     );
-    const { context, page, errors } = await newPage(browser);
-    await page.goto(openaiUrl(app.url, server.baseUrl, { replSync: "sab" }));
+    const { context, page, errors } = await newPage(stack.browser);
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { replSync: "sab" }));
     const chip = page.locator(".chip", { hasText: "Python ready" });
     await chip.waitFor({ state: "attached", timeout: 60_000 });
     expect(await chip.getAttribute("title")).toBe("sub-calls via sab");
@@ -158,7 +145,7 @@ describe("the web app", () => {
   it("Stop ends a runaway run within a second, and a follow-up question still works with the same variables", async () => {
     route("Loop forever please", (req) => (req.turn === 0 ? code(`kept_value = 41\n${REACHED_LINE}while True:\n    pass`) : "FINAL(no)"));
     route("What did you keep?", () => code("FINAL(kept_value + 1)"));
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(stack.browser);
     // Measured inside the page: from the click on Stop to the run showing "Stopped".
     await page.addInitScript(`
       window.__stop = {};
@@ -169,7 +156,7 @@ describe("the web app", () => {
         if (window.__stop.clicked && !window.__stop.shown && [...document.querySelectorAll(".exchange .chip")].some((c) => c.textContent.includes("Stopped"))) window.__stop.shown = performance.now();
       }).observe(document, { subtree: true, childList: true, characterData: true });
     `);
-    await open(page);
+    await stack.open(page);
     await upload(page, "small.txt", "some text");
     await ask(page, "Loop forever please");
     // Python is in the loop: the sub-call just before it is answered.
@@ -192,8 +179,8 @@ describe("the web app", () => {
       expect(req.firstUser).toContain("First question");
       return code("FINAL(history[0]['answer'] + ' / ' + context.strip())");
     });
-    const { context, page } = await newPage(browser);
-    await open(page);
+    const { context, page } = await newPage(stack.browser);
+    await stack.open(page);
     await upload(page, "kept.txt", "document body");
     await ask(page, "First question");
     await lastAnswer(page).getByText("first answer").waitFor();
@@ -218,8 +205,8 @@ describe("the web app", () => {
 
   it("exports the answer, the trajectory and a fine-tuning dataset", async () => {
     route("Export me", (req) => (req.turn === 0 ? code("n = len(context)\nprint(n)") : code("FINAL(f'{n} characters')")));
-    const { context, page } = await newPage(browser);
-    await open(page);
+    const { context, page } = await newPage(stack.browser);
+    await stack.open(page);
     await upload(page, "e.txt", "abcdef");
     await ask(page, "Export me");
     await lastAnswer(page).getByText("6 characters").waitFor();
@@ -246,8 +233,8 @@ describe("the web app", () => {
 
   it("reads PDF, DOCX and ZIP files into context", async () => {
     route("Describe the files", () => code("FINAL(' | '.join(f'{k}:{len(v)}:{v.split()[-1]}' for k, v in sorted(context.items())))"));
-    const { context, page } = await newPage(browser);
-    await open(page);
+    const { context, page } = await newPage(stack.browser);
+    await stack.open(page);
     const pdf = buildPdf([["First page says apple"], ["Second page says banana"]]);
     const docx = buildDocx(["Word paragraph one", "Word paragraph cherry"]);
     const zip = zipOf({
@@ -280,14 +267,14 @@ describe("the web app", () => {
 
   it("compare mode answers directly beside the RLM, saying how much was cut", async () => {
     route("Compare this", () => code("FINAL('rlm says hi')"));
-    const prev = server.scripts.root;
-    server.scripts.root = (req) => {
+    const prev = stack.server.scripts.root;
+    stack.server.scripts.root = (req) => {
       if (req.messages[0]?.content.includes("Read the document, then answer")) return "direct says hi";
       return (prev as (r: ScriptedRequest) => string)(req);
     };
     try {
-      const { context, page } = await newPage(browser);
-      await open(page, { compare: "1", contextWindow: "4096" });
+      const { context, page } = await newPage(stack.browser);
+      await stack.open(page, { compare: "1", contextWindow: "4096" });
       await upload(page, "long.txt", "word ".repeat(50_000));
       await ask(page, "Compare this");
       const direct = page.getByRole("region", { name: "Direct answer" }).last();
@@ -297,21 +284,21 @@ describe("the web app", () => {
       await page.screenshot({ path: `${SHOTS}compare.png`, fullPage: true });
       await context.close();
     } finally {
-      server.scripts.root = prev;
+      stack.server.scripts.root = prev;
     }
   });
 
   it("settings persist, come from the URL, and the page works by keyboard at phone width in dark mode", async () => {
     route("Keyboard question", () => code("FINAL('typed without a mouse')"));
-    const { context, page } = await newPage(browser, { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
-    await open(page, { maxIterations: "7" });
+    const { context, page } = await newPage(stack.browser, { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
+    await stack.open(page, { maxIterations: "7" });
     await page.getByRole("button", { name: "Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
     expect(await dialog.getByLabel("Max iterations").inputValue()).toBe("7");
     await dialog.getByLabel("Max iterations").fill("9");
     await dialog.getByRole("button", { name: "Save" }).click();
     await page.reload();
-    await page.goto(app.url); // no URL parameters now: the saved value must come back
+    await page.goto(stack.app.url); // no URL parameters now: the saved value must come back
     await page.getByRole("button", { name: "Settings" }).click();
     expect(await dialog.getByLabel("Max iterations").inputValue()).toBe("9");
     await page.keyboard.press("Escape");

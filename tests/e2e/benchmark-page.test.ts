@@ -1,24 +1,18 @@
 // The Benchmark page in the real app: suites run with the current model, RLM against direct
 // answering, with progress, a summary table and charts that survive a reload.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { describe, expect, it } from "vitest";
 
-let stack: Stack;
-let server: ScriptedServer;
-let app: Stack["app"];
-let browser: Browser;
+import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
+import { newPage, openaiUrl, startStack } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
-beforeAll(async () => {
-  stack = await startStack({
+const stack = useStack(() =>
+  startStack({
     contextWindow: 8192,
     // Each reply takes a moment, as a model's does: the page has runs to measure the time left by.
     root: (req) => ({ text: reply(req), delayMs: 250 }),
-  });
-  ({ server, app, browser } = stack);
-});
-afterAll(async () => stack?.close());
+  }),
+);
 
 function reply(req: ScriptedRequest): string {
   if (req.messages[0]?.content.includes("Read the document, then answer")) {
@@ -35,8 +29,8 @@ const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/",
 
 describe("Benchmark page", () => {
   it("runs S-NIAH with both methods and shows progress, a summary and charts", async () => {
-    const { context, page, errors } = await newPage(browser);
-    await page.goto(openaiUrl(app.url, server.baseUrl, { view: "benchmark" }));
+    const { context, page, errors } = await newPage(stack.browser);
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { view: "benchmark" }));
     await page.getByRole("heading", { name: "Benchmark" }).waitFor();
     // Only the needle suite at the smallest size.
     await page.getByLabel("Counting across records (OOLONG-style)").uncheck();
@@ -54,10 +48,10 @@ describe("Benchmark page", () => {
     // Results and choices stay after a reload; running again reuses the results.
     await page.reload();
     await page.getByRole("table", { name: "Benchmark summary" }).waitFor();
-    const before = server.requests.length;
+    const before = stack.server.requests.length;
     await page.getByRole("button", { name: "Run benchmark" }).click();
     await page.getByText("6 of 6 runs").waitFor({ timeout: 60_000 });
-    expect(server.requests.length).toBe(before);
+    expect(stack.server.requests.length).toBe(before);
     await page.getByRole("button", { name: "Clear results" }).click();
     expect(await page.getByRole("table", { name: "Benchmark summary" }).count()).toBe(0);
     expect(errors).toEqual([]);
@@ -65,8 +59,8 @@ describe("Benchmark page", () => {
   });
 
   it("calls the direct method one thing everywhere, follows dark mode, says the time left, and opens each task (issue 28)", async () => {
-    const { context, page, errors } = await newPage(browser, { colorScheme: "dark" });
-    await page.goto(openaiUrl(app.url, server.baseUrl, { view: "benchmark" }));
+    const { context, page, errors } = await newPage(stack.browser, { colorScheme: "dark" });
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { view: "benchmark" }));
     await page.getByRole("heading", { name: "Benchmark" }).waitFor();
     await page.getByLabel("Counting across records (OOLONG-style)").uncheck();
     await page.getByLabel("112K").uncheck();

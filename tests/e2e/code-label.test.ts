@@ -1,19 +1,11 @@
 // A code block's language label sits above its first line, not over it (issue 34 #8): the label
 // is placed in the block's top-right corner, and a long first line ran under it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askQuestion, newPage, openaiUrl, settledAnswer, startStack, uploadText, type Stack } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { askQuestion, newPage, openaiUrl, settledAnswer, startStack, uploadText } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
-let stack: Stack;
 const CODE = `for ship in ships: print(ship.name, ship.port, ship.tonnage, ship.captain, ship.crew, ship.cargo, ship.flag)`;
-
-beforeAll(async () => {
-  stack = await startStack({ contextWindow: 8192 });
-  stack.server.scripts.root = "The loop:\n\n```python\n" + CODE + "\nprint('done')\n```\n";
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = useStack(() => startStack({ contextWindow: 8192, root: "The loop:\n\n```python\n" + CODE + "\nprint('done')\n```\n" }));
 
 describe("a code block in an answer", () => {
   for (const width of [1280, 390]) {

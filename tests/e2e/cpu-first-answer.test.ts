@@ -13,14 +13,15 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
-import { blockOutside, documentInput, launch, newPage, startApp } from "./harness.ts";
+import { blockOutside, documentInput, newPage } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-let app: { url: string; close: () => Promise<void> };
-let browser: Awaited<ReturnType<typeof launch>>;
 let server: Server;
 let base = "";
+
+const stack = useAppAndBrowser();
 
 beforeAll(async () => {
   const model = readFileSync(await tinyQwenGguf());
@@ -31,13 +32,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/models/`;
-  [app, browser] = await Promise.all([startApp(), launch()]);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-});
+afterAll(() => new Promise<void>((resolve) => server?.close(() => resolve())));
 
 /** Root turn 1 runs code, turn 2 answers; nothing else is asked of the model. */
 const ROOT_1 = "```repl\nsize = len(context)\nprint(size)\n```";
@@ -59,12 +55,12 @@ const RECORD_PROGRESS = `
 
 describe("the first answer on a processor", () => {
   it("says what the reading speed means before the effort is chosen, and keeps start-up out of the time limit", async () => {
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(stack.browser);
     const outside = await blockOutside(context);
     await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(base)};`);
     await context.addInitScript(GRAMMARS);
     await context.addInitScript(RECORD_PROGRESS);
-    await page.goto(app.url);
+    await page.goto(stack.app.url);
     const steps = page.getByRole("region", { name: "Get an answer in three steps" });
     await steps
       .getByTestId("recommended-model")

@@ -3,27 +3,18 @@
 // it is cut off and offers Continue, which asks for the rest (the answer so far as the model's own
 // turn) and joins it to what was written.
 import { mkdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askQuestion, blockOutside, newPage, openaiUrl, settledAnswer, startStack, uploadText, type Stack } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { askQuestion, blockOutside, newPage, openaiUrl, settledAnswer, startStack, uploadText } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 const FIRST = "The harbour log lists twelve ships, and the last one";
 const REST = " left before the storm.";
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ contextWindow: 8192 });
-  stack.server.scripts.root = (req) => {
-    if (req.turn === 0) return { text: FIRST, finishReason: "length" };
-    return REST;
-  };
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = useStack(() =>
+  startStack({ contextWindow: 8192, root: (req) => (req.turn === 0 ? { text: FIRST, finishReason: "length" } : REST) }),
+);
 
 describe("a direct answer cut off at the output limit", () => {
   it("says it is cut off, and Continue writes the rest after it", async () => {

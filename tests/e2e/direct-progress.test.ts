@@ -3,21 +3,15 @@
 // "one direct call", and while the model writes, how many tokens and how fast. The scripted model
 // streams its answer slowly (30 s), so the line is seen mid-answer; then the run is stopped.
 import { mkdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askQuestion, blockOutside, newPage, openaiUrl, startStack, uploadText, type Stack } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { askQuestion, blockOutside, newPage, openaiUrl, startStack, uploadText } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ contextWindow: 8192, chunkChars: 4 });
-  stack.server.scripts.root = { text: "The harbour log lists twelve ships. ".repeat(12), delayMs: 30_000 };
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = useStack(() =>
+  startStack({ contextWindow: 8192, chunkChars: 4, root: { text: "The harbour log lists twelve ships. ".repeat(12), delayMs: 30_000 } }),
+);
 
 describe("a direct call while it runs", () => {
   it("is shown as one direct call, with the tokens written and their rate", async () => {

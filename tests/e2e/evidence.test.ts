@@ -4,17 +4,17 @@
 // the document list, PDF pages, and phone width.
 import { mkdirSync, readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildPdf } from "../fixtures/docs/index.ts";
 import { between, repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { documentInput, newPage } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
+const stack = useStack();
+beforeAll(() => {
   stack.server.scripts.root = (req: ScriptedRequest) => {
     if (!req.firstUser.startsWith("Question: What is the launch code")) return code("FINAL('unknown question')");
     if (req.turn === 0) {
@@ -35,7 +35,6 @@ beforeAll(async () => {
     return m ? `The launch code is ${m[1]}.` : "Not in this part.";
   };
 });
-afterAll(async () => stack?.close());
 
 const NEEDLE_LINE = 48_213;
 
@@ -65,10 +64,7 @@ async function askAndWait(page: Page): Promise<void> {
   await page.getByRole("region", { name: "Answer", exact: true }).getByText("The launch code is ZEBRA-4471.").waitFor({ timeout: 90_000 });
 }
 
-async function open(page: Page): Promise<void> {
-  await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
-}
+const open = (page: Page) => stack.open(page, {}, 90_000);
 
 const viewer = (page: Page) => page.getByRole("dialog");
 

@@ -5,26 +5,17 @@
 // Run: npm run build && npx vitest run --project e2e tests/e2e/files-and-names.test.ts
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildDocx, zipOf } from "../fixtures/docs/index.ts";
 import { hostileDocx } from "../fixtures/docs/hostile-docx.ts";
 import { repl } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { documentInput, newPage, startStack, openSteps } from "./harness.ts";
+import { useStack } from "./stack.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 import { expectNothingFor, waitUntil } from "./waits.ts";
 
-let stack: Stack;
 const scripts = new QuestionScripts();
-
-beforeAll(async () => {
-  stack = await startStack({ root: scripts.root, sub: "sub reply", contextWindow: 32768 });
-}, 120_000);
-afterAll(async () => stack?.close());
-
-async function open(page: Page): Promise<void> {
-  await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
+const stack = useStack(() => startStack({ root: scripts.root, sub: "sub reply", contextWindow: 32768 }));
 
 const progressBars = (page: Page) => page.locator(".docs .progress");
 
@@ -49,7 +40,7 @@ describe("every file read ends", () => {
 
   it("after an empty file, a nested zip, a corrupt DOCX or a DOCX with entities, the bar goes and the reason stays", async () => {
     const { context, page, errors } = await newPage(stack.browser);
-    await open(page);
+    await stack.open(page);
     for (const c of cases) {
       await documentInput(page).setInputFiles({ name: c.name, mimeType: c.mimeType, buffer: Buffer.from(c.bytes) });
       const problem = page.locator(".problems li", { hasText: c.name });
@@ -77,7 +68,7 @@ describe("names are shown as they are", () => {
       ),
     ]);
     const { context, page, errors } = await newPage(stack.browser);
-    await open(page);
+    await stack.open(page);
     await documentInput(page).setInputFiles([
       { name: rlo, mimeType: "text/plain", buffer: Buffer.from("looks like a picture") },
       { name: zw, mimeType: "text/plain", buffer: Buffer.from("an invoice") },
@@ -130,7 +121,7 @@ describe("a repository's zip", () => {
         "# Tinyproj [![CI](https://ci.example/badge.svg)](https://ci.example)\n\nA tiny project.\n\n## Installation\n\npip install tinyproj\n\n## Usage\n\npython -m tinyproj\n",
     });
     const { context, page, errors } = await newPage(stack.browser);
-    await open(page);
+    await stack.open(page);
     await documentInput(page).setInputFiles({ name: "tinyproj-main.zip", mimeType: "application/zip", buffer: Buffer.from(repo) });
     await page.locator(".docs .name", { hasText: "README.md" }).waitFor({ timeout: 60_000 });
     await page.locator(".sessions .title", { hasText: /^Tinyproj$/ }).waitFor({ timeout: 10_000 });

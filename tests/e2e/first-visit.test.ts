@@ -3,18 +3,15 @@
 // dead end: the failed question carries the button that fixes it.
 import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { repl as code } from "../fixtures/scripted-server.ts";
-import { newPage, startStack, type Stack } from "./harness.ts";
+import { newPage, startStack } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ contextWindow: 8192, root: [code("FINAL('The ledger runs from 1871 to 1931.')")] });
-});
-afterAll(async () => stack?.close());
+const stack = useStack(() => startStack({ contextWindow: 8192, root: [code("FINAL('The ledger runs from 1871 to 1931.')")] }));
 
 async function shots(page: Page, name: string) {
   await page.screenshot({ path: `${SHOTS}${name}-1280.png`, fullPage: true });

@@ -1,18 +1,11 @@
 // After "Apply these settings" (or "Keep my settings") in the dialog a settings link opens, focus
 // goes to the question box (issue 34 #8): it fell on the body, and the next Tab started again at
 // the top of the page.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { newPage, openaiUrl } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.close();
-});
+const stack = useStack();
 
 describe("the settings-link dialog", () => {
   for (const button of ["Apply these settings", "Keep my settings"]) {

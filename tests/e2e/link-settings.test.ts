@@ -10,24 +10,22 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
 import { repl } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, startStack } from "./harness.ts";
+import { useStack } from "./stack.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
 const KEY = "sk-test-0123456789abcdef";
-let stack: Stack;
 let canary: CanaryServer;
 const scripts = new QuestionScripts();
 
+const stack = useStack(() => startStack({ root: scripts.root, sub: "sub reply", contextWindow: 32768 }));
 beforeAll(async () => {
-  [stack, canary] = await Promise.all([startStack({ root: scripts.root, sub: "sub reply", contextWindow: 32768 }), startCanaryServer()]);
-}, 120_000);
-afterAll(async () => {
-  await stack?.close();
-  await canary?.close();
+  canary = await startCanaryServer();
 });
+afterAll(async () => canary?.close());
 
 const proposal = (page: Page) => page.getByRole("dialog", { name: "Settings from a link" });
 const attackLink = (appUrl: string, extra = "") =>

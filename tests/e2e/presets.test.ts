@@ -2,20 +2,19 @@
 // made-up estimate), changes what a run is allowed (turns, sub-calls…), and the individual
 // limits sit under "Advanced".
 import { mkdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { repl as code } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, openaiUrl, settledAnswer, startStack, type Stack } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, settledAnswer, startStack } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-beforeAll(async () => {
-  // A model that never finishes: the run ends at its turn limit, which the preset sets.
-  // (Different code each turn: repeating the same cell trips the stuck-model guard.)
-  stack = await startStack({ contextWindow: 8192, root: (req) => code(`print('still looking ${req.turn}')`), sub: "nothing here" });
-});
-afterAll(async () => stack?.close());
+// A model that never finishes: the run ends at its turn limit, which the preset sets.
+// (Different code each turn: repeating the same cell trips the stuck-model guard.)
+const stack = useStack(() =>
+  startStack({ contextWindow: 8192, root: (req) => code(`print('still looking ${req.turn}')`), sub: "nothing here" }),
+);
 
 /** These runs are about turns: when one asks whether the harness should read the document itself, the person says "Stop here". */
 const settled = (page: import("playwright-core").Page) => settledAnswer(page, 90_000);

@@ -7,24 +7,15 @@
 // fetch from its own cache, out of the route's sight (a previous attempt's test waited for a
 // second fetch that never came).
 import { mkdirSync } from "node:fs";
-import type { Browser, Page, Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launch, newPage, startApp } from "./harness.ts";
+import type { Page, Route } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { newPage } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let app: { url: string; close: () => Promise<void> };
-let browser: Browser;
-
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startApp(), launch()]);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const stack = useAppAndBrowser();
 
 const WASM = "**/pyodide/pyodide.asm.wasm";
 
@@ -33,10 +24,10 @@ const pythonChip = (page: Page) => page.getByRole("banner").locator(".chip", { h
 
 /** Opens the app with each request for pyodide.asm.wasm handed to `handle` (with its 1-based number). */
 async function openWithWasm(handle: (route: Route, n: number) => Promise<void>) {
-  const opened = await newPage(browser, { serviceWorkers: "block" });
+  const opened = await newPage(stack.browser, { serviceWorkers: "block" });
   let n = 0;
   await opened.page.route(WASM, (route) => handle(route, ++n));
-  await opened.page.goto(app.url);
+  await opened.page.goto(stack.app.url);
   return { ...opened, requests: () => n };
 }
 

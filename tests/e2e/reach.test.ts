@@ -3,31 +3,18 @@
 // violation in them, the whole ask–stop–continue–read flow works with Tab, Enter and Esc only,
 // and a 113-file zip lists every file.
 import { mkdirSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { zipOf } from "../fixtures/docs/index.ts";
-import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { documentInput, axeProblems, newPage, openaiUrl, startRoutedStack, type QuestionRoute, type Stack } from "./harness.ts";
+import { repl as code } from "../fixtures/scripted-server.ts";
+import { documentInput, axeProblems, newPage, startRoutedStack, type QuestionRoute } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-let server: ScriptedServer;
-let app: Stack["app"];
-let browser: Browser;
-
 const routes = new Map<string, QuestionRoute>();
-beforeAll(async () => {
-  stack = await startRoutedStack(routes);
-  ({ server, app, browser } = stack);
-});
-afterAll(async () => stack?.close());
-
-async function open(page: Page) {
-  await page.goto(openaiUrl(app.url, server.baseUrl));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
+const stack = useStack(() => startRoutedStack(routes));
 
 async function upload(page: Page, name: string, content: string | Uint8Array, mimeType = "text/plain") {
   await documentInput(page).setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
@@ -44,8 +31,8 @@ describe("phone, keyboard, screen reader and scale", () => {
       req.turn === 0 ? code(LONG_CODE) : req.turn === 1 ? { text: code("print(1)"), delayMs: 60_000 } : "FINAL('x')",
     );
     routes.set("Answer with long code", (req) => (req.turn === 0 ? code(LONG_CODE) : code("FINAL(context[:20])")));
-    const { context, page, errors } = await newPage(browser, { viewport: { width: 390, height: 800 } });
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser, { viewport: { width: 390, height: 800 } });
+    await stack.open(page);
     const problems: string[] = [];
     const check = async (state: string) => {
       for (const width of [1280, 390, 360]) {
@@ -106,11 +93,11 @@ describe("phone, keyboard, screen reader and scale", () => {
       if (req.turn === 0) return code("i = context.find('code')\nfound = context[i:i+16]\nprint(context[max(0, i - 20):i + 40])");
       return { text: "", hang: true };
     });
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(stack.browser);
     // Playwright catches file choosers only once a listener has switched that on; switched on
     // here, long before Enter, so the chooser Enter opens is never missed under load.
     const chooserOpened = page.waitForEvent("filechooser", { timeout: 180_000 });
-    await open(page);
+    await stack.open(page);
     const tabTo = async (matches: (el: { tag: string; text: string; label: string; cls: string }) => boolean, what: string) => {
       for (let i = 0; i < 80; i++) {
         await page.keyboard.press("Tab");
@@ -162,8 +149,8 @@ describe("phone, keyboard, screen reader and scale", () => {
   it("a 113-file zip lists every file, grouped by folder, and Remove all empties the list", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 113; i++) files[`repo/${i % 2 ? "src" : "docs"}/file-${String(i).padStart(3, "0")}.txt`] = `file number ${i}`;
-    const { context, page, errors } = await newPage(browser);
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page);
     await upload(page, "repo.zip", zipOf(files), "application/zip");
     await expect.poll(() => page.locator(".docs .name").count(), { timeout: 60_000 }).toBe(113);
     expect(await page.getByText(/and \d+ more/).count()).toBe(0);
@@ -180,8 +167,8 @@ describe("phone, keyboard, screen reader and scale", () => {
 
 describe("sessions at scale", () => {
   it("search, rename and date groups in the session list, kept across a reload", async () => {
-    const { context, page, errors } = await newPage(browser);
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page);
     const names = ["alpha-notes.txt", "beta-notes.txt", "gamma-notes.txt", "delta-notes.txt"];
     for (const [i, name] of names.entries()) {
       if (i) {

@@ -9,34 +9,21 @@
 //
 // Run: npm run build && npx vitest run --project e2e tests/e2e/reading-experience.test.ts
 import { mkdirSync } from "node:fs";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, gate, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { askQuestion, newPage, openaiUrl, startRoutedStack, uploadText, type QuestionRoute, type Stack } from "./harness.ts";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { repl as code, gate } from "../fixtures/scripted-server.ts";
+import { askQuestion, newPage, startRoutedStack, uploadText, type QuestionRoute } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-let server: ScriptedServer;
-let app: Stack["app"];
-let browser: Browser;
-
 const routes = new Map<string, QuestionRoute>();
-beforeAll(async () => {
-  stack = await startRoutedStack(routes);
-  ({ server, app, browser } = stack);
-});
-afterAll(async () => stack?.close());
+const stack = useStack(() => startRoutedStack(routes));
 
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const SMALL_PHONE = { width: 360, height: 740 };
-
-async function open(page: Page, extra: Record<string, string> = {}) {
-  await page.goto(openaiUrl(app.url, server.baseUrl, extra));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
 
 const last = (page: Page) => page.locator("article.exchange").last();
 const answerOf = (exchange: Locator) => exchange.getByRole("region", { name: "Answer", exact: true });
@@ -95,8 +82,8 @@ describe("the finished answer is in front of you", () => {
   for (const viewport of [LAPTOP, PHONE]) {
     it(`comes into view when the run ends, with the focus on something in view (${viewport.width} px)`, async () => {
       routes.set("Three turns", tallRun(3, "The ledger runs from **1871** to 1931."));
-      const { context, page, errors } = await newPage(browser, { viewport });
-      await open(page);
+      const { context, page, errors } = await newPage(stack.browser, { viewport });
+      await stack.open(page);
       await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
       await askQuestion(page, "Three turns, then the answer");
       await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
@@ -116,8 +103,8 @@ describe("the finished answer is in front of you", () => {
     // following and showed the answer, and no button was due (seen in two runs, issue 38).
     const scrolled = gate();
     routes.set("Slow walk", tallRun(5, "Found it: 42.", { answerAfter: scrolled.opened }));
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
+    await stack.open(page);
     await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
     await askQuestion(page, "Slow walk through the ledger");
     await page.locator('.turn[data-turn="4"] pre.output', { hasText: "ECHOECHOECHO 29" }).waitFor({ timeout: 60_000 });
@@ -151,8 +138,8 @@ describe("after Stop or a failure in a new session", () => {
     it(`the start panel stays away and nothing focused is covered; a failed run shows no empty totals nor an export of nothing (${viewport.width} px)`, async () => {
       routes.set("Hold on", (req) => (req.turn === 0 ? code("print('looking')") : { text: "", hang: true }));
       routes.set("Break", () => ({ text: "", status: 500, error: "the model server broke" }));
-      const { context, page, errors } = await newPage(browser, { viewport });
-      await open(page);
+      const { context, page, errors } = await newPage(stack.browser, { viewport });
+      await stack.open(page);
       await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
       const steps = page.getByRole("region", { name: "Get an answer in three steps" });
       expect(await steps.count()).toBe(1);
@@ -197,8 +184,8 @@ describe("after Stop or a failure in a new session", () => {
 describe("effort presets", () => {
   it("say their limits as limits, and what runs here took only once one has run", async () => {
     routes.set("Where", () => code("print(len(context))\nFINAL('It is in chapter 3.')"));
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
+    await stack.open(page);
     // 2 MB: the old page announced "Thorough ≈ 15 min · ≈ 4.5M tokens" for files like this.
     await uploadText(page, "big.txt", "A line of a long report.\n".repeat(80_000));
     const efforts = page.getByRole("radiogroup", { name: "Effort" });
@@ -234,8 +221,8 @@ describe("effort presets", () => {
   });
 
   it("on a document that fits the window, say once that it is one direct call rather than three times the same", async () => {
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
-    await open(page, { mode: "auto" });
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
+    await stack.open(page, { mode: "auto" });
     await uploadText(page, "short.txt", "A short note.\n".repeat(20));
     await page
       .getByTestId("direct-note")
@@ -253,8 +240,8 @@ describe("a phone's fixed chrome leaves the answer the screen", () => {
   for (const viewport of [PHONE, SMALL_PHONE]) {
     it(`header and question box take at most a quarter of the screen; the effort opens on demand (${viewport.width} px)`, async () => {
       routes.set("Phone", tallRun(2, "Answered on a phone.\n\n" + "A long line of the answer. ".repeat(60)));
-      const { context, page, errors } = await newPage(browser, { viewport });
-      await open(page);
+      const { context, page, errors } = await newPage(stack.browser, { viewport });
+      await stack.open(page);
       await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
       await askQuestion(page, "Phone question");
       await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
@@ -293,8 +280,11 @@ describe("the smaller things", () => {
     routes.set("Six turns", tallRun(6, "Done after six turns."));
     const snippet = "def total(xs):\n    return sum(xs)";
     routes.set("Code", () => code(`FINAL(${JSON.stringify(`Use this:\n\n\`\`\`python\n${snippet}\n\`\`\`\n`)})`));
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP, permissions: ["clipboard-read", "clipboard-write"] });
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser, {
+      viewport: LAPTOP,
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
+    await stack.open(page);
     await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
     await askQuestion(page, "Six turns of steps");
     await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
@@ -328,8 +318,8 @@ describe("the smaller things", () => {
   it("a message never covers Choose files…, Folder… or the Export buttons (1280 px, then 390 px)", async () => {
     routes.set("Wait", (req) => (req.turn === 0 ? code("print('looking')") : { text: "", hang: true }));
     routes.set("Answer", () => code("FINAL('The answer.')"));
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
+    await stack.open(page);
     await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
     await askQuestion(page, "Wait for me");
     await page

@@ -6,34 +6,23 @@
 //
 // Run: npm run build && npx vitest run --project e2e tests/e2e/render-exfil.test.ts
 import { randomBytes } from "node:crypto";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
-import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { documentInput, launch, startApp } from "./harness.ts";
+import { repl } from "../fixtures/scripted-server.ts";
+import { documentInput, startStack } from "./harness.ts";
+import { useStack } from "./stack.ts";
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
 import { QuestionScripts, ask, openApp } from "./sandbox/drive.ts";
 import { expectNothingFor } from "./waits.ts";
 
 let canary: CanaryServer;
-let model: ScriptedServer;
-let app: { url: string; close: () => Promise<void> };
-let browser: Browser;
 const scripts = new QuestionScripts();
 
+const stack = useStack(() => startStack({ root: scripts.root, sub: "sub-model reply", contextWindow: 131072 }));
 beforeAll(async () => {
-  [canary, model, app, browser] = await Promise.all([
-    startCanaryServer(),
-    startScriptedServer({ root: scripts.root, sub: "sub-model reply", contextWindow: 131072 }),
-    startApp(),
-    launch(),
-  ]);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([app?.close(), model?.close(), canary?.close()]);
+  canary = await startCanaryServer();
 });
+afterAll(async () => canary?.close());
 
 /** Every way Markdown or sanitized HTML can make the browser fetch a URL without a click. */
 function autoLoads(base: string, label: string, secret: string): string {
@@ -66,7 +55,7 @@ describe("what the page renders from the model and from Python loads nothing by 
         autoLoads(canary.url, "prose", "from-the-prose"),
       ),
     ]);
-    const opened = await openApp(browser, app.url, model, { contextWindow: "131072" }, { serviceWorkers: "block" });
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, { contextWindow: "131072" }, { serviceWorkers: "block" });
     const { page, errors } = opened;
     try {
       await proveCanaryReachable(page, canary);

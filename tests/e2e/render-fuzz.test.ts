@@ -11,9 +11,10 @@
 import { mkdirSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { repl } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { documentInput, newPage, openaiUrl, startStack, openSteps } from "./harness.ts";
+import { useStack } from "./stack.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -149,15 +150,10 @@ async function allRendered(page: Page, timeoutMs: number): Promise<void> {
   );
 }
 
-let stack: Stack;
 const scripts = new QuestionScripts();
-
-beforeAll(async () => {
-  // 64 characters per streamed piece: the prose is streamed like a fast model's, not one
-  // 16-character event at a time in a single burst (that measures the stream reader, not rendering).
-  stack = await startStack({ root: scripts.root, sub: "sub reply", contextWindow: 131072, chunkChars: 64 });
-}, 120_000);
-afterAll(async () => stack?.close());
+// 64 characters per streamed piece: the prose is streamed like a fast model's, not one
+// 16-character event at a time in a single burst (that measures the stream reader, not rendering).
+const stack = useStack(() => startStack({ root: scripts.root, sub: "sub reply", contextWindow: 131072, chunkChars: 64 }));
 
 describe("rendering is total and bounded", () => {
   it("hostile answers and turn text render in full, with no long task that recurs, also after a reload", async () => {

@@ -4,41 +4,28 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { buildPdf, zipBomb, zipOf } from "../fixtures/docs/index.ts";
-import { repl as code, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { documentInput, REACHED_LINE, newPage, openaiUrl, startStack, subcallAnswered, type Stack, openSteps } from "./harness.ts";
+import { repl as code } from "../fixtures/scripted-server.ts";
+import { documentInput, REACHED_LINE, newPage, startStack, subcallAnswered, openSteps } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
-let stack: Stack;
-let server: ScriptedServer;
-let app: Stack["app"];
-let browser: Browser;
-
-beforeAll(async () => {
-  stack = await startStack();
-  ({ server, app, browser } = stack);
-});
-afterAll(async () => stack?.close());
-
-async function open(page: Page, extra: Record<string, string> = {}) {
-  await page.goto(openaiUrl(app.url, server.baseUrl, extra));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
+const stack = useStack(() => startStack());
 
 const answer = (page: Page) => page.getByRole("region", { name: "Answer", exact: true }).last();
 
 describe("runaway and crashing code", () => {
   it("native code that ignores Stop is killed, the REPL rebuilt, the model told, and the run goes on", async () => {
-    server.scripts.sub = "reached";
-    server.scripts.root = (req) => {
+    stack.server.scripts.sub = "reached";
+    stack.server.scripts.root = (req) => {
       if (req.turn === 0) return code(`kept = 1\n${REACHED_LINE}sum(range(10**12))`);
       // The model reads that its variables are gone, and carries on.
       expect(req.lastUser).toContain("All variables were lost");
       return code("FINAL('survived; kept exists: ' + str('kept' in dir()))");
     };
-    const { context, page, errors } = await newPage(browser);
-    await open(page, { cellTimeout: "2" });
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page, { cellTimeout: "2" });
     await documentInput(page).setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("text") });
     await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Spin");
@@ -59,9 +46,10 @@ describe("runaway and crashing code", () => {
   });
 
   it("a cell that runs out of memory is reported and the REPL keeps working", async () => {
-    server.scripts.root = (req) => (req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))"));
-    const { context, page, errors } = await newPage(browser);
-    await open(page);
+    stack.server.scripts.root = (req) =>
+      req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))");
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page);
     await documentInput(page).setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
     await page.locator(".docs .name", { hasText: "m.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Allocate");
@@ -80,8 +68,8 @@ describe("runaway and crashing code", () => {
 
 describe("bad input", () => {
   it("each bad file gets a clear message and the session keeps what it had", async () => {
-    const { context, page, errors } = await newPage(browser);
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page);
     await documentInput(page).setInputFiles({ name: "good.txt", mimeType: "text/plain", buffer: Buffer.from("keep me") });
     await page.locator(".docs .name", { hasText: "good.txt" }).waitFor();
 
@@ -125,8 +113,8 @@ describe("bad input", () => {
   });
 
   it("a file larger than the app accepts is refused with a size message, before it is read", async () => {
-    const { context, page } = await newPage(browser);
-    await open(page);
+    const { context, page } = await newPage(stack.browser);
+    await stack.open(page);
     const dir = mkdtempSync(join(tmpdir(), "rlm-huge-"));
     const huge = join(dir, "huge.log");
     execFileSync("truncate", ["-s", "2G", huge]);
@@ -144,9 +132,9 @@ describe("bad input", () => {
 
 describe("durability", () => {
   it("a listed document whose bytes were never stored is taken off the list after a reload, and named", async () => {
-    server.scripts.root = code("FINAL(sorted(context) if isinstance(context, dict) else 'one: ' + context)");
-    const { context, page, errors } = await newPage(browser);
-    await open(page);
+    stack.server.scripts.root = code("FINAL(sorted(context) if isinstance(context, dict) else 'one: ' + context)");
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page);
     await documentInput(page).setInputFiles([
       { name: "kept.txt", mimeType: "text/plain", buffer: Buffer.from("still here") },
       { name: "lost.txt", mimeType: "text/plain", buffer: Buffer.from("never stored") },
@@ -184,7 +172,7 @@ describe("durability", () => {
   });
 
   it("a full disk is reported, never silent", async () => {
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(stack.browser);
     // Chromium here does not enforce a quota override on IndexedDB writes (checked with
     // Storage.overrideQuotaForOrigin), so the browser's own refusal is reproduced instead: a put
     // of a large Blob fails the way a full disk makes it fail.
@@ -196,7 +184,7 @@ describe("durability", () => {
         return put.call(this, value, key);
       };
     });
-    await open(page);
+    await stack.open(page);
     await documentInput(page).setInputFiles({ name: "big.txt", mimeType: "text/plain", buffer: Buffer.alloc(2 * 1024 * 1024, 97) });
     await page
       .getByRole("alert")

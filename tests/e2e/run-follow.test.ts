@@ -5,30 +5,19 @@
 // Continue goes on with the variables of the stopped run, and Copy / Retry / Edit & re-ask work
 // (Retry and Edit as fresh tries in the question's place, issue 28 §4).
 import { mkdirSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, gate, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { askQuestion, newPage, openaiUrl, startRoutedStack, uploadText, type QuestionRoute, type Stack } from "./harness.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { repl as code, gate } from "../fixtures/scripted-server.ts";
+import { askQuestion, newPage, startRoutedStack, uploadText, type QuestionRoute } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-let server: ScriptedServer;
-let app: Stack["app"];
-let browser: Browser;
-
 const routes = new Map<string, QuestionRoute>();
-beforeAll(async () => {
-  stack = await startRoutedStack(routes);
-  ({ server, app, browser } = stack);
-});
-afterAll(async () => stack?.close());
+const stack = useStack(() => startRoutedStack(routes));
 
-async function open(page: Page) {
-  await page.goto(openaiUrl(app.url, server.baseUrl, { maxIterations: "12" }));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
+const open = (page: Page) => stack.open(page, { maxIterations: "12" });
 
 const atBottom = (page: Page) => page.evaluate(() => window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 60);
 const turnsShown = (page: Page) => page.locator(".exchange").last().locator(".turn").count();
@@ -49,7 +38,7 @@ describe("a run you can follow", () => {
           }
         : { text: code("FINAL('walked')"), after: backDown.opened },
     );
-    const { context, page, errors } = await newPage(browser, { viewport: { width: 1280, height: 700 } });
+    const { context, page, errors } = await newPage(stack.browser, { viewport: { width: 1280, height: 700 } });
     await open(page);
     await uploadText(page, "notes.txt", "some notes");
     await askQuestion(page, "Walk slowly");
@@ -100,7 +89,7 @@ describe("a run you can follow", () => {
       return { text: "", hang: true }; // waits for Stop
     });
     routes.set("Keep a fruit", () => code("FINAL('no fruit')"));
-    const { context, page, errors } = await newPage(browser, { permissions: ["clipboard-read", "clipboard-write"] });
+    const { context, page, errors } = await newPage(stack.browser, { permissions: ["clipboard-read", "clipboard-write"] });
     await open(page);
     await uploadText(page, "notes.txt", "some notes");
     await askQuestion(page, "Keep a secret");
@@ -150,7 +139,7 @@ describe("a run you can follow", () => {
   it("a failed run carries the buttons that fix it: Retry and Open Settings", async () => {
     let fail = true;
     routes.set("Fail once", () => (fail ? { text: "", status: 500, error: "the model server broke" } : code("FINAL('fixed')")));
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(stack.browser);
     await open(page);
     await uploadText(page, "notes.txt", "some notes");
     await askQuestion(page, "Fail once");

@@ -17,12 +17,13 @@
 // (SANDBOX_REPORT=1 prints every attack's verdict line.)
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPL_WORKER_CSP } from "../../src/security/csp.ts";
 import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
-import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { launch, startApp } from "./harness.ts";
+import { repl } from "../fixtures/scripted-server.ts";
+import { startStack } from "./harness.ts";
+import { useStack } from "./stack.ts";
 import { ATTACKS, PLANTED, attackCell, prelude, type Attack } from "./sandbox/attacks.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
@@ -33,9 +34,6 @@ import { expectNothingFor } from "./waits.ts";
 const DIST_ASSETS = new URL("../../dist/assets/", import.meta.url).pathname;
 
 let canary: CanaryServer;
-let model: ScriptedServer;
-let app: { url: string; close: () => Promise<void> };
-let browser: Browser;
 const scripts = new QuestionScripts();
 let questionCount = 0;
 
@@ -78,7 +76,7 @@ async function runAttacksIn(opened: AppPage, attacks: Attack[], label: string): 
   await uploadText(page, "memo.txt", secretDocument(secret));
   await ask(page, `${tag} What is in the memo?`, "done", 120_000);
   expect(await lastStatus(page)).toBe("Answered");
-  const outputs = turnOutputs(model, tag);
+  const outputs = turnOutputs(stack.server, tag);
   expect(outputs.length, "every scripted turn ran").toBe(attacks.length + 1);
   expect(outputs[0]).toContain("PRELUDE-OK secret-found");
   const verdicts = attacks.map((attack, i) => {
@@ -110,7 +108,7 @@ async function runAttacks(
   where: Where,
   serviceWorkers: "allow" | "block" = "block",
 ): Promise<{ verdicts: Verdict[]; app: AppPage; secret: string }> {
-  const opened = await openApp(browser, appUrl, model, WHERE_PARAMS[where], { serviceWorkers });
+  const opened = await openApp(stack.browser, appUrl, stack.server, WHERE_PARAMS[where], { serviceWorkers });
   try {
     const result = await runAttacksIn(opened, attacks, label);
     await expectRunsIn(opened.page, where);
@@ -147,26 +145,18 @@ async function expectNothingPlanted(page: Page): Promise<void> {
   expect(await page.evaluate(() => (window as unknown as { __broadcasts: unknown[] }).__broadcasts)).toEqual([]);
 }
 
+const stack = useStack(() => startStack({ root: scripts.root, sub: "sub-model reply", contextWindow: 131072 }));
 beforeAll(async () => {
-  [canary, model, app, browser] = await Promise.all([
-    startCanaryServer(),
-    startScriptedServer({ root: scripts.root, sub: "sub-model reply", contextWindow: 131072 }),
-    startApp(),
-    launch(),
-  ]);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([app?.close(), model?.close(), canary?.close()]);
+  canary = await startCanaryServer();
 });
+afterAll(async () => canary?.close());
 
 describe("the REPL worker's Content-Security-Policy (built app, vite preview)", () => {
   it("is sent with the built worker script, and the page loads that very script", async () => {
     const workers = readdirSync(DIST_ASSETS).filter((f) => /^repl\.worker-[\w-]+\.js$/.test(f));
     expect(workers).toHaveLength(1);
     const name = workers[0]!;
-    const res = await fetch(`${app.url}assets/${name}`);
+    const res = await fetch(`${stack.app.url}assets/${name}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/javascript/);
     expect(res.headers.get("content-security-policy")).toBe(REPL_WORKER_CSP);
@@ -179,28 +169,28 @@ describe("the REPL worker's Content-Security-Policy (built app, vite preview)", 
     const mains = readdirSync(DIST_ASSETS).filter((f) => /^index-[\w-]+\.js$/.test(f));
     expect(mains.some((m) => readFileSync(`${DIST_ASSETS}${m}`, "utf8").includes(name))).toBe(true);
     // The page itself does not get the worker's policy (it would break the page).
-    const page = await fetch(app.url);
+    const page = await fetch(stack.app.url);
     expect(page.headers.get("content-security-policy")).toBeNull();
   });
 });
 
 describe("model-written Python cannot send `context` out of the REPL worker", () => {
   it(`as shipped (Chromium: the sandboxed frame, its policy + lockDown): ${ATTACKS.length} attacks, nothing reaches the canary, and the app still works`, async () => {
-    const { verdicts, app: opened } = await runAttacks(app.url, ATTACKS, "as shipped", "frame", "allow");
+    const { verdicts, app: opened } = await runAttacks(stack.app.url, ATTACKS, "as shipped", "frame", "allow");
     const { page, errors } = opened;
     try {
       expectAllBlocked(verdicts);
       await expectNoLeak();
       await expectNothingPlanted(page);
       // The sub-call went to the configured model server, with the URL only as a model name.
-      expect(model.requests.some((r) => !r.isRoot && r.model.startsWith(canary.url))).toBe(true);
+      expect(stack.server.requests.some((r) => !r.isRoot && r.model.startsWith(canary.url))).toBe(true);
 
       // The page is responsive and the REPL still answers a normal question.
       expect(await page.evaluate(() => new Promise<number>((r) => requestAnimationFrame(() => r(1 + 1))))).toBe(2);
       const again = "[sandbox-alive]";
       scripts.set(again, [repl('print("ALIVE", len(context), "SECRET-" in context)'), repl('FINAL("still works")')]);
       await ask(page, `${again} Still there?`, "still works", 60_000);
-      expect(turnOutputs(model, again)[0]).toMatch(/ALIVE \d+ True/);
+      expect(turnOutputs(stack.server, again)[0]).toMatch(/ALIVE \d+ True/);
       expect(await lastStatus(page)).toBe("Answered");
 
       await expectNothingFor(1000, () => expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0));
@@ -265,7 +255,7 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
   it("a worker of the page, on a host that sends no headers at all (GitHub Pages): the service worker adds the CSP", async () => {
     // lockDown removed, so whatever stops the escapes here is the policy the service worker added.
     const variant = await startVariantServer({ workerCsp: false, lockDown: false, isolation: false });
-    const opened = await openApp(browser, variant.url, model, WHERE_PARAMS.page, { serviceWorkers: "allow" });
+    const opened = await openApp(stack.browser, variant.url, stack.server, WHERE_PARAMS.page, { serviceWorkers: "allow" });
     const workerScripts: Array<{ fromServiceWorker: boolean; csp: string | undefined }> = [];
     opened.page.on("response", (r) => {
       if (/\/assets\/repl\.worker-[\w-]+\.js$/.test(new URL(r.url()).pathname)) {
@@ -306,14 +296,14 @@ describe("the main thread drops what Python forges on the worker's message chann
         ]),
         repl('FINAL("forgery-done")', "Finished."),
       ]);
-      const opened = await openApp(browser, app.url, model, WHERE_PARAMS[where], { serviceWorkers: "block" });
+      const opened = await openApp(stack.browser, stack.app.url, stack.server, WHERE_PARAMS[where], { serviceWorkers: "block" });
       const { page, errors } = opened;
       try {
         await uploadText(page, "memo.txt", secretDocument(`SECRET-${randomBytes(8).toString("hex")}`));
         await ask(page, `${tag} Anything in there?`, "forgery-done", 120_000);
         expect(await lastStatus(page)).toBe("Answered");
 
-        const outputs = turnOutputs(model, tag);
+        const outputs = turnOutputs(stack.server, tag);
         expect(outputs).toHaveLength(FORGERY_KINDS.length * 2);
         if (process.env.SANDBOX_REPORT) {
           console.log(FORGERY_KINDS.map((k, i) => `${k}: ${(outputs[2 * i + 1] ?? "").split("\n")[1] ?? ""}`).join("\n"));
@@ -356,7 +346,7 @@ describe("the main thread drops what Python forges on the worker's message chann
         const again = "[forgeries-alive]";
         scripts.set(again, [repl('print("ALIVE", len(context))'), repl('FINAL("recovered")')]);
         await ask(page, `${again} Still there?`, "recovered", 60_000);
-        expect(turnOutputs(model, again)[0]).toMatch(/ALIVE \d+/);
+        expect(turnOutputs(stack.server, again)[0]).toMatch(/ALIVE \d+/);
 
         expect(canary.hits(), `requests reached the canary:\n${canary.describe()}`).toBe(0);
         expect(errors.filter((e) => e.startsWith("pageerror"))).toEqual([]);

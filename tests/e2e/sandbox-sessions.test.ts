@@ -4,18 +4,16 @@
 // checks what a person sees on the page and what the model server (the only place a sub-call
 // can send data) received.
 import { randomBytes } from "node:crypto";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { REACHED_LINE, launch, startApp, openSteps, subcallAnswered } from "./harness.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { repl } from "../fixtures/scripted-server.ts";
+import { REACHED_LINE, openSteps, subcallAnswered, startStack } from "./harness.ts";
+import { useStack } from "./stack.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
 import { startVariantServer } from "./sandbox/variant-server.ts";
 import { expectNothingFor, waitUntil } from "./waits.ts";
 
-let model: ScriptedServer;
-let app: { url: string; close: () => Promise<void> };
-let browser: Browser;
 const scripts = new QuestionScripts();
 // A long cell limit, so that a wedged worker found by the heartbeat is told apart from one
 // stopped by the time limit.
@@ -23,18 +21,9 @@ const PARAMS = { maxIterations: "8", contextWindow: "131072", cellTimeout: "60" 
 /** A rebuilt worker boots Python again; on this shared 2-core machine that can take a while. */
 const PYTHON_BOOT_ALLOWANCE_MS = 30_000;
 
-beforeAll(async () => {
-  [model, app, browser] = await Promise.all([
-    startScriptedServer({ root: scripts.root, sub: (req) => `sub saw ${req.lastUser.length} chars`, contextWindow: 131072 }),
-    startApp(),
-    launch(),
-  ]);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([app?.close(), model?.close()]);
-});
+const stack = useStack(() =>
+  startStack({ root: scripts.root, sub: (req) => `sub saw ${req.lastUser.length} chars`, contextWindow: 131072 }),
+);
 
 let tagSeq = 0;
 /** Asks a question whose root turns are `cells` (then FINAL(final)), and returns each turn's output. */
@@ -42,7 +31,7 @@ async function run(page: Page, cells: string[], final = "done", timeoutMs = 90_0
   const tag = `[s11-${++tagSeq}]`;
   scripts.set(tag, [...cells.map((c) => repl(c)), repl(`FINAL(${JSON.stringify(final)})`)]);
   await ask(page, `${tag} Go`, final, timeoutMs);
-  return turnOutputs(model, tag);
+  return turnOutputs(stack.server, tag);
 }
 
 async function newSession(page: Page): Promise<void> {
@@ -81,7 +70,7 @@ print("INPUT", sorted(os.listdir("/input")) if os.path.exists("/input") else [])
 
 describe("a session's Python is its own", () => {
   it("another session cannot read its files, see its patches, listeners or module state, or be forged, even after it is deleted", async () => {
-    const opened = await openApp(browser, app.url, model, PARAMS);
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     const { page, errors } = opened;
     try {
       const secret = `SECRET-${randomBytes(6).toString("hex")}`;
@@ -135,9 +124,9 @@ describe("a session's Python is its own", () => {
       expect(out[2]).not.toContain("FORGED-BY-A");
       expect(await page.getByText("FORGED-BY-A").count()).toBe(0);
       // Nothing of A's reached B's model either.
-      expect(model.requests.some((r) => JSON.stringify(r.messages).includes(secret) && r.lastUser.includes("everything B found"))).toBe(
-        false,
-      );
+      expect(
+        stack.server.requests.some((r) => JSON.stringify(r.messages).includes(secret) && r.lastUser.includes("everything B found")),
+      ).toBe(false);
 
       // Deleting A ends its Python; B still finds nothing of it.
       await page.getByRole("button", { name: /^Delete session .*\[s11-1\]/ }).click();
@@ -188,7 +177,7 @@ describe("nothing outlives a session", () => {
   ].join("\n");
 
   it("no storage, channel or worker API that survives the worker is reachable, each checked by name", async () => {
-    const opened = await openApp(browser, app.url, model, PARAMS);
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     try {
       await pythonReady(opened.page);
       await uploadText(opened.page, "n.txt", "nothing");
@@ -206,7 +195,7 @@ describe("nothing outlives a session", () => {
 
 describe("the host trusts nothing the worker says about itself", () => {
   it("a cell that patches Python's output cap still shows a bounded output, quickly", async () => {
-    const opened = await openApp(browser, app.url, model, PARAMS);
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     try {
       await pythonReady(opened.page);
       await uploadText(opened.page, "c.txt", "cap");
@@ -231,7 +220,7 @@ describe("the host trusts nothing the worker says about itself", () => {
 
 describe("Stop and the next question always work", () => {
   it("work a cell schedules for later never runs, and a wedged worker is rebuilt with a plain message", async () => {
-    const opened = await openApp(browser, app.url, model, PARAMS);
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     const { page } = opened;
     try {
       await pythonReady(page);
@@ -263,7 +252,7 @@ describe("Stop and the next question always work", () => {
   }, 240_000);
 
   it("Stop ends a run within 2 s even when Python must be killed, and + New and the next question work", async () => {
-    const opened = await openApp(browser, app.url, model, PARAMS);
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     const { page } = opened;
     try {
       await pythonReady(page);
@@ -290,7 +279,7 @@ describe("Stop and the next question always work", () => {
 
 describe("messages name the cause", () => {
   it("the code's own KeyboardInterrupt, os._exit, and deep recursion are each named, and the REPL keeps going", async () => {
-    const opened = await openApp(browser, app.url, model, PARAMS);
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     const { page } = opened;
     try {
       await pythonReady(page);
@@ -319,7 +308,7 @@ describe("messages name the cause", () => {
   }, 240_000);
 
   it("Stop while the documents are still loading ends quietly: no traceback, no progress bar left", async () => {
-    const opened: AppPage = await openApp(browser, app.url, model, PARAMS);
+    const opened: AppPage = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     const { page } = opened;
     try {
       await pythonReady(page);
@@ -361,7 +350,7 @@ describe("a runaway allocation", () => {
   const allocate = "import js\na = []\nwhile True:\n    a.append(js.Array.new(10**7).fill(0.5))";
 
   it("in Chromium ends only the sandboxed frame's process: the page goes on, says why, and the next cell has its documents", async () => {
-    const opened = await openApp(browser, app.url, model, PARAMS);
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, PARAMS);
     const { page } = opened;
     try {
       await pythonReady(page);
@@ -400,7 +389,7 @@ describe("a runaway allocation", () => {
         },
         { timeout: 150_000, interval: 500, what: "the answer after the runaway" },
       ).catch(() => undefined); // the expect below says what the page showed instead
-      const outputs = turnOutputs(model, tag);
+      const outputs = turnOutputs(stack.server, tag);
       expect(answer, `turn outputs: ${JSON.stringify(outputs).slice(0, 1500)}`).toContain("survived the runaway");
       // The model is told what happened in words it can act on, and its next cell runs with the
       // documents loaded again (variables are gone: a new process).
@@ -420,7 +409,7 @@ describe("a runaway allocation", () => {
     const variant = await startVariantServer({ workerCsp: true, lockDown: true, frameScriptBlocked: true });
     // A short allowance for the frame's first answer: this frame never answers, and waiting out
     // the default 30 s (meant for a busy machine's slow start) proves nothing more.
-    const opened = await openApp(browser, variant.url, model, { ...PARAMS, replFrameStartMs: "3000" });
+    const opened = await openApp(stack.browser, variant.url, stack.server, { ...PARAMS, replFrameStartMs: "3000" });
     const { page } = opened;
     try {
       // The start is tried once more (issue 34 #6), and that try no longer uses the frame: while
@@ -442,7 +431,7 @@ describe("a runaway allocation", () => {
   }, 180_000);
 
   it("in a page's own worker (Firefox, WebKit) takes the tab down, and it reopens with the session intact and the question marked", async () => {
-    const opened = await openApp(browser, app.url, model, { ...PARAMS, replFrame: "0" });
+    const opened = await openApp(stack.browser, stack.app.url, stack.server, { ...PARAMS, replFrame: "0" });
     const { page } = opened;
     try {
       await pythonReady(page);

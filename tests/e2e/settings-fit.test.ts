@@ -2,22 +2,14 @@
 // the model cannot drive a run" showed "Read the document with the he…", its other options cut the
 // same way. At a laptop's and a phone's width, each visible select is as wide as its longest option.
 import { mkdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { launch, newPage, startApp } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { newPage } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-let app: Awaited<ReturnType<typeof startApp>>;
-let browser: Browser;
 
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startApp(), launch()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const stack = useAppAndBrowser();
 
 describe("Settings' selects", () => {
   for (const viewport of [
@@ -25,8 +17,8 @@ describe("Settings' selects", () => {
     { width: 390, height: 844 },
   ]) {
     it(`show each option whole (${viewport.width} px)`, async () => {
-      const { context, page, errors } = await newPage(browser, { viewport });
-      await page.goto(app.url);
+      const { context, page, errors } = await newPage(stack.browser, { viewport });
+      await page.goto(stack.app.url);
       await page.getByRole("button", { name: "Settings" }).click();
       const dialog = page.getByRole("dialog", { name: "Settings" });
       const fallback = dialog.getByLabel("When the model cannot drive a run");

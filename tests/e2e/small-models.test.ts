@@ -2,35 +2,21 @@
 // server: the prompt profile chosen by the share link or in Settings is the one the server
 // receives, and the page says when an answer came from the fallback or from one direct call.
 import { mkdirSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
-import { repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, openaiUrl, startStack, type Stack, openSteps } from "./harness.ts";
+import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
+import { documentInput, newPage, startStack, openSteps } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-let server: ScriptedServer;
-let browser: Browser;
-let appUrl: string;
-
-beforeAll(async () => {
-  stack = await startStack({ contextWindow: 8192 });
-  ({ server, browser } = stack);
-  appUrl = stack.app.url;
-});
-afterAll(async () => stack?.close());
+const stack = useStack(() => startStack({ contextWindow: 8192 }));
 
 const GUIDED_MARK = "search(pattern, window=200)";
 const CANONICAL_MARK = 'answer["ready"] = True';
-const rootRequestsFor = (question: string) => server.requests.filter((r) => r.isRoot && r.firstUser.includes(question));
-
-async function open(page: Page, params: Record<string, string>) {
-  await page.goto(openaiUrl(appUrl, server.baseUrl, params));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
+const rootRequestsFor = (question: string) => stack.server.requests.filter((r) => r.isRoot && r.firstUser.includes(question));
 
 async function upload(page: Page, name: string, content: string) {
   await documentInput(page).setInputFiles({ name, mimeType: "text/plain", buffer: Buffer.from(content) });
@@ -45,9 +31,9 @@ async function askAndWait(page: Page, question: string, expected: string) {
 
 describe("prompt profiles on the page", () => {
   it("the share link picks a profile, Settings changes it, and the model server receives that prompt", async () => {
-    server.scripts.root = () => code("FINAL('ok ' + str(len(context)))");
-    const { context, page, errors } = await newPage(browser);
-    await open(page, { prompt: "guided" });
+    stack.server.scripts.root = () => code("FINAL('ok ' + str(len(context)))");
+    const { context, page, errors } = await newPage(stack.browser);
+    await stack.open(page, { prompt: "guided" });
     await upload(page, "notes.txt", "Some notes.");
     await askAndWait(page, "First profile question", "ok 11");
     const guided = rootRequestsFor("First profile question");
@@ -76,14 +62,14 @@ describe("prompt profiles on the page", () => {
 
 describe("how an answer came about", () => {
   it("says when the fallback answered because the model only wrote prose", async () => {
-    server.scripts.root = () => "Searching for today's date now.";
-    server.scripts.sub = (req: ScriptedRequest) =>
+    stack.server.scripts.root = () => "Searching for today's date now.";
+    stack.server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found in different parts")
         ? "23 November 2026"
         : (/dated ([\w ]+?)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     for (const width of [1280, 390]) {
-      const { context, page, errors } = await newPage(browser, { viewport: { width, height: 860 } });
-      await open(page, {});
+      const { context, page, errors } = await newPage(stack.browser, { viewport: { width, height: 860 } });
+      await stack.open(page, {});
       await upload(page, "letter.txt", "Dear Sam, this letter is dated 23 November 2026. Regards.");
       await askAndWait(page, "What is the date of the letter?", "23 November 2026");
       const how = page.getByTestId("how-answered").last();
@@ -106,9 +92,9 @@ describe("how an answer came about", () => {
   });
 
   it("says when the answer stands though no output showed it (submitted again after the gate asked, issue 25)", async () => {
-    server.scripts.root = (req: ScriptedRequest) => (req.turn === 0 ? code("print(len(context))") : "FINAL(4815162)");
-    const { context, page, errors } = await newPage(browser, { viewport: { width: 390, height: 860 } });
-    await open(page, { mode: "rlm" });
+    stack.server.scripts.root = (req: ScriptedRequest) => (req.turn === 0 ? code("print(len(context))") : "FINAL(4815162)");
+    const { context, page, errors } = await newPage(stack.browser, { viewport: { width: 390, height: 860 } });
+    await stack.open(page, { mode: "rlm" });
     await upload(page, "minutes.txt", "The committee met and discussed the roads. ".repeat(2000));
     await askAndWait(page, "What is the magic number?", "4815162");
     const how = page.getByTestId("how-answered").last();
@@ -123,12 +109,12 @@ describe("how an answer came about", () => {
   });
 
   it("says when a small document was answered directly, in one call", async () => {
-    server.scripts.root = (req: ScriptedRequest) =>
+    stack.server.scripts.root = (req: ScriptedRequest) =>
       req.messages[0]?.content === VANILLA_SYSTEM_PROMPT ? "It is blue." : code("FINAL('rlm ran')");
     for (const width of [1280, 390]) {
-      server.requests.length = 0;
-      const { context, page, errors } = await newPage(browser, { viewport: { width, height: 860 } });
-      await open(page, { mode: "auto" });
+      stack.server.requests.length = 0;
+      const { context, page, errors } = await newPage(stack.browser, { viewport: { width, height: 860 } });
+      await stack.open(page, { mode: "auto" });
       await upload(page, "door.txt", "The door is blue.");
       await askAndWait(page, "What colour is the door?", "It is blue.");
       const how = page.getByTestId("how-answered").last();
@@ -136,7 +122,7 @@ describe("how an answer came about", () => {
       expect(await how.textContent()).toMatch(
         /^Answered directly: the whole document and question fit the window \(about [\d,]+ of the model's 8,192 tokens\), so it was answered in one call\.$/,
       );
-      expect(server.requests.filter((r) => r.isRoot)).toHaveLength(1);
+      expect(stack.server.requests.filter((r) => r.isRoot)).toHaveLength(1);
       await page.screenshot({ path: `${SHOTS}direct-answer-${width}.png`, fullPage: true });
       expect(errors).toEqual([]);
       await context.close();

@@ -7,50 +7,27 @@
 //
 // Run: npm run build && npx vitest run --project e2e tests/e2e/spend-and-fresh-tries.test.ts
 import { mkdirSync } from "node:fs";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repl as code, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import {
-  askQuestion,
-  axeProblems,
-  newPage,
-  openaiUrl,
-  openSteps,
-  startRoutedStack,
-  uploadText,
-  type QuestionRoute,
-  type Stack,
-} from "./harness.ts";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
+import { askQuestion, axeProblems, newPage, openSteps, startRoutedStack, uploadText, type QuestionRoute } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
 const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-let server: ScriptedServer;
-let app: Stack["app"];
-let browser: Browser;
-
 const routes = new Map<string, QuestionRoute>();
-beforeAll(async () => {
-  stack = await startRoutedStack(routes);
-  ({ server, app, browser } = stack);
-});
-afterAll(async () => stack?.close());
+const stack = useStack(() => startRoutedStack(routes));
 
 const LAPTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-
-async function open(page: Page, extra: Record<string, string> = {}) {
-  await page.goto(openaiUrl(app.url, server.baseUrl, extra));
-  await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-}
 
 const exchanges = (page: Page) => page.locator("article.exchange");
 const last = (page: Page) => exchanges(page).last();
 const answerOf = (exchange: Locator) => exchange.getByRole("region", { name: "Answer", exact: true });
 const statusOf = (exchange: Locator) => exchange.locator(".status .chip").first();
-const subcalls = () => server.requests.filter((r) => !r.isRoot);
-const rootRequestsFor = (question: string) => server.requests.filter((r) => r.isRoot && r.firstUser.includes(question));
+const subcalls = () => stack.server.requests.filter((r) => !r.isRoot);
+const rootRequestsFor = (question: string) => stack.server.requests.filter((r) => r.isRoot && r.firstUser.includes(question));
 /** Everything the model was sent for a request, as one text. */
 const sent = (r: ScriptedRequest) => r.messages.map((m) => m.content).join("\n");
 
@@ -91,10 +68,10 @@ describe("the fallback asks before it spends", () => {
   for (const viewport of [LAPTOP, PHONE]) {
     it(`above the limits the run waits for a choice that names calls, tokens and the endpoint; reading answers with its own status and one explanation (${viewport.width} px)`, async () => {
       routes.set("Vault", prose);
-      server.scripts.sub = helper;
+      stack.server.scripts.sub = helper;
       const scheme = viewport === PHONE ? "dark" : "light";
-      const { context, page, errors } = await newPage(browser, { viewport, colorScheme: scheme });
-      await open(page);
+      const { context, page, errors } = await newPage(stack.browser, { viewport, colorScheme: scheme });
+      await stack.open(page);
       await uploadText(page, "minutes.txt", bigDocument());
       const before = subcalls().length;
       await askQuestion(page, "Vault: what is the code?");
@@ -142,9 +119,9 @@ describe("the fallback asks before it spends", () => {
 
   it("Stop here spends nothing and says what it would have cost; Stop while asked stops the run", async () => {
     routes.set("Vault", prose);
-    server.scripts.sub = helper;
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP, colorScheme: "dark" });
-    await open(page);
+    stack.server.scripts.sub = helper;
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP, colorScheme: "dark" });
+    await stack.open(page);
     await uploadText(page, "minutes.txt", bigDocument());
     const before = subcalls().length;
     await askQuestion(page, "Vault: the code, please?");
@@ -174,9 +151,9 @@ describe("the fallback asks before it spends", () => {
 
   it("within the limits it reads without asking; the limit is the person's to set in Settings", async () => {
     routes.set("Small vault", prose);
-    server.scripts.sub = helper;
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
-    await open(page);
+    stack.server.scripts.sub = helper;
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
+    await stack.open(page);
     await uploadText(page, "note.txt", `A short note about the harbour.\n${NEEDLE}\n`.repeat(3));
     await askQuestion(page, "Small vault: what is the code?");
     const exchange = last(page);
@@ -204,9 +181,9 @@ describe("the fallback asks before it spends", () => {
 
   it("names the right cause: the same code three times is not 'nothing that could run'", async () => {
     routes.set("Loop", () => code("print('looking')"));
-    server.scripts.sub = helper;
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
-    await open(page);
+    stack.server.scripts.sub = helper;
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
+    await stack.open(page);
     await uploadText(page, "note.txt", `A short note about the harbour.\n${NEEDLE}\n`);
     await askQuestion(page, "Loop: what is the code?");
     const exchange = last(page);
@@ -239,8 +216,8 @@ describe("Retry and Edit are fresh tries", () => {
   it("Retry → Replace: the new try never sees the answer it replaces, and takes its place (1280 and 390 px)", async () => {
     routes.set("Which gate", wrongThenRight("Gate WRONG-123", "Gate 7"));
     routes.set("Which ship", () => code("FINAL('The Aurora.')"));
-    const { context, page, errors } = await newPage(browser, { viewport: LAPTOP });
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
+    await stack.open(page);
     await uploadText(page, "harbour.txt", "The ship Aurora leaves from gate 7.\n".repeat(30));
     await askQuestion(page, "Which ship leaves?");
     await statusOf(last(page)).getByText("Answered").waitFor({ timeout: 60_000 });
@@ -287,8 +264,8 @@ describe("Retry and Edit are fresh tries", () => {
     routes.set("Who signed", () => code("FINAL('Signed by RIGHT-Jones.')"));
     routes.set("When does", () => code("FINAL('At dawn.')"));
     routes.set("Sum up", () => code("FINAL('Summed up.')"));
-    const { context, page, errors } = await newPage(browser, { viewport: PHONE, colorScheme: "dark" });
-    await open(page);
+    const { context, page, errors } = await newPage(stack.browser, { viewport: PHONE, colorScheme: "dark" });
+    await stack.open(page);
     await uploadText(page, "harbour.txt", "The permit is signed by Harbour Master Jones. The ship leaves at dawn.\n".repeat(30));
     await askQuestion(page, "Who signs the permit?");
     await answerOf(last(page)).getByText("Signed by WRONG-Smith").waitFor({ timeout: 60_000 });

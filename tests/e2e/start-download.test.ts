@@ -8,15 +8,16 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
-import { launch, newPage, startApp } from "./harness.ts";
+import { newPage } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-let app: { url: string; close: () => Promise<void> };
-let browser: Awaited<ReturnType<typeof launch>>;
 let server: Server;
 let base = "";
 const paths: string[] = [];
+
+const stack = useAppAndBrowser();
 
 beforeAll(async () => {
   const model = readFileSync(await tinyQwenGguf());
@@ -43,19 +44,14 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/models/`;
-  [app, browser] = await Promise.all([startApp(), launch()]);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
-});
+afterAll(() => new Promise<void>((resolve) => server?.close(() => resolve())));
 
 describe("step 1 without WebGPU", () => {
   it("offers the recommended download with its size and speed, shows its progress in megabytes, and chooses it once kept", async () => {
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(stack.browser);
     await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(base)};`);
-    await page.goto(app.url);
+    await page.goto(stack.app.url);
     const steps = page.getByRole("region", { name: "Get an answer in three steps" });
     const offer = steps.getByTestId("recommended-model");
     await offer.getByText(/Qwen2\.5 0\.5B Instruct \(Q8_0\)/).waitFor({ timeout: 30_000 });

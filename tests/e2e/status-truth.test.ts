@@ -15,17 +15,14 @@ import { findCatalogEntry } from "../../src/engines/webllm/catalog.ts";
 import { resolveWeightsBaseUrl } from "../../src/engines/webllm/custom-model.ts";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { repl as code, startScriptedServer } from "../fixtures/scripted-server.ts";
-import { WEBGPU_ARGS, askQuestion, launch, newPage, openaiUrl, startStack, uploadText, type Stack } from "./harness.ts";
+import { WEBGPU_ARGS, askQuestion, launch, newPage, openaiUrl, startStack, uploadText } from "./harness.ts";
+import { useStack } from "./stack.ts";
 import { waitUntil } from "./waits.ts";
 
 const SHOTS = process.env.STATUS_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ contextWindow: 8192 });
-});
-afterAll(async () => stack?.close());
+const stack = useStack(() => startStack({ contextWindow: 8192 }));
 
 /** The model's chip: the last chip of the header (the first is Python's). */
 const modelChip = (page: Page) => page.locator("header .chips .chip").last();

@@ -4,15 +4,12 @@
 // trajectory when exported. The database is written here as that page wrote it, before the app
 // ever opens it.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
-import { newPage, openaiUrl, startStack, type Stack } from "./harness.ts";
+import { newPage, openaiUrl } from "./harness.ts";
+import { useStack } from "./stack.ts";
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => stack?.close());
+const stack = useStack();
 
 const STARTED = Date.parse("2026-11-20T10:00:00.000Z");
 

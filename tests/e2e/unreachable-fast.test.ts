@@ -4,12 +4,13 @@
 // lets them go), so the question can only fail at once, or never while Python is held: no timing.
 import { createServer } from "node:net";
 import type { Route } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { askQuestion, blockOutside, launch, newPage, openaiUrl, startApp, uploadText } from "./harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { askQuestion, blockOutside, newPage, openaiUrl, uploadText } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
-let app: { url: string; close: () => Promise<void> };
-let browser: Awaited<ReturnType<typeof launch>>;
 let deadPort = 0;
+
+const stack = useAppAndBrowser();
 
 beforeAll(async () => {
   // A port that was free a moment ago and has nobody listening: connections are refused.
@@ -17,22 +18,15 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
   deadPort = (probe.address() as { port: number }).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
-  app = await startApp();
-  browser = await launch();
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 describe("an endpoint known to be unreachable", () => {
   it("fails a question at once, without waiting for Python to start", async () => {
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(stack.browser);
     const outside = await blockOutside(context);
     const held: Route[] = [];
     await context.route("**/pyodide/**", (route) => void held.push(route));
-    await page.goto(openaiUrl(app.url, `http://127.0.0.1:${deadPort}/v1`, { mode: "auto" }));
+    await page.goto(openaiUrl(stack.app.url, `http://127.0.0.1:${deadPort}/v1`, { mode: "auto" }));
     await page.locator("header .chip", { hasText: "not reachable" }).waitFor({ timeout: 60_000 });
     await uploadText(page, "notes.txt", "Some notes.\n".repeat(20));
     await askQuestion(page, "What do the notes say?");

@@ -3,27 +3,19 @@
 // 390 px: every row that continues on the next ends after a space, and the rows put back
 // together give the line.
 import { mkdirSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser } from "playwright-core";
-import { launch, newPage, startApp, uploadText } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { newPage, uploadText } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-let app: Awaited<ReturnType<typeof startApp>>;
-let browser: Browser;
 
 const PARAGRAPH =
   "The harbour master logged twelve ships before noon, each with its cargo, its crew and the weather it met on the way in; " +
   "the ledger keeps them all, in a hand that grows smaller as the years go by.";
 const DOCUMENT = Array.from({ length: 30 }, (_, i) => `${i + 1}. ${PARAGRAPH}`).join("\n");
 
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startApp(), launch()]);
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const stack = useAppAndBrowser();
 
 describe("the document viewer on a phone", () => {
   for (const viewport of [
@@ -31,8 +23,8 @@ describe("the document viewer on a phone", () => {
     { width: 1280, height: 860 },
   ]) {
     it(`breaks long lines at spaces, never inside a word (${viewport.width} px)`, async () => {
-      const { context, page, errors } = await newPage(browser, { viewport });
-      await page.goto(app.url);
+      const { context, page, errors } = await newPage(stack.browser, { viewport });
+      await page.goto(stack.app.url);
       await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });
       await uploadText(page, "harbour.txt", DOCUMENT);
       await page.getByRole("button", { name: "Read harbour.txt" }).first().click();

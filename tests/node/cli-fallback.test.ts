@@ -8,18 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { runRlm } from "./run-cli.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 let server: ScriptedServer;
 
-function run(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [bin, ...args], { timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin?.end(input);
-  });
-}
+const run = (args: string[], input: string) => runRlm(args, { input });
 
 const NEEDLE = "The vault code is 7-4-1-9.";
 /** 14 parts for a 4K-window helper (8,000 characters each): 15 calls, over the default 12. */

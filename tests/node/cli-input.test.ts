@@ -1,7 +1,7 @@
 // What `rlm` accepts as a document (issue 32 §5): nothing empty, nothing binary, each refused
 // with one line and exit 2; a zip unpacked into the same `context` dict the page makes of it
 // (the page's ingest, src/ingest), with what was left out said on stderr.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,27 +9,14 @@ import { zipSync, strToU8 } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestInNode } from "../../src/ingest/node.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { runRlm } from "./run-cli.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 let server: ScriptedServer;
 let dir: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], input?: string | Buffer): Promise<Run> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
-    const child = execFile(process.execPath, [bin, ...args], { timeout: 90_000, env }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
-    });
-    if (input !== undefined) child.stdin?.end(input);
-    else child.stdin?.end();
-  });
-}
+const run = (args: string[], input?: string | Buffer) =>
+  runRlm(args, { input, timeout: 90_000, env: { ...process.env, RLM_CACHE_DIR: join(dir, "cache") } });
 
 const model = () => ["--task", "q", "--model", "root-model", "--base-url", server.baseUrl];
 

@@ -1,21 +1,13 @@
 // `rlm --prompt`, `rlm --mode` and how the answer came about, through the real command (issue 13).
 // Scripts read `--json`: every key it had keeps its name and meaning; only new keys are added.
-import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
 import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { runRlm } from "./run-cli.ts";
 
-const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 let server: ScriptedServer;
 
-function run(args: string[], input: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [bin, ...args], { timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
-    });
-    child.stdin?.end(input);
-  });
-}
+const run = (args: string[], input: string) => runRlm(args, { input });
 
 const base = () => ["--model", "root-model", "--base-url", server.baseUrl, "--json"];
 const isDirect = (req: ScriptedRequest) => req.messages[0]?.content === VANILLA_SYSTEM_PROMPT;

@@ -1,27 +1,18 @@
 // The `rlm` command end to end: a real process, a real REPL, the scripted model server.
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonl } from "../../src/core/trajectory.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { runRlm } from "./run-cli.ts";
 
-const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 let server: ScriptedServer;
 let dir: string;
 
-function run(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    // The start-up snapshot goes to this test's own directory, not the user's cache.
-    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
-    const child = execFile(process.execPath, [bin, ...args], { timeout: 90_000, env }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr });
-    });
-    if (input !== undefined) child.stdin?.end(input);
-    else child.stdin?.end();
-  });
-}
+// The start-up snapshot goes to this test's own directory, not the user's cache.
+const run = (args: string[], input?: string) =>
+  runRlm(args, { input, timeout: 90_000, env: { ...process.env, RLM_CACHE_DIR: join(dir, "cache") } });
 
 beforeAll(async () => {
   server = await startScriptedServer({ contextWindow: 4096 });

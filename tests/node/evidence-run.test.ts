@@ -1,34 +1,24 @@
 // An answer comes with its sources: a whole run through the loop (real Pyodide, the scripted
 // model server), the ranked sources on the result, quoted, and in the trajectory the
 // official visualizer still opens.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
-import type { ReplClient } from "../../src/repl/client.ts";
-import { between, repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { between, repl as code } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
-import { config, engines, startRepl, text } from "./helpers.ts";
+import { config, engines, text } from "./helpers.ts";
+import { useLoopStack } from "./loop-stack.ts";
 
-let server: ScriptedServer;
-let repl: ReplClient;
-
-beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: 8192 });
-  repl = await startRepl("auto");
-});
-afterAll(async () => {
-  repl?.close();
-  await server?.close();
-});
+const stack = useLoopStack({ contextWindow: 8192 });
 
 describe("a run's answer and its sources", () => {
   it("points first at the passage the answering sub-call read, quoted, with its line", async () => {
     const lines = Array.from({ length: 20_000 }, (_, i) => `Entry ${i}: routine maintenance log, nothing unusual was reported.`);
     lines[14_321] = "Entry 14321: the secret code for the vault is ZEBRA-4471, keep it safe.";
     const doc = lines.join("\n");
-    await repl.loadDocuments([{ name: "log.txt", data: text(doc) }]);
-    await repl.resetNamespace();
-    server.scripts.root = [
+    await stack.repl.loadDocuments([{ name: "log.txt", data: text(doc) }]);
+    await stack.repl.resetNamespace();
+    stack.server.scripts.root = [
       code(
         [
           "import re",
@@ -40,9 +30,15 @@ describe("a run's answer and its sources", () => {
       ),
       code("FINAL(reply)"),
     ];
-    server.scripts.sub = (req) => (/ZEBRA-4471/.test(between(req.lastUser, "<<", ">>")) ? "ZEBRA-4471" : "not found");
-    const { root, sub } = engines(server);
-    const result = await runRlm({ question: "What is the secret code?", repl, rootEngine: root, subEngine: sub, config: config() });
+    stack.server.scripts.sub = (req) => (/ZEBRA-4471/.test(between(req.lastUser, "<<", ">>")) ? "ZEBRA-4471" : "not found");
+    const { root, sub } = engines(stack.server);
+    const result = await runRlm({
+      question: "What is the secret code?",
+      repl: stack.repl,
+      rootEngine: root,
+      subEngine: sub,
+      config: config(),
+    });
 
     expect(result).toMatchObject({ status: "answered", answer: "ZEBRA-4471" });
     const [first, ...rest] = result.sources!;

@@ -1,38 +1,28 @@
 // The RLM loop end to end: real Pyodide in a worker thread, a scripted OpenAI-compatible server
 // playing root and sub-model.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import { RlmSession } from "../../src/core/session.ts";
 import { parseJsonl } from "../../src/core/trajectory.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
-import type { ReplClient } from "../../src/repl/client.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
-import { between, repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { between, repl as code } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
-import { config, engines, startRepl, text } from "./helpers.ts";
+import { config, engines, text } from "./helpers.ts";
+import { useLoopStack } from "./loop-stack.ts";
 
-let server: ScriptedServer;
-let repl: ReplClient;
-
-beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: 8192 });
-  repl = await startRepl("auto");
-});
-afterAll(async () => {
-  repl?.close();
-  await server?.close();
-});
+const stack = useLoopStack({ contextWindow: 8192 });
 beforeEach(async () => {
-  server.requests.length = 0;
-  await repl.resetNamespace();
+  stack.server.requests.length = 0;
+  await stack.repl.resetNamespace();
 });
 
 async function ask(question: string, overrides: Parameters<typeof config>[0] = {}, events?: RlmEvent[]) {
-  const { root, sub } = engines(server);
+  const { root, sub } = engines(stack.server);
   return runRlm({
     question,
-    repl,
+    repl: stack.repl,
     rootEngine: root,
     subEngine: sub,
     config: config(overrides),
@@ -45,10 +35,10 @@ describe("the RLM loop", () => {
     const filler = "The quick brown fox jumps over the lazy dog. ".repeat((20 * 1024 * 1024) / 45);
     const at = Math.floor(filler.length * 0.63);
     const haystack = `${filler.slice(0, at)}\nNOTE: the vault code is 7319-ALPHA.\n${filler.slice(at)}`;
-    await repl.loadDocuments([{ name: "haystack.txt", data: text(haystack) }]);
-    expect(repl.contextInfo?.total_chars).toBeGreaterThan(20_000_000);
+    await stack.repl.loadDocuments([{ name: "haystack.txt", data: text(haystack) }]);
+    expect(stack.repl.contextInfo?.total_chars).toBeGreaterThan(20_000_000);
 
-    server.scripts.root = [
+    stack.server.scripts.root = [
       code("print(len(context))\nprint(context[:100])"),
       code(
         [
@@ -65,7 +55,7 @@ describe("the RLM loop", () => {
         return code("FINAL(reply)");
       },
     ];
-    server.scripts.sub = (req) => {
+    stack.server.scripts.sub = (req) => {
       const chunk = between(req.lastUser, "<<", ">>");
       const found = /vault code is ([\w-]+)/.exec(chunk);
       return found ? `The vault code is ${found[1]}` : "not here";
@@ -75,7 +65,7 @@ describe("the RLM loop", () => {
     expect(result.status).toBe("answered");
     expect(result.answer).toBe("The vault code is 7319-ALPHA");
     // The document never entered the root model's prompt.
-    const rootChars = server.requests.filter((r) => r.isRoot).map((r) => JSON.stringify(r.messages).length);
+    const rootChars = stack.server.requests.filter((r) => r.isRoot).map((r) => JSON.stringify(r.messages).length);
     expect(Math.max(...rootChars)).toBeLessThan(20_000);
     // The sub-call was seen, counted and recorded under its cell.
     expect(result.usage.subcalls).toBe(1);
@@ -85,7 +75,7 @@ describe("the RLM loop", () => {
 
   describe("finishing protocols", () => {
     beforeEach(async () => {
-      await repl.setContextText("alpha beta gamma");
+      await stack.repl.setContextText("alpha beta gamma");
     });
 
     it.each([
@@ -95,7 +85,7 @@ describe("the RLM loop", () => {
       ["FINAL as text", "I have checked everything.\nFINAL(forty-two)"],
       ["FINAL with quotes as text", 'FINAL("forty-two")'],
     ])("%s ends the run with the answer", async (_name, reply) => {
-      server.scripts.root = [code("print(context[:20])"), reply];
+      stack.server.scripts.root = [code("print(context[:20])"), reply];
       const result = await ask("What is the answer?");
       expect(result.status).toBe("answered");
       expect(result.answer).toBe("forty-two");
@@ -104,13 +94,13 @@ describe("the RLM loop", () => {
     });
 
     it("FINAL_VAR as text reads the variable from the REPL", async () => {
-      server.scripts.root = [code("total = sum(range(10))\nprint(total)"), "Done.\nFINAL_VAR(total)"];
+      stack.server.scripts.root = [code("total = sum(range(10))\nprint(total)"), "Done.\nFINAL_VAR(total)"];
       const result = await ask("Sum?");
       expect(result.answer).toBe("45");
     });
 
     it("FINAL_VAR of a missing variable tells the model and keeps going", async () => {
-      server.scripts.root = [
+      stack.server.scripts.root = [
         "FINAL_VAR(nothing_here)",
         (req) => {
           expect(req.lastUser).toContain("no variable named 'nothing_here'");
@@ -122,7 +112,7 @@ describe("the RLM loop", () => {
     });
 
     it("a text FINAL written next to code is not accepted before the output is seen", async () => {
-      server.scripts.root = [
+      stack.server.scripts.root = [
         code("x = 2 + 2\nprint(x)") + "\nFINAL(5)",
         (req) => {
           expect(req.lastUser).toContain("not accepted");
@@ -135,8 +125,8 @@ describe("the RLM loop", () => {
   });
 
   it("runs several blocks of one reply in order and stops at the first answer", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [
       [
         "First block:",
         "```repl\nsteps = ['one']\n```",
@@ -152,8 +142,8 @@ describe("the RLM loop", () => {
   });
 
   it("keeps variables after a cell raises, and shows the error to the model", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [
       code("kept = 41\nprint(undefined_name)"),
       (req) => {
         expect(req.lastUser).toContain("NameError: name 'undefined_name' is not defined");
@@ -166,8 +156,8 @@ describe("the RLM loop", () => {
   });
 
   it("asks for the best answer when the iteration cap is reached", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = (req) => {
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = (req) => {
       if (req.lastUser.includes("out of turns")) return "FINAL(best guess)";
       return code(`print(${req.turn})`);
     };
@@ -175,7 +165,7 @@ describe("the RLM loop", () => {
     expect(result.status).toBe("out-of-iterations");
     expect(result.answer).toBe("best guess");
     // Three turns plus the final request; the final request is a user message (WebLLM requires it).
-    const rootRequests = server.requests.filter((r) => r.isRoot);
+    const rootRequests = stack.server.requests.filter((r) => r.isRoot);
     expect(rootRequests).toHaveLength(4);
     expect(rootRequests[3]?.messages.at(-1)?.role).toBe("user");
     expect(result.iterations).toHaveLength(4);
@@ -185,9 +175,9 @@ describe("the RLM loop", () => {
   // Prose is never an answer (issue 13): the model's "best answer" in prose used to come back
   // with exit 0. Now the harness reads the document itself, and the result says so.
   it("answers through the fallback when a model never writes code, never with its prose", async () => {
-    await repl.loadDocuments([{ name: "memo.txt", data: text("The password is swordfish.") }]);
-    server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "It is probably abc." : "Let me think about it.");
-    server.scripts.sub = (req) =>
+    await stack.repl.loadDocuments([{ name: "memo.txt", data: text("The password is swordfish.") }]);
+    stack.server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "It is probably abc." : "Let me think about it.");
+    stack.server.scripts.sub = (req) =>
       req.lastUser.includes("Answers found in different parts")
         ? "swordfish"
         : (/password is (\w+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
@@ -195,7 +185,7 @@ describe("the RLM loop", () => {
     expect(result.answer).not.toBe("It is probably abc.");
     expect(result.answer).toBe("swordfish");
     expect(result).toMatchObject({ status: "answered", producedBy: "fallback" });
-    expect(server.requests.filter((r) => r.isRoot)[1]?.lastUser).toContain("Nothing ran");
+    expect(stack.server.requests.filter((r) => r.isRoot)[1]?.lastUser).toContain("Nothing ran");
     const step = result.iterations.at(-1)!;
     expect(step.fallback?.chunks_read).toBe(1);
     // The pieces it read are the answer's sources, placed in the document like any other read.
@@ -210,8 +200,8 @@ describe("the RLM loop", () => {
   });
 
   it("gives the cell an Error: string when a sub-call fails, and the run continues", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [
       code("r = llm_query('please fail')\nprint(r)"),
       (req) => {
         expect(req.lastUser).toContain("Error:");
@@ -219,7 +209,7 @@ describe("the RLM loop", () => {
         return code("FINAL('handled')");
       },
     ];
-    server.scripts.sub = { text: "", status: 500, error: "backend exploded" };
+    stack.server.scripts.sub = { text: "", status: 500, error: "backend exploded" };
     const events: RlmEvent[] = [];
     const result = await ask("Q", {}, events);
     expect(result.answer).toBe("handled");
@@ -229,13 +219,13 @@ describe("the RLM loop", () => {
   });
 
   it("keeps batch order, and one failing prompt does not fail the batch", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [
       code("out = llm_query_batched(['p0', 'p1', 'FAIL', 'p3', 'p4', 'p5'])\nprint(out)"),
       code("FINAL(' | '.join(out))"),
     ];
     // Later prompts answer sooner, so completion order differs from prompt order.
-    server.scripts.sub = (req) => {
+    stack.server.scripts.sub = (req) => {
       if (req.lastUser === "FAIL") return { text: "", status: 500, error: "no" };
       const n = Number(req.lastUser.slice(1));
       return { text: `answer-${n}`, delayMs: (6 - n) * 30 };
@@ -249,8 +239,8 @@ describe("the RLM loop", () => {
   });
 
   it("refuses a sub-call prompt larger than the helper's window, with advice", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [
       code("r = llm_query('x' * 200_000)\nprint(r)"),
       (req) => {
         expect(req.lastUser).toMatch(/Error: the prompt is about [\d,]+ tokens/);
@@ -260,22 +250,22 @@ describe("the RLM loop", () => {
     ];
     const result = await ask("Q");
     expect(result.answer).toBe("ok");
-    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
+    expect(stack.server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
   });
 
   it("stops counting sub-calls at the budget", async () => {
-    await repl.setContextText("abc");
+    await stack.repl.setContextText("abc");
     // Five different prompts: identical ones are answered once per run and cost nothing.
-    server.scripts.root = [code("out = llm_query_batched(['a%d' % i for i in range(5)])\nprint(out)"), code("FINAL(out[-1])")];
-    server.scripts.sub = "fine";
+    stack.server.scripts.root = [code("out = llm_query_batched(['a%d' % i for i in range(5)])\nprint(out)"), code("FINAL(out[-1])")];
+    stack.server.scripts.sub = "fine";
     const result = await ask("Q", { maxSubcalls: 3 });
     expect(result.answer).toMatch(/^Error: the sub-call budget is used up \(3 of 3\)/);
-    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(3);
+    expect(stack.server.requests.filter((r) => !r.isRoot)).toHaveLength(3);
   });
 
   it("shows a bounded view of a cell that prints 50 MB", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [
       code("print('y' * 50_000_000)\nprint('END-MARK')"),
       (req) => {
         expect(req.lastUser.length).toBeLessThan(25_000);
@@ -290,23 +280,23 @@ describe("the RLM loop", () => {
   });
 
   it("stops the cycle after too many consecutive errors", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "FINAL(gave up)" : code("1/0"));
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "FINAL(gave up)" : code("1/0"));
     const result = await ask("Q", { maxConsecutiveErrors: 2, maxIterations: 10 });
     expect(result.status).toBe("too-many-errors");
     expect(result.answer).toBe("gave up");
-    expect(server.requests.filter((r) => r.isRoot)).toHaveLength(3);
+    expect(stack.server.requests.filter((r) => r.isRoot)).toHaveLength(3);
   });
 
   it("Stop interrupts a runaway cell within a second and keeps the variables", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [code("marker = 'kept'\nprint(marker)"), code("import time\nwhile True:\n    time.sleep(0.01)")];
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [code("marker = 'kept'\nprint(marker)"), code("import time\nwhile True:\n    time.sleep(0.01)")];
     const controller = new AbortController();
     const events: RlmEvent[] = [];
-    const { root, sub } = engines(server);
+    const { root, sub } = engines(stack.server);
     const pending = runRlm({
       question: "Q",
-      repl,
+      repl: stack.repl,
       rootEngine: root,
       subEngine: sub,
       config: config(),
@@ -320,35 +310,42 @@ describe("the RLM loop", () => {
     const result = await pending;
     expect(Date.now() - stoppedAt).toBeLessThan(1000);
     expect(result.status).toBe("stopped");
-    expect((await repl.runCell("print(marker)")).stdout.trim()).toBe("kept");
+    expect((await stack.repl.runCell("print(marker)")).stdout.trim()).toBe("kept");
   });
 
   it("an abort during generation cancels the model call", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [{ text: "", hang: true }];
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [{ text: "", hang: true }];
     const controller = new AbortController();
-    const { root, sub } = engines(server);
-    const pending = runRlm({ question: "Q", repl, rootEngine: root, subEngine: sub, config: config(), signal: controller.signal });
+    const { root, sub } = engines(stack.server);
+    const pending = runRlm({
+      question: "Q",
+      repl: stack.repl,
+      rootEngine: root,
+      subEngine: sub,
+      config: config(),
+      signal: controller.signal,
+    });
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
     const result = await pending;
     expect(result.status).toBe("stopped");
   });
 
-  it("reports an unreachable model server clearly", async () => {
-    await repl.setContextText("abc");
+  it("reports an unreachable model stack.server clearly", async () => {
+    await stack.repl.setContextText("abc");
     const { OpenAIEngine } = await import("../../src/engines/openai.ts");
     const dead = new OpenAIEngine({ baseUrl: "http://127.0.0.1:9/v1", model: "m", contextWindow: 4096 });
-    const result = await runRlm({ question: "Q", repl, rootEngine: dead, config: config() });
+    const result = await runRlm({ question: "Q", repl: stack.repl, rootEngine: dead, config: config() });
     expect(result.status).toBe("failed");
     expect(result.message).toContain("Could not reach the model server");
   });
 
   it("follow-up questions reuse REPL variables and see the earlier exchange", async () => {
-    await repl.setContextText("apples: 3\npears: 5\n");
-    const { root, sub } = engines(server);
-    const session = new RlmSession({ createRepl: () => repl, engines: () => ({ root, sub }), config: () => config() });
-    server.scripts.root = (req) => {
+    await stack.repl.setContextText("apples: 3\npears: 5\n");
+    const { root, sub } = engines(stack.server);
+    const session = new RlmSession({ createRepl: () => stack.repl, engines: () => ({ root, sub }), config: () => config() });
+    stack.server.scripts.root = (req) => {
       if (req.firstUser.startsWith("Question: How many apples?")) {
         return req.turn === 0
           ? code("import re\ncounts = dict(re.findall(r'(\\w+): (\\d+)', context))\nprint(counts)")
@@ -376,10 +373,10 @@ describe("the RLM loop", () => {
 
 describe("recursion", () => {
   it("rlm_query at depth 2 runs a child RLM with its own REPL", async () => {
-    await repl.setContextText("parent document");
+    await stack.repl.setContextText("parent document");
     const childRepl = createNodeRepl();
     let childUses = 0;
-    server.scripts.root = (req) => {
+    stack.server.scripts.root = (req) => {
       const isChild = req.firstUser.includes("Summarise the numbers");
       if (isChild) {
         // The child's context is the task text, and its own llm_query is a plain call.
@@ -389,13 +386,13 @@ describe("recursion", () => {
       if (req.turn === 0) return code("r = rlm_query('Summarise the numbers 4 5 6')\nprint(r)");
       return code("FINAL(r)");
     };
-    server.scripts.sub = "leaf";
+    stack.server.scripts.sub = "leaf";
     const events: RlmEvent[] = [];
-    const { root, sub } = engines(server);
+    const { root, sub } = engines(stack.server);
     try {
       const result = await runRlm({
         question: "Q",
-        repl,
+        repl: stack.repl,
         rootEngine: root,
         subEngine: sub,
         config: config({ maxDepth: 2 }),
@@ -409,7 +406,7 @@ describe("recursion", () => {
       expect(result.answer).toBe("15 via leaf");
       expect(childUses).toBe(1);
       // The parent's variables did not leak into the child's REPL, nor the child's into the parent's.
-      expect((await repl.runCell("print('nums' in dir())")).stdout.trim()).toBe("False");
+      expect((await stack.repl.runCell("print('nums' in dir())")).stdout.trim()).toBe("False");
       // Child events are marked with their depth and the sub-call that started them.
       const childTurn = events.find((e) => e.type === "turn-started" && e.depth === 1);
       expect(childTurn?.parentSubcallId).toBeTruthy();
@@ -428,9 +425,9 @@ describe("recursion", () => {
   });
 
   it("rlm_query at depth 1 is a plain sub-call", async () => {
-    await repl.setContextText("abc");
-    server.scripts.root = [code("r = rlm_query('hello')\nFINAL(r)")];
-    server.scripts.sub = (req) => `sub saw ${req.lastUser}`;
+    await stack.repl.setContextText("abc");
+    stack.server.scripts.root = [code("r = rlm_query('hello')\nFINAL(r)")];
+    stack.server.scripts.sub = (req) => `sub saw ${req.lastUser}`;
     const result = await ask("Q", { maxDepth: 1 });
     expect(result.answer).toBe("sub saw hello");
   });

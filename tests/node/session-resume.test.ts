@@ -1,45 +1,36 @@
 // Continue: a run that ran out of turns (or was stopped) goes on from its last turn, with its
 // Python variables when the worker is the same, and told they are gone when it is not. Real
 // Pyodide in a worker thread, a scripted OpenAI-compatible server.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RlmSession } from "../../src/core/session.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
-import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
 import { config, engines, text } from "./helpers.ts";
+import { useSessionServer } from "./loop-stack.ts";
 
-let server: ScriptedServer;
-const open: RlmSession[] = [];
-
-beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: 8192 });
-});
-afterAll(async () => server?.close());
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-  server.requests.length = 0;
-});
+const stack = useSessionServer();
 
 function newSession(): RlmSession {
-  const { root, sub } = engines(server);
+  const { root, sub } = engines(stack.server);
   const session = new RlmSession({
     createRepl: () => createNodeRepl({ syncMode: "auto" }),
     engines: () => ({ root, sub }),
     config: () => config({ maxIterations: 1, runMode: "rlm" }),
   });
-  open.push(session);
+  stack.opened.push(session);
   return session;
 }
 
 /** Turn 0 stores a secret; turn 1 (only reached by continuing) answers with it. */
 function script(seen: ScriptedRequest[]) {
-  server.scripts.root = (req) => {
+  stack.server.scripts.root = (req) => {
     seen.push(req);
     if (req.lastUser.includes("best answer") || req.lastUser.includes("final answer")) return "I need another turn.";
     if (req.turn === 0) return code("secret = 'KIWI-' + str(6 * 7)\nprint('stored')");
     return code("FINAL(secret if 'secret' in globals() else 'gone')");
   };
-  server.scripts.sub = "unused";
+  stack.server.scripts.sub = "unused";
 }
 
 describe("continuing a run", () => {
@@ -88,7 +79,7 @@ describe("continuing a run", () => {
 
 describe("a continued run's sources", () => {
   it("include what the earlier turns read", async () => {
-    server.scripts.root = (req) => {
+    stack.server.scripts.root = (req) => {
       if (req.lastUser.includes("now continues")) return code("FINAL(found)");
       if (req.turn === 0) return code("i = context.find('code')\nfound = context[i:i+16]\nprint(context[max(0, i - 20):i + 40])");
       return "I need another turn.";

@@ -4,29 +4,20 @@
 // history back. When the documents' sizes are known (the CLI counts them), the first question's
 // first model request goes out while Python is still starting, and still no cell runs before the
 // documents are in Python. Real Pyodide in a worker thread, a scripted OpenAI-compatible server.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RlmSession } from "../../src/core/session.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
-import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { repl as code } from "../fixtures/scripted-server.ts";
 import { config, engines, text } from "./helpers.ts";
+import { useSessionServer } from "./loop-stack.ts";
 
-let server: ScriptedServer;
-const open: RlmSession[] = [];
-
-beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: 8192 });
-});
-afterAll(async () => server?.close());
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-  server.requests.length = 0;
-});
+const stack = useSessionServer();
 
 /** A session over a fresh Node REPL; `repls` collects every REPL it creates (its own, children). */
 function newSession(repls: ReplClient[] = [], overrides: Parameters<typeof config>[0] = {}, killGraceMs?: number): RlmSession {
-  const { root, sub } = engines(server);
+  const { root, sub } = engines(stack.server);
   const session = new RlmSession({
     createRepl: () => {
       const r = createNodeRepl({ syncMode: "auto", ...(killGraceMs ? { killGraceMs } : {}) });
@@ -36,7 +27,7 @@ function newSession(repls: ReplClient[] = [], overrides: Parameters<typeof confi
     engines: () => ({ root, sub }),
     config: () => config(overrides),
   });
-  open.push(session);
+  stack.opened.push(session);
   return session;
 }
 
@@ -58,7 +49,7 @@ describe("documents in a session", () => {
     const session = newSession();
     const big = "lorem ipsum dolor sit amet ".repeat(400_000) + "The code is QX-77.";
     void session.addDocuments([{ path: "big.txt", data: text(big) }]);
-    server.scripts.root = (req) => {
+    stack.server.scripts.root = (req) => {
       expect(req.firstUser).toContain(`${big.length.toLocaleString("en-US")} characters`);
       return code("import re\nFINAL(re.search(r'QX-\\d+', context).group(0))");
     };
@@ -77,15 +68,15 @@ describe("documents in a session", () => {
     // Bytes that cannot travel to the worker (as a dropped file deleted from disk cannot be read).
     const unreadable = { arrayBuffer: () => Promise.reject(new Error("the file was moved")) } as unknown as Blob;
     await expect(session.addDocuments([{ path: "gone.txt", data: unreadable }])).rejects.toThrow(/gone\.txt did not reach Python/);
-    server.scripts.root = "FINAL(should not be asked)";
+    stack.server.scripts.root = "FINAL(should not be asked)";
     const result = await session.ask("Anything?");
     expect(result.status).toBe("failed");
     expect(result.message).toMatch(/gone\.txt did not reach Python/);
-    expect(server.requests.filter((r) => r.isRoot)).toHaveLength(0);
+    expect(stack.server.requests.filter((r) => r.isRoot)).toHaveLength(0);
     // Removing it clears the failure; the session answers again.
     await session.removeDocument("gone.txt");
     await session.addDocuments([{ path: "ok.txt", data: text("fine") }]);
-    server.scripts.root = code("FINAL(context)");
+    stack.server.scripts.root = code("FINAL(context)");
     expect((await session.ask("Now?")).answer).toBe("fine");
   });
 });
@@ -99,7 +90,7 @@ describe("questions in a session", () => {
     setTimeout(() => controller.abort(), 50);
     const result = await pending;
     expect(result.status).toBe("stopped");
-    expect(server.requests.filter((r) => r.isRoot)).toHaveLength(0);
+    expect(stack.server.requests.filter((r) => r.isRoot)).toHaveLength(0);
     await session.documentsReady(); // the load itself finishes; the session stays usable
   });
 
@@ -107,9 +98,9 @@ describe("questions in a session", () => {
     const repls: ReplClient[] = [];
     const session = newSession(repls, { cellTimeoutMs: 500 }, 800);
     await session.addDocuments([{ path: "doc.txt", data: text("still here") }]);
-    server.scripts.root = code("FINAL('first answer')");
+    stack.server.scripts.root = code("FINAL('first answer')");
     expect((await session.ask("First?")).answer).toBe("first answer");
-    server.scripts.root = (req) => {
+    stack.server.scripts.root = (req) => {
       if (req.turn === 0) return code("sum(range(10**12))"); // C code that ignores Stop: the worker is killed
       expect(req.lastUser).toContain("All variables were lost");
       return code("FINAL(context + ' / ' + history[0]['answer'])");
@@ -123,7 +114,7 @@ describe("questions in a session", () => {
     const repls: ReplClient[] = [];
     const session = newSession(repls, { maxDepth: 2 });
     await session.addDocuments([{ path: "p.txt", data: text("parent") }]);
-    server.scripts.root = (req) => {
+    stack.server.scripts.root = (req) => {
       if (req.firstUser.includes("child task")) return code("FINAL('from child')");
       return req.turn === 0 ? code("r = rlm_query('child task')\nprint(r)") : code("FINAL(r)");
     };
@@ -142,7 +133,7 @@ describe("the first model request while Python gets ready (documents of known si
     const doc = "lorem ipsum ".repeat(500_000) + "The code is QX-78.";
     void session.addDocuments([{ path: "big.txt", data: text(doc), chars: doc.length }]);
     const pythonHadIt: boolean[] = [];
-    server.scripts.root = (req) => {
+    stack.server.scripts.root = (req) => {
       pythonHadIt.push(session.contextInfo !== null);
       expect(req.firstUser).toContain(`${doc.length.toLocaleString("en-US")} characters`);
       return code("import re\nFINAL(str(len(context)) + ' ' + re.search(r'QX-\\d+', context).group(0))");
@@ -157,12 +148,12 @@ describe("the first model request while Python gets ready (documents of known si
   it("a size that turns out wrong means the first request is made again, describing `context` as Python has it", async () => {
     const session = newSession();
     void session.addDocuments([{ path: "a.txt", data: text("0123456789"), chars: 5 }]);
-    server.scripts.root = (req) =>
+    stack.server.scripts.root = (req) =>
       req.firstUser.includes("10 characters") ? code("FINAL(len(context))") : code("FINAL('answered from a wrong description')");
     const result = await session.ask("How long?");
     expect(result.answer).toBe("10");
     expect(result.iterations).toHaveLength(1);
-    const firsts = server.requests.filter((r) => r.isRoot && r.turn === 0).map((r) => /(\d+) characters/.exec(r.firstUser)?.[1]);
+    const firsts = stack.server.requests.filter((r) => r.isRoot && r.turn === 0).map((r) => /(\d+) characters/.exec(r.firstUser)?.[1]);
     expect(firsts).toEqual(["5", "10"]);
   });
 
@@ -170,7 +161,7 @@ describe("the first model request while Python gets ready (documents of known si
     const session = newSession();
     const unreadable = { arrayBuffer: () => Promise.reject(new Error("the file was moved")) } as unknown as Blob;
     void session.addDocuments([{ path: "gone.txt", data: unreadable, chars: 4 }]).catch(() => undefined);
-    server.scripts.root = code("print('ran')\nFINAL(context)");
+    stack.server.scripts.root = code("print('ran')\nFINAL(context)");
     const result = await session.ask("Anything?");
     expect(result.status).toBe("failed");
     expect(result.message).toMatch(/gone\.txt did not reach Python/);
@@ -180,7 +171,7 @@ describe("the first model request while Python gets ready (documents of known si
   it("Stop while Python is still getting ready ends the question as stopped", async () => {
     const session = newSession();
     void session.addDocuments([{ path: "big.txt", data: text("x".repeat(60_000_000)), chars: 60_000_000 }]);
-    server.scripts.root = code("FINAL(len(context))");
+    stack.server.scripts.root = code("FINAL(len(context))");
     const controller = new AbortController();
     const pending = session.ask("Q", { signal: controller.signal });
     setTimeout(() => controller.abort(), 300);

