@@ -39,6 +39,18 @@ describe("loadPatiently", () => {
     expect(abandon).toHaveBeenCalledTimes(2);
   });
 
+  it("does not retry a model that lived only in the stalled worker, and says why (not that nothing is stored)", async () => {
+    const attempt = vi.fn(() => ({ loaded: never<string>(), abandon: vi.fn() }));
+    const caught = loadPatiently(attempt, 90_000, "tiny.gguf", false).catch((err: unknown) => err);
+    await vi.advanceTimersByTimeAsync(180_000);
+    const err = await caught;
+    expect(err).toBeInstanceOf(ModelLoadStalledError);
+    expect((err as Error).message).toMatch(
+      /did not finish loading tiny\.gguf in 90 s\. .*only in llama\.cpp's worker.*choose the model file again/,
+    );
+    expect(attempt).toHaveBeenCalledOnce();
+  });
+
   it("passes a failure through at once, without a second try", async () => {
     const attempt = vi.fn(() => ({ loaded: Promise.reject(new Error("not a GGUF")), abandon: vi.fn() }));
     await expect(loadPatiently(attempt, 1000, "m.gguf")).rejects.toThrow("not a GGUF");

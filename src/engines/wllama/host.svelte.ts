@@ -404,7 +404,8 @@ export class WllamaHost implements EngineHost {
     };
     this.loading = (async () => {
       try {
-        // A load that hangs is given up with its worker, and tried once more in a fresh one.
+        // A load that hangs is given up with its worker, and tried once more in a fresh one,
+        // unless the model was kept only in that worker's memory (no file system here).
         const { engine, outcome } = await loadPatiently(
           () => {
             const engine = newEngine();
@@ -412,6 +413,7 @@ export class WllamaHost implements EngineHost {
           },
           loadPatienceMs(model.totalBytes),
           model.info.name,
+          !model.visitOnly,
         );
         this.loaded = { key, engine };
         if (this.loadFailure) this.rememberLoadFailure(null);

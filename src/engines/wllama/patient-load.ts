@@ -11,9 +11,13 @@ export function loadPatienceMs(totalBytes: number): number {
 
 export class ModelLoadStalledError extends EngineError {
   override name = "ModelLoadStalledError";
-  constructor(modelName: string, seconds: number) {
+  constructor(modelName: string, seconds: number, tries: number) {
     super(
-      `llama.cpp did not finish loading ${modelName} in ${seconds} s, twice (a fresh llama.cpp worker did not help). Reload the page and ask again; if it happens again, set Threads to 1 in Settings (Model), or choose a smaller model.`,
+      tries > 1
+        ? `llama.cpp did not finish loading ${modelName} in ${seconds} s, twice (a fresh llama.cpp worker did not help). Reload the page and ask again; if it happens again, set Threads to 1 in Settings (Model), or choose a smaller model.`
+        : // A model kept only in the stalled worker's memory is gone with it: a fresh worker
+          // could only fail to find it, and that failure would hide this one.
+          `llama.cpp did not finish loading ${modelName} in ${seconds} s. This browser kept the model only in llama.cpp's worker for this visit, so it cannot be tried again in a fresh one: reload the page, choose the model file again and ask again; if it happens again, set Threads to 1 in Settings (Model), or choose a smaller model.`,
     );
   }
 }
@@ -25,10 +29,12 @@ export interface LoadAttempt<T> {
 }
 
 /**
- * Runs `attempt`; when it has not finished within `patienceMs`, abandons it and runs a fresh one;
- * when that one stalls too, throws ModelLoadStalledError. A load that fails fails at once.
+ * Runs `attempt`; when it has not finished within `patienceMs`, abandons it and runs a fresh one
+ * (unless `retry` is false: the model lives only in the abandoned worker); when that one stalls
+ * too, throws ModelLoadStalledError. A load that fails fails at once.
  */
-export async function loadPatiently<T>(attempt: () => LoadAttempt<T>, patienceMs: number, modelName: string): Promise<T> {
+export async function loadPatiently<T>(attempt: () => LoadAttempt<T>, patienceMs: number, modelName: string, retry = true): Promise<T> {
+  const most = retry ? 2 : 1;
   for (let tries = 1; ; tries++) {
     const { loaded, abandon } = attempt();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -41,6 +47,6 @@ export async function loadPatiently<T>(attempt: () => LoadAttempt<T>, patienceMs
     }
     loaded.catch(() => undefined); // it is given up: a late failure is nobody's
     abandon();
-    if (tries >= 2) throw new ModelLoadStalledError(modelName, Math.round(patienceMs / 1000));
+    if (tries >= most) throw new ModelLoadStalledError(modelName, Math.round(patienceMs / 1000), tries);
   }
 }
