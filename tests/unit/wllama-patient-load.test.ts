@@ -60,5 +60,7 @@ describe("loadPatiently", () => {
   it("is patient in proportion to the model's size", () => {
     expect(loadPatienceMs(11e6)).toBeGreaterThanOrEqual(90_000);
     expect(loadPatienceMs(4 * 1024 ** 3)).toBe(330_000);
+    // A load that cannot be tried again (the model lives only in that worker) waits three times as long.
+    expect(loadPatienceMs(4 * 1024 ** 3, false)).toBe(990_000);
   });
 });

@@ -411,7 +411,7 @@ export class WllamaHost implements EngineHost {
             const engine = newEngine();
             return { loaded: engine.load(progress).then((outcome) => ({ engine, outcome })), abandon: () => this.endWorker() };
           },
-          loadPatienceMs(model.totalBytes),
+          loadPatienceMs(model.totalBytes, !model.visitOnly),
           model.info.name,
           !model.visitOnly,
         );

@@ -4,9 +4,14 @@
 // for 0.5–1 GB (bench/RESULTS.md), so the patience below is many times that. No DOM.
 import { EngineError } from "../errors.ts";
 
-/** How long a load may take before it counts as stalled: 90 s, plus a minute per GiB of model. */
-export function loadPatienceMs(totalBytes: number): number {
-  return 90_000 + Math.round((60_000 * totalBytes) / 1024 ** 3);
+/**
+ * How long a load may take before it counts as stalled: 90 s, plus a minute per GiB of model.
+ * Three times that when the load cannot be tried again (a model kept only in the worker's memory):
+ * giving up then ends in an error, and WebKitGTK's one-thread compat build took 33 s for an 11 MB
+ * model on an idle machine, so a busy one can pass 90 s on a load that would have finished.
+ */
+export function loadPatienceMs(totalBytes: number, canRetry = true): number {
+  return (90_000 + Math.round((60_000 * totalBytes) / 1024 ** 3)) * (canRetry ? 1 : 3);
 }
 
 export class ModelLoadStalledError extends EngineError {
