@@ -28,6 +28,8 @@ export function blockRecord(code: string, result: CellResult, records: SubcallRe
       rlm_calls: records,
       final_answer: result.final_answer,
       ...(result.sources?.length ? { sources: result.sources } : {}),
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.interrupted ? { interrupted: true as const } : {}),
     },
   };
 }

@@ -13,6 +13,7 @@ import { abortable, answerQuestion, resumeRun, Stopped, type AnswerHost, type Ru
 import { expectedContext, SessionDocumentQueue, type SessionDocument } from "./session-documents.ts";
 import { signalAt } from "./stop.ts";
 import { runMetadata, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
+import { withTurnFacts } from "./turn-facts.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
 
@@ -158,7 +159,8 @@ export class RlmSession {
       history,
       signal,
       ...(timeUp ? { preparing: AbortSignal.any([signal, timeUp]) } : {}),
-      ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+      // Always: the records keep each turn's facts (turn-facts.ts) whether or not anyone listens.
+      onEvent: withTurnFacts(options.onEvent),
       ...(options.confirmFallback ? { confirmFallback: options.confirmFallback } : {}),
     };
     try {

@@ -119,7 +119,12 @@ export class SubcallRouter {
     this.o.shared.usage.addTime("subcallMs", ms);
     this.o.observe?.(reply.text);
     cell?.records.push(
-      subcallRecord(label, prompt, reply.text, reply.usage, ms, { ...(error ? { error } : {}), ...quoted, ...reply.record }),
+      subcallRecord(label, prompt, reply.text, reply.usage, ms, {
+        ...(kind === "rlm" ? { kind } : {}),
+        ...(error ? { error } : {}),
+        ...quoted,
+        ...reply.record,
+      }),
     );
     this.o.emit({ type: "subcall-finished", id, response: reply.text, ...(error ? { error } : {}), usage: reply.usage, durationMs: ms });
     return reply.text;

@@ -96,6 +96,8 @@ export interface SubcallRecord {
   metadata?: { run_metadata: RunMetadataRecord; iterations: IterationRecord[] };
   /** Ours: answered from an identical earlier prompt of the run; no model call was made. */
   cached?: boolean;
+  /** Ours: the model called rlm_query (absent: llm_query), whether or not a child run answered it. */
+  kind?: "rlm";
 }
 
 export interface CodeBlockRecord {
@@ -109,6 +111,10 @@ export interface CodeBlockRecord {
     final_answer: string | null;
     /** Ours, ignored by the visualizer: what the cell read of the documents. */
     sources?: SourceRange[];
+    /** Ours: the exception's type name, when the cell raised one. */
+    error?: string;
+    /** Ours: the cell was interrupted (Stop, the watchdog, or a run cut off while it ran). */
+    interrupted?: true;
   };
 }
 
@@ -133,6 +139,12 @@ export interface IterationRecord {
   fallback?: { reason: string; chunks_read: number; chunks_total: number; partial: boolean };
   /** Ours: this step was a direct answer (auto mode), the whole document in one prompt. */
   direct?: { shown_chars: number; total_chars: number; cut_off?: boolean; max_tokens?: number };
+  /** Ours: the tokens of the model's reply this turn (read and written), as the page shows them. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Ours: seconds the model took to write its reply (iteration_time also counts the cells). */
+  generation_time?: number;
+  /** Ours: what the page shows under the turn (older turns were dropped to fit the window). */
+  notices?: string[];
 }
 
 export interface RunMetadataRecord {
