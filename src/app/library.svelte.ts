@@ -2,7 +2,7 @@
 // session, its documents and its exchanges. A storage failure (full disk, blocked IndexedDB)
 // becomes a notice; the page keeps working in memory.
 import { newId } from "./ids.ts";
-import { fillSteps, stepsUnread, type Exchange } from "./run-view.ts";
+import { exchangeOf, fillSteps, stepsUnread, storedOf, type Exchange } from "./run-view.ts";
 import type { Notices } from "./notices.svelte.ts";
 import { MemoryStore, StorageUnavailableError, type SessionRecord, type SessionStorage, type StoredDocument } from "../store/index.ts";
 
@@ -78,7 +78,7 @@ export class SessionLibrary {
         await this.store.saveSession(structuredClone(record));
       }
       const documents = record.documents.map((d) => byPath.get(d.path)!);
-      return { record, documents, exchanges: await this.store.loadExchanges(id), lost };
+      return { record, documents, exchanges: (await this.store.loadExchanges(id)).map(exchangeOf), lost };
     });
     if (loaded?.lost.length) await this.refresh(); // the list shows how many documents each session has
     return loaded ?? null;
@@ -112,7 +112,7 @@ export class SessionLibrary {
   }
 
   async saveExchange(sessionId: string, exchange: Exchange): Promise<void> {
-    await this.notices.guard(() => this.store.saveExchange(sessionId, exchange));
+    await this.notices.guard(() => this.store.saveExchange(sessionId, storedOf(exchange)));
   }
 
   /**

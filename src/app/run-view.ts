@@ -1,40 +1,51 @@
 // What the page shows of a run, built from the loop's events. Pure data and one reducer, so it
 // can be tested without a browser; what of it is stored, and how, is src/store/schema.ts's.
 import { readingWords } from "../core/fallback-cost.ts";
+import { unrecordedTurns } from "../core/turn-record.ts";
+import { compactionNote, turnsOf, type SubcallView, type TurnView } from "../core/turn-view.ts";
 import type { RlmEvent, RlmResult } from "../core/types.ts";
 import {
   summarizeSteps,
   type RunLimits,
   type RunSteps,
   type StepsSummary,
-  type StoredCell,
   type StoredCompare,
   type StoredExchange,
   type StoredStatus,
-  type StoredSubcall,
-  type StoredTurn,
 } from "../store/schema.ts";
 
-/** A sub-call as the page shows it (the stored shape: src/store/schema.ts). */
-export type SubcallView = StoredSubcall;
-export type CellView = StoredCell;
-export type TurnView = StoredTurn;
+export type { CellView, SubcallView, TurnView } from "../core/turn-view.ts";
 export type ExchangeStatus = StoredStatus;
 export type CompareView = StoredCompare;
 export type { RunLimits };
 
 /**
  * A question as the page shows it: its stored record (src/store/schema.ts: RlmSession's result
- * and what the page noted around the run) with its steps, when they have been read, and what
- * only a running question has.
+ * and what the page noted around the run) with its trajectory records, when they have been read,
+ * the turns shown (folded from events while it runs, derived from the records once read: never
+ * stored), and what only a running question has.
  */
 export interface Exchange extends StoredExchange {
+  turns: TurnView[];
   /** Before the first turn: what the question is waiting for. */
   waitingFor?: "python" | "documents" | "model";
 }
 
 export function newExchange(id: string, question: string): Exchange {
   return { id, question, startedAt: Date.now(), status: "running", answer: "", turns: [], iterations: [], notices: [] };
+}
+
+/** A question read from storage: its turns are derived from its records once those are read. */
+export function exchangeOf(stored: StoredExchange): Exchange {
+  return { ...stored, turns: stored.steps ? [] : turnsOf(stored) };
+}
+
+/** What is stored of an exchange: no turns, only records (those of turns that never finished too). */
+export function storedOf(exchange: Exchange): StoredExchange {
+  const { turns, ...stored } = exchange;
+  if (stored.steps) return stored;
+  const unfinished = unrecordedTurns(turns, stored.iterations);
+  return unfinished.length ? { ...stored, unfinished } : stored;
 }
 
 /** Finds the turn list an event belongs to: the root's, or a child run's under its sub-call. */
@@ -160,8 +171,7 @@ function applyToTurns(all: TurnView[], turns: TurnView[], event: RlmEvent): void
     }
     case "history-compacted": {
       const last = turns.at(-1);
-      const note = `Older turns were dropped to fit the model's window (${event.droppedTurns} so far); their variables remain.`;
-      if (last) last.notices.push(note);
+      if (last) last.notices.push(compactionNote(event.droppedTurns));
       break;
     }
     default:
@@ -245,7 +255,7 @@ export function markInterrupted(exchange: Exchange): Exchange {
 
 /** When a cut-off run was last seen doing something: its last finished turn, else its start. */
 function lastActivity(exchange: Exchange): number {
-  const { lastActivityAt } = exchange.steps ?? summarizeSteps(exchange);
+  const { lastActivityAt } = stepsOf(exchange);
   return Math.max(exchange.startedAt, lastActivityAt ?? exchange.startedAt);
 }
 
@@ -253,7 +263,9 @@ type StepsOf = Pick<Exchange, "turns" | "iterations" | "steps">;
 
 /** What an exchange's steps hold, whether they have been read (a reopened session) or not. */
 export function stepsOf(exchange: StepsOf): StepsSummary {
-  return exchange.steps ?? summarizeSteps(exchange);
+  if (exchange.steps) return exchange.steps;
+  // The turns shown, not only those recorded: a live turn has no record until it ends.
+  return { ...summarizeSteps(exchange), turns: exchange.turns.length, anyTurnDone: exchange.turns.some((t) => t.done) };
 }
 
 /** Whether the steps still have to be read from storage before they can be shown, exported or continued. */
@@ -263,7 +275,7 @@ export function stepsUnread(exchange: Pick<Exchange, "steps">): boolean {
 
 /** The steps read from storage: the exchange shows them and exports them like a live one. */
 export function fillSteps(exchange: Exchange, steps: RunSteps | null): void {
-  exchange.turns = steps?.turns ?? [];
+  exchange.turns = steps ? turnsOf(steps) : [];
   exchange.iterations = steps?.iterations ?? [];
   delete exchange.steps;
 }

@@ -172,7 +172,7 @@ export class SessionStore implements SessionStorage {
 
   async loadSteps(exchangeId: string): Promise<RunSteps | null> {
     const row = await this.db.get("steps", exchangeId);
-    return row ? { turns: row.turns, iterations: row.iterations } : null;
+    return row ? { iterations: row.iterations, ...(row.unfinished ? { unfinished: row.unfinished } : {}) } : null;
   }
 
   async deleteSession(id: string): Promise<void> {

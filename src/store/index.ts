@@ -7,10 +7,7 @@ export {
   type RunLimits,
   type RunSteps,
   type StepsSummary,
-  type StoredCell,
   type StoredCompare,
   type StoredExchange,
   type StoredStatus,
-  type StoredSubcall,
-  type StoredTurn,
 } from "./schema.ts";

@@ -64,6 +64,6 @@ export class MemoryStore implements SessionStorage {
 
   async loadSteps(exchangeId: string): Promise<RunSteps | null> {
     const found = this.steps.get(exchangeId);
-    return found ? structuredClone({ turns: found.turns, iterations: found.iterations }) : null;
+    return found ? structuredClone({ iterations: found.iterations, ...(found.unfinished ? { unfinished: found.unfinished } : {}) }) : null;
   }
 }

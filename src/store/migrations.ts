@@ -3,7 +3,10 @@
 // its upgrade transaction, so a session saved by any earlier page opens as the current page
 // expects, and an interrupted upgrade leaves the database as it was.
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from "idb";
-import { splitExchange, type ExchangeRecord, type StoredExchange } from "./schema.ts";
+import { recordOfTurn, unrecordedTurns } from "../core/turn-record.ts";
+import type { RunSteps, TurnView } from "../core/turn-view.ts";
+import type { IterationRecord } from "../core/types.ts";
+import { splitExchange, summarizeSteps, type ExchangeRecord, type StoredExchange } from "./schema.ts";
 import type { SessionRecord } from "./types.ts";
 
 /**
@@ -15,8 +18,10 @@ export type DocumentRow = { sessionId: string; path: string } & ({ blob: Blob } 
 
 /** A question's record (v2: without its steps; v1 rows held the steps too). */
 export type ExchangeRow = ExchangeRecord & { sessionId: string };
-/** A question's steps, by the question's id (v2). */
-export type StepsRow = { id: string; sessionId: string } & Pick<StoredExchange, "turns" | "iterations">;
+/** A question's steps, by the question's id (v2; since v3 its trajectory records only). */
+export type StepsRow = { id: string; sessionId: string } & RunSteps;
+/** The steps as versions 1 and 2 kept them: the turns as shown beside the records. */
+type TwoFormSteps = { turns?: TurnView[]; iterations?: IterationRecord[] };
 
 export interface RlmDb extends DBSchema {
   sessions: { key: string; value: SessionRecord; indexes: { updatedAt: number } };
@@ -42,13 +47,38 @@ export const MIGRATIONS: readonly Migration[] = [
     db.createObjectStore("steps", { keyPath: "id" }).createIndex("sessionId", "sessionId");
     const steps = tx.objectStore("steps");
     for (let cursor = await tx.objectStore("exchanges").openCursor(); cursor; cursor = await cursor.continue()) {
-      const { sessionId, ...whole } = cursor.value as unknown as StoredExchange & { sessionId: string };
-      const split = splitExchange({ ...whole, turns: whole.turns ?? [], iterations: whole.iterations ?? [] });
-      if (split.steps) await steps.put({ id: whole.id, sessionId, ...split.steps });
+      const { sessionId, turns, ...whole } = cursor.value as unknown as StoredExchange & TwoFormSteps & { sessionId: string };
+      const split = splitExchange({ ...whole, iterations: whole.iterations ?? [] });
+      // Kept in the two forms v2 had; the next migration makes them one.
+      if (split.steps) await steps.put({ id: whole.id, sessionId, ...split.steps, turns } as StepsRow);
       await cursor.update({ ...split.record, sessionId });
     }
   },
+  // 3: the trajectory records are a question's only steps: what only the page's turns held (the
+  // reply's tokens and time, notes, cell errors, rlm_query) moves into the records, and a turn
+  // that had no record (cut off) becomes one of `unfinished`; the view is derived from them.
+  async (_db, tx) => {
+    const exchanges = tx.objectStore("exchanges");
+    for (let cursor = await tx.objectStore("steps").openCursor(); cursor; cursor = await cursor.continue()) {
+      const { id, sessionId, turns = [], iterations = [] } = cursor.value as StepsRow & TwoFormSteps;
+      const one = oneForm(turns, iterations);
+      await cursor.update({ id, sessionId, ...one });
+      const record = await exchanges.get(id);
+      if (record) await exchanges.put({ ...record, steps: { ...record.steps, ...summarizeSteps(one) } });
+    }
+  },
 ];
+
+/** A v2 question's two forms of steps as one: each record with what its turn showed, and the turns no record stands for. */
+function oneForm(turns: readonly TurnView[], iterations: readonly IterationRecord[]): RunSteps {
+  const byRecord = new Map(turns.map((t) => [t.index + 1, t]));
+  const records = iterations.map((it) => {
+    const turn = byRecord.get(it.iteration);
+    return turn ? recordOfTurn(turn, it) : it;
+  });
+  const unfinished = unrecordedTurns(turns, iterations);
+  return { iterations: records, ...(unfinished.length ? { unfinished } : {}) };
+}
 
 /** Runs the migrations a database at `from` has not had, in order. */
 export async function migrate(db: IDBPDatabase<RlmDb>, from: number, tx: Upgrade): Promise<void> {

@@ -1,61 +1,22 @@
 // What the page keeps of a session's runs, as a schema of its own with a version: each question's
 // record (what RlmSession's result said, and what the page noted around it) and, apart from it,
-// its steps (the turns as they were shown, and the visualizer's records, which hold every prompt).
+// its steps: the run's trajectory records, which hold every prompt (the turns the page shows are
+// derived from them: src/core/turn-view.ts).
 // A reopened session reads the records only; a question's steps are read when they are shown,
 // exported or continued. A change to these shapes is a change of SCHEMA_VERSION with a numbered
 // migration (migrations.ts), so a session saved by an older page opens unchanged.
 import type { FallbackQuestion } from "../core/fallback-cost.ts";
 import type { RankedSource } from "../core/evidence.ts";
-import type { FallbackSummary, IterationRecord, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
+import type { RunSteps } from "../core/turn-view.ts";
+import type { FallbackSummary, RlmResult, RunStatus, UsageSummary } from "../core/types.ts";
 import type { ChatUsage } from "../engines/types.ts";
-import type { CellResult } from "../repl/protocol.ts";
 
 /** The version of the shapes below; migrations.ts has one migration per version. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
-// --- a question's steps (built from RlmSession's events) ---------------------------------------
+// --- a question's steps: the run's trajectory records (src/core/turn-view.ts derives the view) ---
 
-export interface StoredSubcall {
-  id: string;
-  kind: "llm" | "rlm";
-  model: string;
-  prompt: string;
-  response?: string;
-  error?: string;
-  durationMs?: number;
-  usage?: ChatUsage;
-  /** Turns of the child RLM that an rlm_query started. */
-  child: StoredTurn[];
-}
-
-export interface StoredCell {
-  index: number;
-  code: string;
-  result?: CellResult;
-  subcalls: StoredSubcall[];
-}
-
-export interface StoredTurn {
-  index: number;
-  /** The model's reply, streamed in as it is written. */
-  text: string;
-  done: boolean;
-  usage?: ChatUsage;
-  durationMs?: number;
-  cells: StoredCell[];
-  notices: string[];
-  /** While it runs: when it started, when its first token came, and how many pieces have streamed (≈ tokens). */
-  startedAt?: number;
-  firstTokenAt?: number;
-  tokens?: number;
-}
-
-/** A question's steps: what "Show steps" shows, and the trajectory its exports and Continue need. */
-export interface RunSteps {
-  turns: StoredTurn[];
-  /** The visualizer-format records of the root run, kept as they finish. */
-  iterations: IterationRecord[];
-}
+export type { RunSteps };
 
 /** What a question's steps come to, kept with its record so a reopened session shows it without reading them. */
 export interface StepsSummary {
@@ -78,8 +39,8 @@ export function summarizeSteps(steps: RunSteps): StepsSummary {
     if (Number.isFinite(at)) lastActivityAt = Math.max(lastActivityAt ?? at, at);
   }
   return {
-    turns: steps.turns.length,
-    anyTurnDone: steps.turns.some((t) => t.done),
+    turns: steps.iterations.length + (steps.unfinished?.length ?? 0),
+    anyTurnDone: steps.iterations.length > 0 || !!steps.unfinished?.some((it) => it.generation_time !== undefined),
     iterations: steps.iterations.length,
     continuable: steps.iterations.some((it) => !it.fallback && !it.direct) || !!steps.iterations.at(-1)?.direct?.cut_off,
     lastActivityAt,
@@ -109,8 +70,8 @@ export interface RunLimits {
 
 /**
  * One question of a session, as stored: RlmResult's answer, status, usage, sources and how it was
- * answered, and what the page noted around the run. With its steps (`turns`, `iterations`) when
- * they are read; without them (both empty) `steps` says what they hold, and a save leaves the
+ * answered, and what the page noted around the run. With its steps (`iterations`, `unfinished`)
+ * when they are read; without them (none) `steps` says what they hold, and a save leaves the
  * stored steps as they are.
  */
 export interface StoredExchange extends RunSteps {
@@ -163,19 +124,20 @@ export interface StoredExchange extends RunSteps {
 // --- how a question is kept: its record and, apart, its steps --------------------------------
 
 /** A question's record as kept: everything but its steps, which `steps` summarises. */
-export type ExchangeRecord = Omit<StoredExchange, "turns" | "iterations" | "steps"> & { steps: StepsSummary };
+export type ExchangeRecord = Omit<StoredExchange, "iterations" | "unfinished" | "steps"> & { steps: StepsSummary };
 
 /**
  * The record to keep and the steps to keep beside it; null steps when the exchange came without
  * them (read from a record alone), so the stored ones stay as they are.
  */
 export function splitExchange(exchange: StoredExchange): { record: ExchangeRecord; steps: RunSteps | null } {
-  const { turns, iterations, steps: summary, ...rest } = exchange;
+  const { iterations, unfinished, steps: summary, ...rest } = exchange;
   if (summary) return { record: { ...rest, steps: summary }, steps: null };
-  return { record: { ...rest, steps: summarizeSteps({ turns, iterations }) }, steps: { turns, iterations } };
+  const steps: RunSteps = { iterations, ...(unfinished?.length ? { unfinished } : {}) };
+  return { record: { ...rest, steps: summarizeSteps(steps) }, steps };
 }
 
 /** An exchange read from its record alone: no steps, and what they hold. */
 export function exchangeFromRecord(record: ExchangeRecord): StoredExchange {
-  return { ...record, turns: [], iterations: [] };
+  return { ...record, iterations: [] };
 }
