@@ -31,11 +31,16 @@ export function recordOfTurn(turn: TurnView, record?: IterationRecord): Iteratio
   const { usage, durationMs, notices } = turn;
   return {
     ...base,
-    code_blocks: record ? record.code_blocks.map((block, i) => withCellFacts(block, turn.cells[i])) : base.code_blocks,
+    code_blocks: record ? recordedCells(record.code_blocks, turn.cells) : base.code_blocks,
     ...(usage ? { usage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens } } : {}),
     ...(turn.done && durationMs !== undefined ? { generation_time: durationMs / 1000 } : {}),
     ...(notices.length ? { notices: [...notices] } : {}),
   };
+}
+
+/** The record's cells with what the view showed of each, and any cell the view showed that the record lacks. */
+function recordedCells(blocks: readonly CodeBlockRecord[], cells: readonly CellView[]): CodeBlockRecord[] {
+  return [...blocks.map((block, i) => withCellFacts(block, cells[i])), ...cells.slice(blocks.length).map(blockOfCell)];
 }
 
 /** A recorded cell with what the view knew besides: the exception, the interruption, which sub-calls were rlm_query. */

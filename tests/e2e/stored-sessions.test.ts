@@ -52,7 +52,7 @@ const V1_EXCHANGE = {
   ],
   iterations: [0, 1].map((n) => ({
     type: "iteration",
-    iteration: n,
+    iteration: n + 1, // the page has always numbered its records from 1 (turn index + 1)
     timestamp: new Date(STARTED + n * 4000).toISOString(),
     prompt: [
       { role: "system", content: "You are an RLM." },
@@ -129,7 +129,7 @@ describe("sessions saved by an earlier page", () => {
           };
         }),
     );
-    expect(stores).toEqual({ version: 2, stores: ["documents", "exchanges", "sessions", "steps"] });
+    expect(stores).toEqual({ version: 3, stores: ["documents", "exchanges", "sessions", "steps"] });
     expect(errors).toEqual([]);
     await context.close();
   });

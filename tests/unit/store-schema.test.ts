@@ -205,7 +205,13 @@ function seenCall({ id: _id, child, ...rest }: SubcallView): unknown {
 function cutOff(turn: TurnView): TurnView {
   const call = (s: SubcallView): SubcallView =>
     s.response === undefined
-      ? { ...s, response: "", error: "The run was cut off before this call was answered.", durationMs: 0, usage: { promptTokens: 0, completionTokens: 0 } }
+      ? {
+          ...s,
+          response: "",
+          error: "The run was cut off before this call was answered.",
+          durationMs: 0,
+          usage: { promptTokens: 0, completionTokens: 0 },
+        }
       : s;
   const interrupted = { stdout: "", stderr: "", final_answer: null, locals: {}, execution_time: 0, error: null, interrupted: true };
   return { ...turn, cells: turn.cells.map((c) => ({ ...c, result: c.result ?? interrupted, subcalls: c.subcalls.map(call) })) };
