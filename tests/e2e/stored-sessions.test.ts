@@ -5,6 +5,7 @@
 // ever opens it.
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { newPage, openaiUrl } from "./harness.ts";
 import { useStack } from "./stack.ts";
@@ -95,6 +96,67 @@ async function seedVersion1(page: Page, appUrl: string): Promise<void> {
   }, V1_EXCHANGE);
 }
 
+/** Every row of a database as the version-2 store wrote it (tests/fixtures/stored-v2). */
+const V2_DUMP = JSON.parse(readFileSync(new URL("../fixtures/stored-v2/database.json", import.meta.url), "utf8")) as Record<
+  "sessions" | "exchanges" | "steps",
+  unknown[]
+>;
+
+/** Writes the version-2 database on the app's origin, from a page that is not the app. */
+async function seedVersion2(page: Page, appUrl: string): Promise<void> {
+  const blank = new URL("seed-v2-database", appUrl).href;
+  await page.route(blank, (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>seed</title>" }));
+  await page.goto(blank);
+  await page.evaluate(async (dump) => {
+    await new Promise<void>((resolve, reject) => {
+      const open = indexedDB.open("browser-rlm", 2);
+      open.onupgradeneeded = () => {
+        const db = open.result;
+        db.createObjectStore("sessions", { keyPath: "id" }).createIndex("updatedAt", "updatedAt");
+        db.createObjectStore("documents", { keyPath: ["sessionId", "path"] }).createIndex("sessionId", "sessionId");
+        db.createObjectStore("exchanges", { keyPath: "id" }).createIndex("sessionId", "sessionId");
+        db.createObjectStore("steps", { keyPath: "id" }).createIndex("sessionId", "sessionId");
+      };
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        const tx = db.transaction(["sessions", "exchanges", "steps"], "readwrite");
+        for (const name of ["sessions", "exchanges", "steps"] as const) for (const row of dump[name]) tx.objectStore(name).put(row);
+        tx.oncomplete = () => {
+          db.close();
+          resolve();
+        };
+        tx.onerror = () => reject(tx.error);
+      };
+    });
+  }, V2_DUMP);
+}
+
+/** Each steps row of the page's database: whether it still holds the turns beside the records. */
+function stepsRows(page: Page): Promise<Array<{ id: string; turns: boolean; iterations: number }>> {
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const open = indexedDB.open("browser-rlm");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const all = db.transaction("steps").objectStore("steps").getAll();
+          all.onsuccess = () => {
+            db.close();
+            resolve(
+              (all.result as Array<{ id: string; turns?: unknown; iterations: unknown[] }>).map((r) => ({
+                id: r.id,
+                turns: "turns" in r,
+                iterations: r.iterations.length,
+              })),
+            );
+          };
+        };
+      }),
+  );
+}
+
 describe("sessions saved by an earlier page", () => {
   it("a version-1 session opens unchanged; its steps are read when shown, its trajectory when exported", async () => {
     const { context, page, errors } = await newPage(stack.browser);
@@ -130,6 +192,40 @@ describe("sessions saved by an earlier page", () => {
         }),
     );
     expect(stores).toEqual({ version: 3, stores: ["documents", "exchanges", "sessions", "steps"] });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("a version-2 session shows the same steps, now derived from its trajectory records alone", async () => {
+    const { context, page, errors } = await newPage(stack.browser);
+    await seedVersion2(page, stack.app.url);
+    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
+
+    const answered = page.locator("article.exchange", { hasText: "Which team shipped the launch, and when?" });
+    await answered
+      .getByRole("region", { name: "Answer", exact: true })
+      .getByText("The platform team, on Tuesday.")
+      .waitFor({ timeout: 60_000 });
+    await answered.getByRole("button", { name: "Show steps (2)" }).click();
+    // What only v2's stored turns held, now read from the records: the reply's tokens and time,
+    // the window's note, which call was rlm_query, and the child run's turn.
+    await answered.getByText("857 tokens").waitFor();
+    await answered.getByText("Older turns were dropped to fit the model's window (1 so far)").waitFor();
+    await answered.getByText("MEMO: the platform team shipped the launch.").waitFor();
+    await answered.getByText("rlm_query → sub-model").waitFor();
+    await answered.getByText("llm_query → sub-model").first().waitFor();
+
+    // The run a reload cut off keeps the turn it was in: its reply and its cell's code.
+    const cut = page.locator("article.exchange", { hasText: "Summarise the risks." });
+    await cut.getByRole("button", { name: "Show steps (2)" }).click();
+    await cut.getByText("Now I will ask about each risk.").waitFor();
+    await cut.getByText("for r in risks: print(llm_query(r))").first().waitFor();
+    await cut.getByLabel("stdout").getByText("12").first().waitFor();
+
+    expect(await stepsRows(page)).toEqual([
+      { id: "ex-answered", turns: false, iterations: 2 },
+      { id: "ex-cut-off", turns: false, iterations: 1 },
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });
