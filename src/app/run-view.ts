@@ -12,7 +12,7 @@ import {
   type StoredCompare,
   type StoredExchange,
   type StoredStatus,
-} from "../store/schema.ts";
+} from "../store/index.ts";
 
 export type { CellView, SubcallView, TurnView } from "../core/turn-view.ts";
 export type ExchangeStatus = StoredStatus;
@@ -25,7 +25,7 @@ export type { RunLimits };
  * the turns shown (folded from events while it runs, derived from the records once read: never
  * stored), and what only a running question has.
  */
-export interface Exchange extends StoredExchange {
+export interface Exchange extends Omit<StoredExchange, "unfinished"> {
   turns: TurnView[];
   /** Before the first turn: what the question is waiting for. */
   waitingFor?: "python" | "documents" | "model";
@@ -37,7 +37,8 @@ export function newExchange(id: string, question: string): Exchange {
 
 /** A question read from storage: its turns are derived from its records once those are read. */
 export function exchangeOf(stored: StoredExchange): Exchange {
-  return { ...stored, turns: stored.steps ? [] : turnsOf(stored) };
+  const { unfinished: _shownAsTurns, ...rest } = stored;
+  return { ...rest, turns: stored.steps ? [] : turnsOf(stored) };
 }
 
 /** What is stored of an exchange: no turns, only records (those of turns that never finished too). */
@@ -55,7 +56,7 @@ function turnsFor(exchange: Exchange, event: RlmEvent): TurnView[] | null {
   return call ? call.child : null;
 }
 
-export function findSubcall(turns: TurnView[], id: string): SubcallView | null {
+function findSubcall(turns: TurnView[], id: string): SubcallView | null {
   for (const t of turns) {
     for (const c of t.cells) {
       for (const s of c.subcalls) {
