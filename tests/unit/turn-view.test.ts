@@ -2,11 +2,12 @@
 // stored form of its steps: the turns derived from the records a run left must read as the turns
 // the page folded from the same run's events while it went (src/app/run-view.ts).
 import { describe, expect, it } from "vitest";
-import { applyEvent, newExchange } from "../../src/app/run-view.ts";
+import { applyEvent, exchangeOf, fillSteps, markInterrupted, newExchange, storedOf } from "../../src/app/run-view.ts";
 import { blockRecord, iterationRecord, subcallRecord } from "../../src/core/records.ts";
 import { withTurnFacts } from "../../src/core/turn-facts.ts";
 import { turnsOf, type TurnView } from "../../src/core/turn-view.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
+import { MemoryStore } from "../../src/store/memory.ts";
 
 const result = { stdout: "42\n", stderr: "", final_answer: null, locals: {}, execution_time: 0.5, error: "ValueError", interrupted: false };
 
@@ -68,5 +69,41 @@ describe("the turns derived from a run's records", () => {
     const derived = turnsOf({ iterations: live.iterations });
     expect(derived[0]).not.toHaveProperty("usage");
     expect(derived[1]?.notices).toEqual([]);
+  });
+
+  it("a turn cut off by a reload (no record yet) is kept, as a record, and shown again", async () => {
+    const live = newExchange("e", "q?");
+    const listen = withTurnFacts((event) => applyEvent(live, event));
+    const events = run();
+    // The page goes away while turn 2's cell runs: its reply is done, its record never comes.
+    for (const event of events.slice(0, 9)) listen(event);
+    listen({
+      type: "turn-finished",
+      turn: 1,
+      response: "```repl\nslow()\n```",
+      usage: { promptTokens: 9, completionTokens: 2 },
+      durationMs: 50,
+      depth: 0,
+    });
+    listen({ type: "cell-started", turn: 1, cell: 0, code: "slow()", depth: 0 });
+    const store = new MemoryStore();
+    await store.saveExchange("s", storedOf(markInterrupted(structuredClone(live))));
+
+    const [reopened] = (await store.loadExchanges("s")).map(exchangeOf);
+    expect(reopened?.steps).toMatchObject({ turns: 2, iterations: 1 });
+    const steps = await store.loadSteps("e");
+    expect(steps?.iterations).toHaveLength(1); // what exports and Continue read: finished turns only
+    fillSteps(reopened!, steps);
+    const [first, cut] = reopened!.turns;
+    expect(seen(first!)).toEqual(seen(live.turns[0]!));
+    expect(cut).toMatchObject({
+      index: 1,
+      text: "```repl\nslow()\n```",
+      done: true,
+      usage: { promptTokens: 9, completionTokens: 2 },
+      durationMs: 50,
+    });
+    expect(cut?.notices).toEqual(live.turns[1]?.notices);
+    expect(cut?.cells).toMatchObject([{ code: "slow()", result: { interrupted: true } }]);
   });
 });
