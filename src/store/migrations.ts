@@ -20,7 +20,10 @@ export type DocumentRow = { sessionId: string; path: string } & ({ blob: Blob } 
 export type ExchangeRow = ExchangeRecord & { sessionId: string };
 /** A question's steps, by the question's id (v2; since v3 its trajectory records only). */
 export type StepsRow = { id: string; sessionId: string } & RunSteps;
-/** The steps as versions 1 and 2 kept them: the turns as shown beside the records. */
+/**
+ * The steps as versions 1 and 2 kept them: the turns as shown beside the records. Those turns
+ * had the shape the page's TurnView still has; a change to TurnView must freeze a copy here.
+ */
 type TwoFormSteps = { turns?: TurnView[]; iterations?: IterationRecord[] };
 
 export interface RlmDb extends DBSchema {
