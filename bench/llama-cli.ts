@@ -70,7 +70,12 @@ async function throughputs(): Promise<Throughput[]> {
         console.log(`round ${run + 1}/${RUNS}: ${CONFIGS[i]!.label} (load ${load()})`);
         const content = `Run ${run}. ` + "The quick brown fox jumps over the lazy dog. ".repeat(Math.ceil(PROMPT_TOKENS / 10));
         samples.length = 0;
-        await local.root.complete({ messages: [{ role: "user", content }], maxTokens: DECODE_TOKENS, temperature: 0, thinking: false });
+        await local.root.complete({
+          messages: [{ role: "user", content }],
+          maxTokens: DECODE_TOKENS,
+          sampling: { temperature: 0 },
+          thinking: false,
+        });
         const s = samples[0]!;
         results[i]!.prefill.push(s.evaluatedTokens / (s.prefillMs / 1000));
         results[i]!.decode.push(s.generatedTokens / (s.generateMs / 1000));

@@ -3,6 +3,7 @@ import { parseArgs } from "node:util";
 import { FALLBACK_MODES, type FallbackMode } from "../core/fallback-cost.ts";
 import { PROMPT_CHOICES, type PromptChoice } from "../core/profiles/types.ts";
 import { RUN_MODE_CHOICES, type RunModeRequest } from "../core/run-mode.ts";
+import { samplingOf, type Sampling } from "../core/sampling.ts";
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -31,9 +32,8 @@ export interface CliOptions {
   maxTimeS?: number;
   cellTimeoutS?: number;
   concurrency?: number;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** --temperature, --top-p, --seed: passed whole to every request. */
+  sampling: Sampling;
   stream: boolean;
   verbose: boolean;
   /** --quiet: no progress line on a terminal. */
@@ -172,6 +172,11 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     rawOutput: v["raw-output"] === true,
     noCache: v["no-cache"] === true,
     thinking: v.thinking === true,
+    sampling: samplingOf({
+      temperature: num("temperature", v.temperature, false),
+      topP: num("top-p", v["top-p"], false),
+      seed: num("seed", v.seed),
+    }),
     help,
     version,
   };
@@ -214,9 +219,6 @@ export function parseCliArgs(argv: string[], env: Record<string, string | undefi
     ["maxTimeS", "max-time", false],
     ["cellTimeoutS", "cell-timeout", false],
     ["concurrency", "concurrency", true],
-    ["temperature", "temperature", false],
-    ["topP", "top-p", false],
-    ["seed", "seed", true],
     ["threads", "threads", true],
     ["maxFallbackCalls", "max-fallback-calls", true],
     ["maxFallbackTokens", "max-fallback-tokens", true],

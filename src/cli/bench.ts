@@ -141,7 +141,7 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
     if (depth) config.maxDepth = depth;
     if (conc) config.maxConcurrentSubcalls = conc;
     if (time) config.maxWallTimeMs = time * 1000;
-    if (v.temperature !== undefined) config.temperature = Number(v.temperature);
+    if (v.temperature !== undefined) config.sampling = { temperature: Number(v.temperature) };
   } catch (err) {
     io.stderr(`rlm bench: ${err instanceof Error ? err.message : String(err)}\nRun rlm bench --help for the options.\n`);
     return 2;

@@ -71,9 +71,7 @@ function configFrom(o: CliOptions): RlmConfig {
   if (o.concurrency !== undefined) c.maxConcurrentSubcalls = o.concurrency;
   if (o.maxTokens !== undefined) c.maxTokensPerTurn = o.maxTokens;
   if (o.subMaxTokens !== undefined) c.subMaxTokens = o.subMaxTokens;
-  if (o.temperature !== undefined) c.temperature = o.temperature;
-  if (o.topP !== undefined) c.topP = o.topP;
-  if (o.seed !== undefined) c.seed = o.seed;
+  c.sampling = o.sampling;
   if (o.prompt !== undefined) c.prompt = o.prompt;
   if (o.mode !== undefined) c.runMode = o.mode;
   if (o.thinking) c.thinking = true;

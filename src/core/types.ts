@@ -4,6 +4,7 @@ import type { RankedSource } from "./evidence.ts";
 import type { FallbackDecision, FallbackPolicy } from "./fallback-cost.ts";
 import type { PromptChoice } from "./profiles/types.ts";
 import type { RunModeRequest } from "./run-mode.ts";
+import type { Sampling } from "./sampling.ts";
 
 export interface RlmConfig {
   /** Root model turns before the loop asks for its best answer. */
@@ -28,9 +29,8 @@ export interface RlmConfig {
   maxTokensPerTurn?: number;
   subMaxTokens?: number;
   outputCharsPerCell?: number;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** Temperature, top-p, seed as one value (src/core/sampling.ts); absent: the engine's defaults. */
+  sampling?: Sampling;
   /** Prompt profile: "auto" (default) picks one from the root model's name and window. */
   prompt?: PromptChoice;
   /** "auto" (default): answer in one direct call when the document fits the window; else RLM. */

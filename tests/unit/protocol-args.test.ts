@@ -54,8 +54,7 @@ describe("CLI arguments", () => {
       model: "m",
       subModel: "s",
       maxIterations: 5,
-      temperature: 0.3,
-      seed: 1,
+      sampling: { temperature: 0.3, seed: 1 },
       json: true,
       stream: false,
     });
