@@ -57,6 +57,15 @@ export const DEFAULT_CONFIG: RlmConfig = {
   maxConcurrentSubcalls: 4,
 };
 
+/**
+ * The defaults with the settings that are set: an option left out (undefined) keeps its default
+ * instead of hiding it, as a plain spread would (the command line's flags arrive this way).
+ */
+export function configWith(set: Partial<RlmConfig>): RlmConfig {
+  const given = Object.entries(set).filter(([, value]) => value !== undefined);
+  return { ...DEFAULT_CONFIG, ...(Object.fromEntries(given) as Partial<RlmConfig>) };
+}
+
 export type RunStatus = "answered" | "out-of-iterations" | "out-of-time" | "too-many-errors" | "stopped" | "failed";
 
 export interface ModelUsage {
