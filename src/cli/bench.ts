@@ -127,7 +127,7 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
     const tasks = planTasks(plan);
     const outcome = await runBench({
       tasks,
-      ...(methods ? { methods } : {}),
+      methods,
       rootEngine: root,
       subEngine: sub,
       createRepl: async () => {

@@ -90,14 +90,15 @@ function jsonResult(result: RlmResult): string {
   const out = {
     answer: result.answer,
     status: result.status,
-    ...(result.message ? { message: result.message } : {}),
+    // JSON leaves out what is undefined: a key is there only when it says something.
+    message: result.message || undefined,
     iterations: result.iterations.length,
     usage: { ...result.usage, promptTokens: tokens.prompt, completionTokens: tokens.completion },
-    ...(result.mode ? { mode: result.mode } : {}),
-    ...(result.producedBy ? { producedBy: result.producedBy } : {}),
-    ...(result.fallback ? { fallback: result.fallback } : {}),
-    ...(result.unverified ? { unverified: result.unverified } : {}),
-    ...(result.cutOff ? { cutOff: result.cutOff } : {}),
+    mode: result.mode || undefined,
+    producedBy: result.producedBy || undefined,
+    fallback: result.fallback || undefined,
+    unverified: result.unverified || undefined,
+    cutOff: result.cutOff || undefined,
     sources: result.sources ?? [],
   };
   return `${inertJson(JSON.stringify(out, null, 2))}\n`;
@@ -250,8 +251,8 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     );
     const result = await session.ask(options.task, {
       signal: controller.signal,
-      ...(printer ? { onEvent: printer } : progress ? { onEvent: progress.event } : {}),
-      ...(io.ask && config.fallback?.mode === "ask" ? { confirmFallback: terminalAsker(io.ask) } : {}),
+      onEvent: printer ?? progress?.event,
+      confirmFallback: io.ask && config.fallback?.mode === "ask" ? terminalAsker(io.ask) : undefined,
     });
     progress?.done();
     // A start that failed is the run's error; after a question, the boot has long finished.
