@@ -19,10 +19,11 @@ import { perTurn, roundTrip } from "./lib/harness-runs.ts";
 import { MB } from "./lib/peak.ts";
 import { Report, load, spread, spreadOf, today } from "./lib/report.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const SIZES = (arg("sizes") ?? "1,10,100,500").split(",").map(Number);
-const ONLY = arg("only");
+const args = scriptArgs({ only: { type: "string" }, sizes: { type: "string" } });
+const SIZES = (args.sizes ?? "1,10,100,500").split(",").map(Number);
+const ONLY = args.only;
 const runsFor = (size: number) => (size >= 500 ? 3 : 5);
 const TURNS = 40;
 const RUNS = 5;
@@ -185,7 +186,7 @@ try {
   await browser.close();
   await pages.close();
 }
-if (process.argv.includes("--write")) {
+if (args.write) {
   report.save();
   report.saveJson("", raw);
 }

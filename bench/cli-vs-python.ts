@@ -25,13 +25,20 @@ import { join } from "node:path";
 import { repl as code, startScriptedServer } from "../tests/fixtures/scripted-server.ts";
 import { Report, load, spread, spreadOf, today } from "./lib/report.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 3);
-const BIG_MB = Number(arg("big-mb") ?? 500);
-const canonicalPython = arg("canonical-python") ?? process.env.RLM_CANONICAL_PYTHON ?? null;
+const args = scriptArgs({
+  baseline: { type: "string" },
+  "big-mb": { type: "string", number: "decimal" },
+  "canonical-python": { type: "string", env: ["RLM_CANONICAL_PYTHON"] },
+  "no-big": { type: "boolean" },
+  runs: { type: "string", number: "whole" },
+});
+const RUNS = args.runs ?? 3;
+const BIG_MB = args["big-mb"] ?? 500;
+const canonicalPython = args["canonical-python"] ?? null;
 const bin = new URL("../bin/rlm.mjs", import.meta.url).pathname;
-const baselineDir = arg("baseline") ?? null;
+const baselineDir = args.baseline ?? null;
 const baselineBin = baselineDir ? join(baselineDir, "bin/rlm.mjs") : null;
 const BASELINE = "baseline checkout, warm cache";
 const BASELINE_COLD = "baseline checkout, cold cache";
@@ -173,7 +180,7 @@ try {
   }
   for (let i = 0; i < 5; i++) (samples["rlm --help"] ??= []).push(await timed(process.execPath, [bin, "--help"]));
 
-  if (!process.argv.includes("--no-big")) {
+  if (!args["no-big"]) {
     const big = join(work, `haystack-${BIG_MB}mb.txt`);
     writeHaystack(big, BIG_MB * 2 ** 20);
     const r = await timed(process.execPath, ourArgs(big, warmDir));
@@ -236,7 +243,7 @@ for (const [key, list] of Object.entries(samples)) {
 }
 report.line();
 report.line(`Load average per run: ${loads.join(", ")}; at the end: ${load()}.`);
-if (process.argv.includes("--write")) {
+if (args.write) {
   report.save();
   report.saveJson(
     "",

@@ -9,10 +9,11 @@ import { MB, mb, samplePeak } from "./lib/peak.ts";
 import { Report, load, spread, spreadOf, today } from "./lib/report.ts";
 import { asciiBlob } from "./lib/text.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const SIZES = (arg("sizes") ?? "1,10,100,500").split(",").map(Number);
-const runsFor = (size: number) => Number(arg("runs") ?? (size >= 500 ? 3 : 5));
+const args = scriptArgs({ runs: { type: "string", number: "whole" }, sizes: { type: "string" } });
+const SIZES = (args.sizes ?? "1,10,100,500").split(",").map(Number);
+const runsFor = (size: number) => Number(args.runs ?? (size >= 500 ? 3 : 5));
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 const rss = () => process.memoryUsage().rss;
@@ -123,7 +124,7 @@ report.line(
   `Wasm heap at boot (before any document): ${mb((raw[`${SIZES[0]}MB`] as { samples: LoadSample[] }).samples[0]?.heapBefore ?? 0)} MB. ` +
     "RSS = whole Node process (main thread + REPL worker thread), sampled every 20 ms during the load.",
 );
-if (process.argv.includes("--write")) {
+if (args.write) {
   report.save();
   report.saveJson("", raw);
 }

@@ -25,10 +25,11 @@ import {
   type EnginePage,
 } from "../tests/e2e/engines/index.ts";
 import { openaiUrl, startApp } from "../tests/e2e/harness.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 3);
-const ENGINES = (arg("engines")?.split(",") ?? ["chromium", "firefox", "webkit"]) as EngineName[];
+const args = scriptArgs({ engines: { type: "string" }, runs: { type: "string", number: "whole" } });
+const RUNS = args.runs ?? 3;
+const ENGINES = (args.engines?.split(",") ?? ["chromium", "firefox", "webkit"]) as EngineName[];
 const BIG_MB = 100;
 const SUBCALLS = 20;
 const BOOT_MS = 240_000;
@@ -282,7 +283,7 @@ async function main() {
   }
   const text = report(results);
   console.log(`\n${text}`);
-  if (process.argv.includes("--write")) {
+  if (args.write) {
     const path = new URL("./RESULTS.md", import.meta.url);
     const heading = "## Browser engines: Chromium, Firefox, WebKit";
     // Replaces this section (up to the next "## " heading) and keeps every other section.

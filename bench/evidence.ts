@@ -25,8 +25,11 @@ import { perTurn } from "./lib/harness-runs.ts";
 import { Report, load, spread, today } from "./lib/report.ts";
 import { asciiBlob } from "./lib/text.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const quick = process.argv.includes("--quick");
+const args = scriptArgs({ only: { type: "string" }, quick: { type: "boolean" } });
+
+const quick = args.quick;
 const report = new Report("evidence");
 report.line(`Machine: ${machine()}. Date: ${today()}. Load average at start: ${load()}.`);
 
@@ -236,7 +239,7 @@ async function overhead(): Promise<void> {
 }
 
 // --only=quality or --only=overhead runs one part.
-const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7);
+const only = args.only;
 let rows: Row[] = [];
 if (only !== "overhead") {
   const repl = createNodeRepl({ syncMode: "sab" });
@@ -249,7 +252,7 @@ if (only !== "overhead") {
 if (only !== "quality") await overhead();
 report.line();
 report.line(`Load average at the end: ${load()}.`);
-if (process.argv.includes("--write")) {
+if (args.write) {
   console.log(`written: ${report.save()}`);
   report.saveJson("-rows", rows);
 }

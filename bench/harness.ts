@@ -8,6 +8,9 @@ import type { ReplClient } from "../src/repl/client.ts";
 import { startScriptedServer, type ScriptedRequest } from "../tests/fixtures/scripted-server.ts";
 import { perTurn, roundTrip, type EngineFactory } from "./lib/harness-runs.ts";
 import { fmt, machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
+
+const args = scriptArgs({});
 
 const TURNS = 40;
 const RUNS = 5;
@@ -76,7 +79,7 @@ for (const mode of modes) {
   }
   repl.close();
 }
-if (process.argv.includes("--write")) {
+if (args.write) {
   const { writeFile } = await import("node:fs/promises");
   await writeFile(new URL("./out/harness.md", import.meta.url), `${lines.join("\n")}\n`);
 }

@@ -12,11 +12,12 @@ import { startBenchPages } from "./browser/server.ts";
 import { tinyQwenGguf, type QwenWeights } from "../tests/fixtures/gguf/index.ts";
 import { launchEngine, missingEngine, waitForFunction, type EngineName, type EnginePage } from "../tests/e2e/engines/index.ts";
 import { load, today } from "./lib/report.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const ENGINES = (arg("engines") ?? "chromium,firefox,webkit").split(",") as EngineName[];
-const THREADS = Number(arg("threads") ?? 2);
-const WEIGHTS = (arg("weights") ?? "q8_0") as QwenWeights;
+const args = scriptArgs({ engines: { type: "string" }, threads: { type: "string", number: "whole" }, weights: { type: "string" } });
+const ENGINES = (args.engines ?? "chromium,firefox,webkit").split(",") as EngineName[];
+const THREADS = args.threads ?? 2;
+const WEIGHTS = (args.weights ?? "q8_0") as QwenWeights;
 const TEXT = "Harbour ledger, tide keeper: count the lamps.";
 const TOKENS = 12;
 

@@ -15,11 +15,16 @@ import { CLI_SECTION, load, today, writeResultsSection } from "./lib/report.ts";
 import { nativeScriptedAnswer } from "./lib/native-answer.ts";
 import { CHUNK_CHARS, restMs } from "./lib/scripted-answer.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 3);
+const args = scriptArgs({
+  "no-rlm": { type: "boolean" },
+  "rlm-threads": { type: "string", number: "whole" },
+  runs: { type: "string", number: "whole" },
+});
+const RUNS = args.runs ?? 3;
 /** Threads for the whole scripted answer (default 1: on a shared 2-core machine two fight other work and lose). */
-const RLM_THREADS = Number(arg("rlm-threads") ?? 1);
+const RLM_THREADS = args["rlm-threads"] ?? 1;
 const PROMPT_TOKENS = 512;
 const DECODE_TOKENS = 48;
 
@@ -70,7 +75,12 @@ async function throughputs(): Promise<Throughput[]> {
         console.log(`round ${run + 1}/${RUNS}: ${CONFIGS[i]!.label} (load ${load()})`);
         const content = `Run ${run}. ` + "The quick brown fox jumps over the lazy dog. ".repeat(Math.ceil(PROMPT_TOKENS / 10));
         samples.length = 0;
-        await local.root.complete({ messages: [{ role: "user", content }], maxTokens: DECODE_TOKENS, temperature: 0, thinking: false });
+        await local.root.complete({
+          messages: [{ role: "user", content }],
+          maxTokens: DECODE_TOKENS,
+          sampling: { temperature: 0 },
+          thinking: false,
+        });
         const s = samples[0]!;
         results[i]!.prefill.push(s.evaluatedTokens / (s.prefillMs / 1000));
         results[i]!.decode.push(s.generatedTokens / (s.generateMs / 1000));
@@ -115,7 +125,7 @@ async function main(): Promise<void> {
     "wllama 3.13 in Node: not measured, because it does not run there. Its default build needs JSPI's current API (`WebAssembly.Suspending`, `WebAssembly.promising`) and Memory64; Node 20's V8 11.3 has only the old `WebAssembly.Suspender` behind a flag. Its compat build (wasm32 + Asyncify) would need the browser's Worker (a module worker from a Blob URL, spawning pthread workers from Blob URLs), which Node's `worker_threads` does not provide, and `new Wllama()` already stops at \"No supported storage backend found\" (it wants OPFS or Cache Storage). wllama ships no Node entry; in the page it is the other engineer's engine (issue 26, part 1).",
   );
 
-  if (!process.argv.includes("--no-rlm")) {
+  if (!args["no-rlm"]) {
     console.log(`scripted RLM answer (load ${load()})`);
     const r = await nativeScriptedAnswer(RLM_THREADS);
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -137,7 +147,7 @@ async function main(): Promise<void> {
     out(`| Python, the loop, the rest | ${s(python)} | |`);
   }
 
-  if (process.argv.includes("--write")) writeResultsSection(CLI_SECTION, lines.join("\n"));
+  if (args.write) writeResultsSection(CLI_SECTION, lines.join("\n"));
 }
 
 await main();

@@ -16,15 +16,24 @@ import { startBenchPages } from "./browser/server.ts";
 import { BASE_ARGS, CHROMIUM } from "./lib/chromium.ts";
 import { load, today } from "./lib/report.ts";
 import { machine } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const SHAPE = (arg("shape") ?? "qwen2.5-0.5b") as QwenShapeName;
-const WEIGHTS = arg("weights") as QwenWeights | undefined;
-const BUILDS = (arg("builds") ?? "compat,simd").split(",") as ("default" | "compat" | "simd")[];
-const THREADS = Number(arg("threads") ?? 2);
-const PROMPT_WORDS = Number(arg("prompt-words") ?? 350);
-const TOP = Number(arg("top") ?? 15);
-const OUT = arg("out") ?? "bench/out/llama-profile.md";
+const args = scriptArgs({
+  builds: { type: "string" },
+  out: { type: "string" },
+  "prompt-words": { type: "string", number: "whole" },
+  shape: { type: "string" },
+  threads: { type: "string", number: "whole" },
+  top: { type: "string", number: "whole" },
+  weights: { type: "string" },
+});
+const SHAPE = (args.shape ?? "qwen2.5-0.5b") as QwenShapeName;
+const WEIGHTS = args.weights as QwenWeights | undefined;
+const BUILDS = (args.builds ?? "compat,simd").split(",") as ("default" | "compat" | "simd")[];
+const THREADS = args.threads ?? 2;
+const PROMPT_WORDS = args["prompt-words"] ?? 350;
+const TOP = args.top ?? 15;
+const OUT = args.out ?? "bench/out/llama-profile.md";
 const KV_TOKENS = 4096;
 /** Microseconds between samples: fine enough for kernels that run for milliseconds. */
 const SAMPLE_US = 200;

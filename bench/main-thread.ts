@@ -20,10 +20,11 @@ import { Report, load, spreadOf, today } from "./lib/report.ts";
 import { explainLongTasks, type TaskExplanation } from "./lib/trace.ts";
 import { INSTALL_OBSERVERS, longest, type Entry } from "./lib/long-tasks.ts";
 import { machine } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 3);
-const TRACE = arg("trace") ?? "auto";
+const args = scriptArgs({ dist: { type: "string" }, runs: { type: "string", number: "whole" }, trace: { type: "string" } });
+const RUNS = args.runs ?? 3;
+const TRACE = args.trace ?? "auto";
 const LIMIT_MS = 50;
 const FILE_MB = 100;
 /** Quiet time after the file is listed, so its IndexedDB save and REPL load fall in the window. */
@@ -135,7 +136,7 @@ const over = (entries: Entry[]) => entries.filter((e) => e.kind === "longtask" &
 const report = new Report("main-thread");
 const dir = mkdtempSync(join(tmpdir(), "rlm-bench-"));
 const file = writeBigFile(dir);
-const app = await startBuiltApp(arg("dist"));
+const app = await startBuiltApp(args.dist);
 const server = await startScriptedServer({ contextWindow: 32_768, root: rootScript, sub: subScript });
 const browser = await launchChromium();
 report.line(`Machine: ${machine()}, Chromium ${browser.version()} (headless). Date: ${today()}. Load average at start: ${load()}.`);
@@ -263,7 +264,7 @@ if (explained) {
     report.line(`  - outermost bundle frame: ${t.entryPoints.map((f) => `${f.where} ${f.ms.toFixed(0)} ms`).join("; ") || "none"}`);
   }
 }
-if (process.argv.includes("--write")) {
+if (args.write) {
   report.save();
   report.saveJson("", { cycles, explained });
 }

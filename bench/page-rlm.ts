@@ -28,9 +28,10 @@ import {
   type AnswerParts,
 } from "./lib/scripted-answer.ts";
 import { machine } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const THREADS = Number(arg("threads") ?? availableParallelism());
+const args = scriptArgs({ "no-native": { type: "boolean" }, threads: { type: "string", number: "whole" }, tiny: { type: "boolean" } });
+const THREADS = Number(args.threads ?? availableParallelism());
 const HOUR_S = 3600;
 
 interface PageCall {
@@ -161,8 +162,8 @@ async function main(): Promise<void> {
   };
   const startLoad = load();
   // --tiny: the small test model, to try the flow in a minute (its figures mean nothing).
-  const modelPath = process.argv.includes("--tiny") ? await tinyQwenGguf() : await tinyQwenGguf({ shape: "qwen2.5-0.5b" });
-  const native: RlmTiming | null = process.argv.includes("--no-native") ? null : await nativeScriptedAnswer(THREADS);
+  const modelPath = args.tiny ? await tinyQwenGguf() : await tinyQwenGguf({ shape: "qwen2.5-0.5b" });
+  const native: RlmTiming | null = args["no-native"] ? null : await nativeScriptedAnswer(THREADS);
   const afterNative = load();
   const page = await pageAnswer(modelPath);
   const p = pageParts(page.calls);
@@ -196,7 +197,7 @@ async function main(): Promise<void> {
     `| loading the model, Python, the loop, the rest | ${s(restMs(page.totalMs, p))} | ${native ? s(restMs(native.totalMs, native)) : "—"} | | |`,
   );
 
-  if (process.argv.includes("--write")) {
+  if (args.write) {
     const command = `Command: \`npm run build && node --import tsx bench/page-rlm.ts --threads=${THREADS} --write\`.`;
     writeResultsSection(PAGE_SECTION, `${command}\n\n${lines.join("\n")}`, CLI_SECTION);
   }

@@ -15,6 +15,9 @@ import { InstantEngine } from "../tests/fixtures/instant-engine.ts";
 import { Report, load, today } from "./lib/report.ts";
 import { asciiBlobOfBytes } from "./lib/text.ts";
 import { machine } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
+
+const args = scriptArgs({ quick: { type: "boolean" } });
 
 const ALL_SIZES: Array<[string, number]> = [
   ["10 KB", 10 * 1024],
@@ -23,7 +26,7 @@ const ALL_SIZES: Array<[string, number]> = [
   ["100 MB", 100 * 2 ** 20],
 ];
 // 10 MB is in the smoke test: from there the 8 chunks' text repeats (the filler is one block).
-const SIZES = process.argv.includes("--quick") ? ALL_SIZES.filter(([label]) => label === "10 KB" || label === "10 MB") : ALL_SIZES;
+const SIZES = args.quick ? ALL_SIZES.filter(([label]) => label === "10 KB" || label === "10 MB") : ALL_SIZES;
 const WINDOWS = [32_768, 4_096];
 
 const fence = (code: string) => `Let me look.\n\`\`\`repl\n${code}\n\`\`\``;
@@ -107,7 +110,7 @@ for (const window of WINDOWS) {
   report.line();
   report.line(`Ratio 100 MB / 10 KB per turn: ${growth.join(", ")}.`);
 }
-if (process.argv.includes("--write")) {
+if (args.write) {
   report.save();
   report.saveJson("", Object.fromEntries(results));
 }

@@ -7,6 +7,9 @@ import { spawnSync } from "node:child_process";
 import { cpus } from "node:os";
 import { MarkdownRenderer } from "../src/ui/render/markdown-html.ts";
 import { Report, load, today } from "./lib/report.ts";
+import { scriptArgs } from "./lib/args.ts";
+
+const args = scriptArgs({});
 
 const MARKED_LIMIT_MS = 10_000;
 const CASES: Record<string, (n: number) => string> = {
@@ -66,4 +69,4 @@ for (const name of Object.keys(CASES)) {
 }
 report.line();
 report.line(`Load average at end: ${load()}.`);
-if (process.argv.includes("--write")) console.error(`written to ${report.save()}`);
+if (args.write) console.error(`written to ${report.save()}`);

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Report, load, spread, today } from "./lib/report.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
 interface Start {
   wallMs: number;
@@ -30,11 +31,11 @@ type CreateNodeRepl = (options: { sandbox: false; snapshotDir: string }) => {
   close(): void;
 };
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 10);
+const args = scriptArgs({ baseline: { type: "string" }, kinds: { type: "string" }, runs: { type: "string", number: "whole" } });
+const RUNS = args.runs ?? 10;
 /** --kinds=restored (or made-snapshot) times only that kind of start. */
-const KINDS = (arg("kinds") ?? "restored,made-snapshot").split(",");
-const baselineDir = arg("baseline");
+const KINDS = (args.kinds ?? "restored,made-snapshot").split(",");
+const baselineDir = args.baseline;
 if (!baselineDir) throw new Error("Name the other checkout: --baseline=DIR");
 
 const checkouts = {
@@ -131,5 +132,5 @@ for (const kind of KINDS) {
 }
 report.line();
 report.line(`Load average per run: ${loads.join(", ")}; at the end: ${load()}.`);
-if (process.argv.includes("--write")) report.save();
+if (args.write) report.save();
 process.exit(0);

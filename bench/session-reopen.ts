@@ -17,11 +17,17 @@ import { longSession, seedVersion1, type LongSession } from "./lib/long-session.
 import { Report, load, spreadOf, today } from "./lib/report.ts";
 import { splitExchange, type StoredExchange } from "../src/store/schema.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 5);
-const QUESTIONS = Number(arg("questions") ?? 7);
-const BASE = arg("base");
+const args = scriptArgs({
+  base: { type: "string" },
+  dist: { type: "string" },
+  questions: { type: "string", number: "whole" },
+  runs: { type: "string", number: "whole" },
+});
+const RUNS = args.runs ?? 5;
+const QUESTIONS = args.questions ?? 7;
+const BASE = args.base;
 if (!BASE) throw new Error("--base=<dist of the build before> is required");
 
 interface Sample {
@@ -70,7 +76,7 @@ const session = longSession(QUESTIONS);
 /** What the new page reads to reopen it: each question's record, not its steps. */
 const recordBytes = session.exchanges.reduce((n, e) => n + JSON.stringify(splitExchange(e as unknown as StoredExchange).record).length, 0);
 const before = await startBuiltApp(BASE);
-const after = await startBuiltApp(arg("dist") ?? "dist");
+const after = await startBuiltApp(args.dist ?? "dist");
 const browser = await launchChromium(["--enable-precise-memory-info"]);
 const samples: Record<"before" | "after", Sample[]> = { before: [], after: [] };
 const loadStart = load();
@@ -120,7 +126,7 @@ for (const [label, key, digits] of rows) {
   const ratio = med("before", key) ? `${(med("after", key) / med("before", key)).toFixed(2)}×` : "—";
   report.row([label, `${b.median} (${b.range})`, `${a.median} (${a.range})`, ratio]);
 }
-if (process.argv.includes("--write")) {
+if (args.write) {
   console.log(`wrote ${report.save()}`);
   report.saveJson("-samples", samples);
 }

@@ -22,9 +22,10 @@ import { chromiumRssReader, launchChromium } from "./lib/chromium.ts";
 import { MB } from "./lib/peak.ts";
 import { Report, load, spread, spreadOf, today } from "./lib/report.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 5);
+const args = scriptArgs({ dist: { type: "string" }, runs: { type: "string", number: "whole" } });
+const RUNS = args.runs ?? 5;
 
 /**
  * Installed before any page script: notes when the app first shows a chip and when it says
@@ -140,7 +141,7 @@ async function serviceWorkerSettled(page: Page): Promise<boolean> {
 }
 
 const report = new Report("startup");
-const app = await startBuiltApp(arg("dist"));
+const app = await startBuiltApp(args.dist);
 const pages = await startBenchPages();
 const browser = await launchChromium();
 report.line(`Machine: ${machine()}, Chromium ${browser.version()} (headless). Date: ${today()}. Load average at start: ${load()}.`);
@@ -277,7 +278,7 @@ report.line(
     "MutationObserver installed before page scripts sees the chip text change).",
 );
 report.line(`Load average at the end: ${load()}.`);
-if (process.argv.includes("--write")) {
+if (args.write) {
   report.save();
   report.saveJson("", { samples, extras, memory: memoryRows });
 }

@@ -17,9 +17,10 @@ import { launchChromium } from "./lib/chromium.ts";
 import { INSTALL_OBSERVERS, longest, type Entry } from "./lib/long-tasks.ts";
 import { Report, load, spreadOf, today } from "./lib/report.ts";
 import { machine } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const RUNS = Number(arg("runs") ?? 3);
+const args = scriptArgs({ dist: { type: "string" }, runs: { type: "string", number: "whole" } });
+const RUNS = args.runs ?? 3;
 const LIMIT_MS = 50;
 const FILE_MB = 100;
 const NEEDLE = "The launch code is ZEBRA-4471, said the memo.";
@@ -137,7 +138,7 @@ const over = (entries: Entry[]) => entries.filter((e) => e.kind === "longtask" &
 const report = new Report("viewer");
 const dir = mkdtempSync(join(tmpdir(), "rlm-viewer-"));
 const { path: file, line: needleLine } = writeBigFile(dir);
-const app = await startBuiltApp(arg("dist"));
+const app = await startBuiltApp(args.dist);
 const server = await startScriptedServer({ contextWindow: 32_768, root, sub });
 const browser = await launchChromium();
 report.line(`Machine: ${machine()}, Chromium ${browser.version()} (headless). Date: ${today()}. Load average at start: ${load()}.`);
@@ -188,7 +189,7 @@ for (const [label, pick] of [
     cycles.map((c) => longest(pick(c), "loaf").toFixed(0)).join(", "),
   ]);
 }
-if (process.argv.includes("--write")) {
+if (args.write) {
   report.save();
   report.saveJson("", cycles);
 }

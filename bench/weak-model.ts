@@ -11,7 +11,6 @@ import { execSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { trajectoryFileName } from "../src/bench/node.ts";
 import { parseResultsJsonl } from "../src/bench/results.ts";
 import { parseJsonl } from "../src/core/trajectory.ts";
@@ -21,21 +20,22 @@ import { startScriptedServer } from "../tests/fixtures/scripted-server.ts";
 import { chunkSubModel, weakRoot, type FailureMode } from "../tests/fixtures/weak-model.ts";
 import { load, today } from "./lib/report.ts";
 import { machine } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const { values: v } = parseArgs({
-  options: {
-    rates: { type: "string", default: "0.3,0.5" },
-    seed: { type: "string", default: "1" },
-    sizes: { type: "string", default: "28K,112K" },
-    repeats: { type: "string", default: "4" },
-    window: { type: "string", default: "4096" },
-    label: { type: "string", default: "" },
-    write: { type: "boolean", default: false },
-  },
+const v = scriptArgs({
+  rates: { type: "string" },
+  seed: { type: "string", number: "whole" },
+  sizes: { type: "string" },
+  repeats: { type: "string", number: "whole" },
+  window: { type: "string", number: "whole" },
+  label: { type: "string" },
 });
+const seed = v.seed ?? 1;
+const sizes = v.sizes ?? "28K,112K";
+const repeats = v.repeats ?? 4;
 const SUITES = "niah,docqa,oolong,oolong-pairs";
-const rates = v.rates!.split(",").map(Number);
-const window = Number(v.window);
+const rates = (v.rates ?? "0.3,0.5").split(",").map(Number);
+const window = v.window ?? 4096;
 
 interface Condition {
   name: string;
@@ -57,7 +57,7 @@ async function runCondition(condition: Condition): Promise<Outcome> {
   const server = await startScriptedServer({
     contextWindow: window,
     root: weakRoot({
-      seed: Number(v.seed),
+      seed,
       failureRate: condition.failureRate,
       onFailure: (mode) => failures.set(mode, (failures.get(mode) ?? 0) + 1),
     }),
@@ -75,9 +75,9 @@ async function runCondition(condition: Condition): Promise<Outcome> {
         ["--context-window", String(window)],
         ["--methods", "rlm"],
         ["--suites", SUITES],
-        ["--sizes", v.sizes!],
-        ["--repeats", v.repeats!],
-        ["--seed", v.seed!],
+        ["--sizes", sizes],
+        ["--repeats", String(repeats)],
+        ["--seed", String(seed)],
         ["--out", out],
       ].flat(),
       { stdout: () => undefined, stderr: (s) => void errors.push(s), readStdin: async () => null, env: {} },
@@ -139,7 +139,7 @@ for (const condition of [{ name: "clean", failureRate: 0 }, ...rates.map((r) => 
 const lines: string[] = [];
 lines.push(
   `Run "${label}" (commit ${commit}): ${today()}, ${machine()}, load average ${startLoad} at start, ${load()} at end. ` +
-    `Window ${window} tokens (root and sub), sizes ${v.sizes}, ${v.repeats} repeat(s), seed ${v.seed}.`,
+    `Window ${window} tokens (root and sub), sizes ${sizes}, ${repeats} repeat(s), seed ${seed}.`,
 );
 lines.push("");
 lines.push("| run | root | suite | tasks | answered correctly | mean score | how runs ended | answered by the fallback |");

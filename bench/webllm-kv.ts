@@ -9,6 +9,9 @@
 // Run: node --import tsx bench/webllm-kv.ts [--only=shared|separate]   (prints a table; copy it to bench/RESULTS.md)
 import { webllmQwenFixture } from "../tests/fixtures/webllm/index.ts";
 import { openFirefox, serveFixture, startRefusingProxy, startRunPage } from "../tests/e2e/pages/webllm-run/harness.ts";
+import { scriptArgs } from "./lib/args.ts";
+
+const args = scriptArgs({ only: { type: "string" } });
 
 // Short on purpose: a token costs seconds on a software adapter (tens of seconds on a busy machine).
 const ROOT_1 = "```repl\nprint(llm_query('ZQ'))\n```";
@@ -16,7 +19,7 @@ const DOC = "Harbour log.\n".repeat(40);
 const ROOT_2 = `FINAL(${DOC.length})`;
 
 // --only=shared or --only=separate runs one of the two (each takes many minutes on a busy machine).
-const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length);
+const only = args.only;
 const MODES = [false, true].filter((separate) => only === undefined || only === (separate ? "separate" : "shared"));
 
 const fixture = await webllmQwenFixture({ quantization: "q4f32_1" });

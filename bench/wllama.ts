@@ -24,21 +24,36 @@ import { startBenchPages } from "./browser/server.ts";
 import { launchChromium } from "./lib/chromium.ts";
 import { Report, load, today } from "./lib/report.ts";
 import { machine, summarize } from "./stats.ts";
+import { scriptArgs } from "./lib/args.ts";
 
-const arg = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1];
-const SHAPE = (arg("shape") ?? "qwen2.5-0.5b") as QwenShapeName;
-const WEIGHTS = arg("weights") as QwenWeights | undefined; // the shape's own (Q8_0) by default
-const RUNS = Number(arg("runs") ?? 3);
-const PROMPT_WORDS = Number(arg("prompt-words") ?? 350); // about 500 tokens with the chat template
-const DECODE_TOKENS = Number(arg("decode") ?? 32);
+const args = scriptArgs({
+  builds: { type: "string" },
+  "decode-at": { type: "string" },
+  decode: { type: "string", number: "whole" },
+  flash: { type: "string" },
+  kv: { type: "string" },
+  "no-native": { type: "boolean" },
+  "no-stop": { type: "boolean" },
+  only: { type: "string" },
+  "prompt-words": { type: "string", number: "whole" },
+  runs: { type: "string", number: "whole" },
+  shape: { type: "string" },
+  threads: { type: "string" },
+  weights: { type: "string" },
+});
+const SHAPE = (args.shape ?? "qwen2.5-0.5b") as QwenShapeName;
+const WEIGHTS = args.weights as QwenWeights | undefined; // the shape's own (Q8_0) by default
+const RUNS = args.runs ?? 3;
+const PROMPT_WORDS = args["prompt-words"] ?? 350; // about 500 tokens with the chat template
+const DECODE_TOKENS = args.decode ?? 32;
 // --decode-at=prompt: decode right after the timed prompt (a full KV cache, where its type and
 // flash attention matter), not after a short one.
-const DECODE_DEEP = arg("decode-at") === "prompt";
-const STOP = !process.argv.includes("--no-stop");
+const DECODE_DEEP = args["decode-at"] === "prompt";
+const STOP = !args["no-stop"];
 const KV_TOKENS = 4096;
 const CORES = availableParallelism();
-const ONLY_STOP = arg("only") === "stop";
-const THREADS = ONLY_STOP ? [1] : (arg("threads")?.split(",").map(Number) ?? [...new Set([1, CORES])]);
+const ONLY_STOP = args.only === "stop";
+const THREADS = ONLY_STOP ? [1] : (args.threads?.split(",").map(Number) ?? [...new Set([1, CORES])]);
 // KV cache types × flash attention ("default": llama.cpp's own choice). llama.cpp refuses a
 // quantized V cache without flash attention, so those pairs are left out.
 type Flash = "default" | "on" | "off";
@@ -46,9 +61,9 @@ interface Cache {
   kv: WllamaKvCacheType | "default";
   flash: Flash;
 }
-const CACHES: Cache[] = (arg("kv") ?? "default")
+const CACHES: Cache[] = (args.kv ?? "default")
   .split(",")
-  .flatMap((kv) => (arg("flash") ?? "default").split(",").map((flash) => ({ kv, flash }) as Cache))
+  .flatMap((kv) => (args.flash ?? "default").split(",").map((flash) => ({ kv, flash }) as Cache))
   .filter((c) => !(c.kv !== "default" && c.kv !== "f16" && c.kv !== "f32" && c.flash === "off"));
 const cacheName = (c: Cache) => `KV ${c.kv}, flash ${c.flash}`;
 const pageCache = (c: Cache) => ({
@@ -60,7 +75,7 @@ const nativeCache = (c: Cache) => ({
   ...(c.flash === "default" ? {} : { flashAttention: c.flash === "on" }),
 });
 type Build = "default" | "compat" | "simd";
-const BUILDS = (arg("builds") ?? "default").split(",") as Build[];
+const BUILDS = (args.builds ?? "default").split(",") as Build[];
 const PROMPT = Array.from(
   { length: PROMPT_WORDS },
   (_, i) => ["harbour", "ledger", "tide", "keeper", "lamp", "storm", "north"][i % 7],
@@ -240,7 +255,7 @@ report.line(
     `${KV_TOKENS}-token KV cache, prompt ≈${Math.round(PROMPT_WORDS * 1.45)} tokens, ${DECODE_TOKENS} tokens decoded, ${RUNS} runs each (median). Tokens/s from llama.cpp's own counters in the page (timings) and from wall time around node-llama-cpp's evaluate calls.`,
 );
 report.line("");
-const NO_NATIVE = process.argv.includes("--no-native");
+const NO_NATIVE = args["no-native"];
 const nativeRates = ONLY_STOP || NO_NATIVE ? new Map<string, Rate>() : await native(modelPath);
 const pageRun = await page(modelPath);
 if (ONLY_STOP) {
@@ -277,4 +292,4 @@ for (const [threads, build, cache] of RUNS_OF_BUILDS) {
 }
 report.line("");
 for (const n of pageRun.notes) report.line(`- ${n}`);
-if (process.argv.includes("--write")) console.log(`written to ${report.save()}`);
+if (args.write) console.log(`written to ${report.save()}`);

@@ -29,6 +29,7 @@ import type {
 } from "../src/engines/webllm/protocol.ts";
 import type { WebLLMModelRecord } from "../src/engines/webllm/types.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
+import { openAiSampling } from "../src/core/sampling.ts";
 
 const engine = new MLCEngine();
 
@@ -136,9 +137,7 @@ const api: ModelWorkerApi = {
       stream: true,
       stream_options: { include_usage: true },
       ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.topP !== undefined ? { top_p: request.topP } : {}),
-      ...(request.seed !== undefined ? { seed: request.seed } : {}),
+      ...openAiSampling(request.sampling),
       ...(request.enableThinking !== undefined ? { extra_body: { enable_thinking: request.enableThinking } } : {}),
       ...(request.stop?.length ? { stop: request.stop } : {}),
       ...(request.grammar ? { response_format: { type: "grammar", grammar: request.grammar } } : {}),

@@ -34,6 +34,7 @@ import {
 import { inspectModel } from "../src/engines/wllama/model-file.ts";
 import { loadReporter, type WllamaLoadProgress } from "../src/engines/wllama/load-progress.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
+import { openAiSampling } from "../src/core/sampling.ts";
 
 let wllama: Wllama | null = null;
 /** Requests under way; `prefilling` until their first chunk (a token) arrives. */
@@ -270,9 +271,7 @@ const api: WllamaWorkerApi = {
       // Keep each slot's prompt in its KV cache: the next root turn evaluates only its new tokens.
       cache_prompt: true,
       ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.topP !== undefined ? { top_p: request.topP } : {}),
-      ...(request.seed !== undefined ? { seed: request.seed } : {}),
+      ...openAiSampling(request.sampling),
       // `stop` is typed only for createCompletion; llama-server reads it on chat too.
       ...(request.stop?.length ? { stop: request.stop } : {}),
       ...(request.thinking !== undefined ? { chat_template_kwargs: { enable_thinking: request.thinking } } : {}),

@@ -48,7 +48,7 @@ async function timed(text: string, maxTokens: number, ignoreEos: boolean): Promi
     id: nextId++,
     messages: [{ role: "user", content: text }],
     maxTokens,
-    temperature: 0,
+    sampling: { temperature: 0 },
     ignoreEos,
   });
   if (!result.timings) throw new Error("llama.cpp sent no timings");
@@ -83,7 +83,7 @@ const api: WllamaBenchApi = {
       id: nextId++,
       messages: [{ role: "user", content: text }],
       maxTokens: tokens,
-      temperature: 0,
+      sampling: { temperature: 0 },
       ignoreEos: true,
       // Qwen3's template then closes an empty think block, as node-llama-cpp's rendering does
       thinking: false,

@@ -7,6 +7,7 @@ import type { RunModeRequest } from "../core/run-mode.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
 import { apiKeyFor, originOf } from "../engines/openai/descriptor.ts";
 import { ENGINES, engineDefaults, engineDescriptor, type EngineId, type EngineSettingsMap } from "../engines/registry.ts";
+import { samplingOf } from "../core/sampling.ts";
 
 export { apiKeyFor, originOf };
 export type Backend = EngineId;
@@ -128,9 +129,7 @@ export function toRlmConfig(s: Settings): RlmConfig {
     maxWallTimeMs: s.run.maxTimeS * 1000,
     cellTimeoutMs: s.run.cellTimeoutS * 1000,
     ...(s.run.maxTokensPerTurn ? { maxTokensPerTurn: s.run.maxTokensPerTurn } : {}),
-    ...(s.run.temperature !== null ? { temperature: s.run.temperature } : {}),
-    ...(s.run.topP !== null ? { topP: s.run.topP } : {}),
-    ...(s.run.seed !== null ? { seed: s.run.seed } : {}),
+    sampling: samplingOf(s.run),
     prompt: s.run.prompt,
     // Compare mode sets the RLM beside a direct answer: auto must not make both direct.
     runMode: s.compare ? "rlm" : s.run.mode,

@@ -200,8 +200,7 @@ export async function runBench(options: BenchRunOptions): Promise<BenchRunOutcom
     try {
       const out = await answerDirectly(task, options.rootEngine, {
         // Same sampling as the RLM unless the vanilla options say otherwise.
-        ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-        ...(config.seed !== undefined ? { seed: config.seed } : {}),
+        sampling: config.sampling,
         ...options.vanilla,
         ...(options.signal ? { signal: options.signal } : {}),
       });

@@ -10,6 +10,7 @@ import {
 } from "../core/direct.ts";
 import type { ChatEngine, ChatUsage } from "../engines/types.ts";
 import type { BenchContext, BenchTask } from "./types.ts";
+import type { Sampling } from "../core/sampling.ts";
 
 export { VANILLA_SYSTEM_PROMPT, WindowTooSmallError, vanillaMessages, type FittedDocument, type TruncateMode } from "../core/direct.ts";
 
@@ -17,8 +18,7 @@ export interface VanillaOptions {
   /** Tokens reserved for the answer; default: the RLM's per-turn budget for the same window. */
   maxAnswerTokens?: number;
   truncate?: TruncateMode;
-  temperature?: number;
-  seed?: number;
+  sampling?: Sampling;
   signal?: AbortSignal;
 }
 

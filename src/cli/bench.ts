@@ -3,11 +3,11 @@
 // SVG charts and one visualizer trajectory per RLM run.
 import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
-import { parseArgs } from "node:util";
+import { samplingOf } from "../core/sampling.ts";
 import { runMetadata } from "../core/trajectory.ts";
-import { DEFAULT_CONFIG, type RlmConfig } from "../core/types.ts";
-import { OpenAIEngine } from "../engines/openai.ts";
-import type { ChatEngine } from "../engines/types.ts";
+import { configWith, type RlmConfig } from "../core/types.ts";
+import type { EngineChoice, OpenedEngines } from "../engines/command-line.ts";
+import { chooseEngine } from "../engines/command-line-registry.ts";
 import {
   BENCH_METHODS,
   DEFAULT_SIZES,
@@ -22,8 +22,8 @@ import {
 } from "../bench/index.ts";
 import { JsonlResultStore, defaultCodeRepo, trajectoryWriter, writeBenchReport } from "../bench/node.ts";
 import { createNodeRepl } from "../repl/node.ts";
-import { UsageError } from "./args.ts";
-import { isLocalModelRefusal, openLocalEngines, type LocalModelOptions } from "./local-model.ts";
+import { nodeHttpFetch } from "../node/http-fetch.ts";
+import { BENCH_FLAGS, UsageError, readArgs } from "./flags.mjs";
 import type { CliIO } from "./main.ts";
 
 export const BENCH_HELP = `Usage: rlm bench --model NAME [--base-url URL] [options]
@@ -43,7 +43,8 @@ rerun skips what is done), summary.md, SVG charts and trajectories/ into --out.
   --seed N             generator seed (default 1)
   --out DIR            output folder (default bench/out/<model>)
   --max-iterations N --max-depth N --temperature T --concurrency N --max-time S
-  --verbose            one line per finished task on stderr`;
+  --verbose            one line per finished task on stderr
+  -h, --help           this help`;
 
 function parseSize(raw: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*([kKmM]?)$/.exec(raw.trim());
@@ -65,89 +66,51 @@ function listOf<T extends string>(raw: string | undefined, allowed: readonly T[]
   return items as T[];
 }
 
-function int(raw: string | undefined, flag: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${flag} needs a whole number ≥ 0, got "${raw}"`);
-  return n;
-}
-
 export async function benchMain(argv: string[], io: CliIO): Promise<number> {
-  let v;
+  let read;
   try {
-    v = parseArgs({
-      args: argv,
-      options: {
-        "base-url": { type: "string" },
-        model: { type: "string" },
-        "sub-model": { type: "string" },
-        "api-key": { type: "string" },
-        "context-window": { type: "string" },
-        "no-stream": { type: "boolean", default: false },
-        "model-file": { type: "string" },
-        "sub-model-file": { type: "string" },
-        threads: { type: "string" },
-        suites: { type: "string" },
-        sizes: { type: "string" },
-        methods: { type: "string" },
-        repeats: { type: "string" },
-        seed: { type: "string" },
-        out: { type: "string" },
-        "max-iterations": { type: "string" },
-        "max-depth": { type: "string" },
-        temperature: { type: "string" },
-        concurrency: { type: "string" },
-        "max-time": { type: "string" },
-        verbose: { type: "boolean", short: "v", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }).values;
+    read = readArgs(BENCH_FLAGS, argv, io.env);
   } catch (err) {
-    io.stderr(`rlm bench: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr(`rlm bench: ${err instanceof Error ? err.message : String(err)}\nRun rlm bench --help for the options.\n`);
     return 2;
   }
+  const v = read.values;
   if (v.help) {
     io.stdout(`${BENCH_HELP}\n`);
     return 0;
   }
   let plan;
   let methods: BenchMethod[] | undefined;
-  let config: Partial<RlmConfig>;
-  const modelFile = v["model-file"];
-  const model = v.model ?? (modelFile ? "" : (io.env.RLM_MODEL ?? ""));
-  let local: LocalModelOptions | undefined;
+  let config: RlmConfig;
+  let chosen: EngineChoice;
   try {
-    local = localModelOptions(v, modelFile);
-    if (!model && !local) throw new UsageError("--model is required (or set RLM_MODEL), or give a local GGUF with --model-file");
+    chosen = chooseEngine(read);
     const suites = listOf<SuiteName>(v.suites, SUITE_NAMES, "suites");
     methods = listOf<BenchMethod>(v.methods, BENCH_METHODS, "methods");
     const sizes = v.sizes ? v.sizes.split(",").map(parseSize) : undefined;
-    const repeats = int(v.repeats, "repeats");
-    const seed = int(v.seed, "seed");
     const wantsCode = !suites || suites.includes("code");
     plan = {
-      ...(suites ? { suites } : {}),
-      ...(sizes ? { sizes } : {}),
-      ...(repeats ? { repeats } : {}),
-      ...(seed !== undefined ? { seed } : {}),
-      ...(wantsCode ? { code: defaultCodeRepo() } : {}),
+      suites,
+      sizes,
+      repeats: v.repeats || undefined,
+      seed: v.seed,
+      code: wantsCode ? defaultCodeRepo() : undefined,
     };
-    config = {};
-    const iters = int(v["max-iterations"], "max-iterations");
-    const depth = int(v["max-depth"], "max-depth");
-    const conc = int(v.concurrency, "concurrency");
-    const time = int(v["max-time"], "max-time");
-    if (iters) config.maxIterations = iters;
-    if (depth) config.maxDepth = depth;
-    if (conc) config.maxConcurrentSubcalls = conc;
-    if (time) config.maxWallTimeMs = time * 1000;
-    if (v.temperature !== undefined) config.temperature = Number(v.temperature);
+    // 0 keeps the default, as it always has here.
+    config = configWith({
+      maxIterations: v["max-iterations"] || undefined,
+      maxDepth: v["max-depth"] || undefined,
+      maxConcurrentSubcalls: v.concurrency || undefined,
+      maxWallTimeMs: v["max-time"] ? v["max-time"] * 1000 : undefined,
+      sampling: samplingOf({ temperature: v.temperature }),
+    });
   } catch (err) {
     io.stderr(`rlm bench: ${err instanceof Error ? err.message : String(err)}\nRun rlm bench --help for the options.\n`);
     return 2;
   }
 
-  const label = local ? basename(local.modelFile).replace(/\.gguf$/i, "") : model;
+  const modelFile = v["model-file"];
+  const label = modelFile ? basename(modelFile).replace(/\.gguf$/i, "") : (v.model ?? "");
   const out = v.out ?? join("bench", "out", label.replace(/[^\w.-]+/g, "_"));
   mkdirSync(out, { recursive: true });
   const controller = new AbortController();
@@ -157,15 +120,14 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
     controller.abort();
   };
   process.on("SIGINT", onSigint);
-  let engines: BenchEngines | undefined;
+  let engines: OpenedEngines | undefined;
   try {
-    engines = local ? await openLocalEngines(local, io.stderr, controller.signal) : await connectEndpoint(v, model, io.env);
+    engines = await chosen.open({ fetch: nodeHttpFetch, stderr: io.stderr, signal: controller.signal });
     const { root, sub } = engines;
     const tasks = planTasks(plan);
-    const fullConfig: RlmConfig = { ...DEFAULT_CONFIG, ...config };
     const outcome = await runBench({
       tasks,
-      ...(methods ? { methods } : {}),
+      methods,
       rootEngine: root,
       subEngine: sub,
       createRepl: async () => {
@@ -176,7 +138,7 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
       config,
       store: new JsonlResultStore(join(out, "results.jsonl")),
       signal: controller.signal,
-      onRlmResult: trajectoryWriter(join(out, "trajectories"), runMetadata(root, sub, fullConfig)),
+      onRlmResult: trajectoryWriter(join(out, "trajectories"), runMetadata(root, sub, config)),
       onProgress: (p) => {
         if (p.type === "planned") io.stderr(`rlm bench: ${p.total} runs planned, ${p.alreadyDone} already in ${out}/results.jsonl\n`);
         if (p.type === "task-finished" && v.verbose) {
@@ -197,61 +159,9 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
   } catch (err) {
     io.stderr(`rlm bench: ${err instanceof Error ? err.message : String(err)}\n`);
     // A model file that is no model, too large or of an unknown family: a bad option, like rlm's.
-    return isLocalModelRefusal(err) ? 2 : 1;
+    return chosen.isBadOption(err) ? 2 : 1;
   } finally {
     process.off("SIGINT", onSigint);
     await engines?.close().catch(() => undefined);
   }
-}
-
-interface BenchEngines {
-  root: ChatEngine;
-  sub: ChatEngine;
-  close(): Promise<void>;
-}
-
-type BenchValues = Record<string, string | boolean | undefined>;
-
-/** --model-file and the options that go with it, or undefined for an endpoint; refuses mixtures. */
-function localModelOptions(v: BenchValues, modelFile: string | undefined): LocalModelOptions | undefined {
-  const text = (flag: string) => (typeof v[flag] === "string" ? (v[flag] as string) : undefined);
-  if (modelFile === undefined) {
-    for (const flag of ["sub-model-file", "threads"])
-      if (text(flag) !== undefined) throw new UsageError(`--${flag} goes with --model-file`);
-    return undefined;
-  }
-  if (!modelFile.trim()) throw new UsageError("--model-file needs the path of a .gguf file");
-  if (text("model") || text("base-url") || text("sub-model")) {
-    throw new UsageError(
-      "--model-file runs the model here: leave out --model, --sub-model and --base-url (use --sub-model-file for a second GGUF)",
-    );
-  }
-  const threads = int(text("threads"), "threads");
-  const window = int(text("context-window"), "context-window");
-  const concurrency = int(text("concurrency"), "concurrency");
-  if (threads === 0) throw new UsageError("--threads must be at least 1");
-  if (window === 0) throw new UsageError("--context-window must be at least 1");
-  return {
-    modelFile,
-    verbose: v.verbose === true,
-    ...(text("sub-model-file") ? { subModelFile: text("sub-model-file")! } : {}),
-    ...(threads ? { threads } : {}),
-    ...(window ? { contextWindow: window } : {}),
-    ...(concurrency ? { concurrency } : {}),
-    ...(int(text("max-depth"), "max-depth") ? { maxDepth: int(text("max-depth"), "max-depth")! } : {}),
-  };
-}
-
-async function connectEndpoint(v: BenchValues, model: string, env: CliIO["env"]): Promise<BenchEngines> {
-  const text = (flag: string) => (typeof v[flag] === "string" ? (v[flag] as string) : undefined);
-  const apiKey = text("api-key") ?? env.RLM_API_KEY ?? env.OPENAI_API_KEY;
-  const root = await OpenAIEngine.connect({
-    baseUrl: text("base-url") ?? env.RLM_BASE_URL ?? "http://localhost:8000/v1",
-    model,
-    ...(apiKey ? { apiKey } : {}),
-    ...(text("context-window") ? { contextWindow: Number(text("context-window")) } : {}),
-    stream: v["no-stream"] !== true,
-  });
-  const sub = text("sub-model") ? root.withModel(text("sub-model")!) : root;
-  return { root, sub, close: async () => undefined };
 }

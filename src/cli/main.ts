@@ -1,13 +1,12 @@
 // `rlm`: ask a question about files from the terminal, through any OpenAI-compatible server.
 import { writeFile } from "node:fs/promises";
 import { RlmSession, type SessionDocument } from "../core/session.ts";
-import { DEFAULT_CONFIG, type RlmConfig, type RlmResult } from "../core/types.ts";
+import { configWith, type RlmConfig, type RlmResult } from "../core/types.ts";
 import { totalTokens, UsageTracker } from "../core/usage.ts";
 import { abortable, signalAt } from "../core/stop.ts";
 import { deriveBudgets } from "../core/budgets.ts";
-import { OpenAIEngine } from "../engines/openai.ts";
+import type { EngineChoice, OpenedEngines } from "../engines/command-line.ts";
 import type { ChatEngine } from "../engines/types.ts";
-import { isLocalModelRefusal, openLocalEngines, type LocalEngines } from "./local-model.ts";
 import { nodeHttpFetch } from "../node/http-fetch.ts";
 import { createNodeRepl } from "../repl/node.ts";
 import type { ContextDocumentInput } from "../repl/protocol.ts";
@@ -62,23 +61,21 @@ const defaultIO: CliIO = {
 };
 
 function configFrom(o: CliOptions): RlmConfig {
-  const c: RlmConfig = { ...DEFAULT_CONFIG };
-  if (o.maxIterations !== undefined) c.maxIterations = o.maxIterations;
-  if (o.maxDepth !== undefined) c.maxDepth = o.maxDepth;
-  if (o.maxSubcalls !== undefined) c.maxSubcalls = o.maxSubcalls;
-  if (o.maxTimeS !== undefined) c.maxWallTimeMs = o.maxTimeS * 1000;
-  if (o.cellTimeoutS !== undefined) c.cellTimeoutMs = o.cellTimeoutS * 1000;
-  if (o.concurrency !== undefined) c.maxConcurrentSubcalls = o.concurrency;
-  if (o.maxTokens !== undefined) c.maxTokensPerTurn = o.maxTokens;
-  if (o.subMaxTokens !== undefined) c.subMaxTokens = o.subMaxTokens;
-  if (o.temperature !== undefined) c.temperature = o.temperature;
-  if (o.topP !== undefined) c.topP = o.topP;
-  if (o.seed !== undefined) c.seed = o.seed;
-  if (o.prompt !== undefined) c.prompt = o.prompt;
-  if (o.mode !== undefined) c.runMode = o.mode;
-  if (o.thinking) c.thinking = true;
-  c.fallback = fallbackPolicyFrom(o);
-  return c;
+  return configWith({
+    maxIterations: o.maxIterations,
+    maxDepth: o.maxDepth,
+    maxSubcalls: o.maxSubcalls,
+    maxWallTimeMs: o.maxTimeS === undefined ? undefined : o.maxTimeS * 1000,
+    cellTimeoutMs: o.cellTimeoutS === undefined ? undefined : o.cellTimeoutS * 1000,
+    maxConcurrentSubcalls: o.concurrency,
+    maxTokensPerTurn: o.maxTokens,
+    subMaxTokens: o.subMaxTokens,
+    sampling: o.sampling,
+    prompt: o.prompt,
+    runMode: o.mode,
+    thinking: o.thinking || undefined,
+    fallback: fallbackPolicyFrom(o),
+  });
 }
 
 /** A CLI document as the session holds it: a host file by path, or bytes (stdin); its size in characters if known. */
@@ -93,14 +90,15 @@ function jsonResult(result: RlmResult): string {
   const out = {
     answer: result.answer,
     status: result.status,
-    ...(result.message ? { message: result.message } : {}),
+    // JSON leaves out what is undefined: a key is there only when it says something.
+    message: result.message || undefined,
     iterations: result.iterations.length,
     usage: { ...result.usage, promptTokens: tokens.prompt, completionTokens: tokens.completion },
-    ...(result.mode ? { mode: result.mode } : {}),
-    ...(result.producedBy ? { producedBy: result.producedBy } : {}),
-    ...(result.fallback ? { fallback: result.fallback } : {}),
-    ...(result.unverified ? { unverified: result.unverified } : {}),
-    ...(result.cutOff ? { cutOff: result.cutOff } : {}),
+    mode: result.mode || undefined,
+    producedBy: result.producedBy || undefined,
+    fallback: result.fallback || undefined,
+    unverified: result.unverified || undefined,
+    cutOff: result.cutOff || undefined,
     sources: result.sources ?? [],
   };
   return `${inertJson(JSON.stringify(out, null, 2))}\n`;
@@ -178,7 +176,8 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
   let phase = "reading the documents";
   const inTime = <T>(work: Promise<T>): Promise<T> => abortable(work, timeUp, () => new OutOfTimeBeforeAsking());
   let session: RlmSession | null = null;
-  let local: LocalEngines | null = null;
+  let opened: OpenedEngines | null = null;
+  const chosen = options.engine as EngineChoice; // null only with --help or --version, answered above
   let progress: RunProgress | null = null;
   const controller = new AbortController();
   const onSigint = () => {
@@ -204,7 +203,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     // the documents are in Python.
     const printer = options.verbose ? verbosePrinter(io.stderr) : undefined;
     progress = !options.verbose && !options.quiet && io.progress ? new RunProgress(io.progress, config.maxIterations) : null;
-    progress?.stage(options.modelFile ? "starting Python · loading the model file…" : "starting Python · asking the model server…");
+    progress?.stage(`starting Python · ${chosen.opening}…`);
     const say = (message: string) => printer?.({ type: "notice", message, depth: 0 });
     const booting = session.start();
     booting.catch(() => undefined); // awaited below, unless connecting fails first
@@ -217,38 +216,20 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
       () => undefined,
     );
     const counting = Promise.all(docs.map((d) => decodedChars(d)));
-    if (options.modelFile) {
-      // llama.cpp in this process; loaded only now, so endpoint runs never load it.
-      phase = "loading the model file";
-      const stopping = AbortSignal.any([controller.signal, timeUp]);
-      local = await inTime(
-        openLocalEngines(
-          { ...options, modelFile: options.modelFile },
-          progress?.around(io.stderr) ?? io.stderr,
-          stopping,
-          progress ? { onLoadProgress: progress.loading, onPrefill: progress.prefill } : {},
-        ),
-      );
-      engines.root = local.root;
-      engines.sub = local.sub;
-    } else {
-      phase = "asking the model server about its models";
-      const server = await inTime(
-        OpenAIEngine.connect({
-          // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
-          fetch: nodeHttpFetch,
-          cors: false,
-          baseUrl: options.baseUrl,
-          model: options.model,
-          ...(options.apiKey ? { apiKey: options.apiKey } : {}),
-          ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
-          stream: options.stream,
-          ...(options.concurrency ? { maxConcurrency: options.concurrency } : {}),
-        }),
-      );
-      engines.root = server;
-      engines.sub = options.subModel ? server.withModel(options.subModel, options.subContextWindow) : server;
-    }
+    // The engine is opened only now (a local model loads in this process), while Python starts.
+    phase = chosen.opening;
+    opened = await inTime(
+      chosen.open({
+        // node:http rather than Node's fetch (undici): ~60 ms less CPU per run (src/node/http-fetch.ts).
+        fetch: nodeHttpFetch,
+        stderr: progress?.around(io.stderr) ?? io.stderr,
+        signal: AbortSignal.any([controller.signal, timeUp]),
+        onLoadProgress: progress?.loading,
+        onPrefill: progress?.prefill,
+      }),
+    );
+    engines.root = opened.root;
+    engines.sub = opened.sub;
     const root = engines.root;
     const sub = engines.sub;
     const tokensNote = maxTokensNote(options.maxTokens, root.contextWindow);
@@ -270,8 +251,8 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     );
     const result = await session.ask(options.task, {
       signal: controller.signal,
-      ...(printer ? { onEvent: printer } : progress ? { onEvent: progress.event } : {}),
-      ...(io.ask && config.fallback?.mode === "ask" ? { confirmFallback: terminalAsker(io.ask) } : {}),
+      onEvent: printer ?? progress?.event,
+      confirmFallback: io.ask && config.fallback?.mode === "ask" ? terminalAsker(io.ask) : undefined,
     });
     progress?.done();
     // A start that failed is the run's error; after a question, the boot has long finished.
@@ -299,7 +280,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
   } catch (err) {
     (progress as RunProgress | null)?.done();
     if (err instanceof OutOfTimeBeforeAsking) return outOfTimeBeforeAsking(io, options.json, config, phase);
-    if (err instanceof UsageError || isLocalModelRefusal(err)) {
+    if (err instanceof UsageError || chosen.isBadOption(err)) {
       io.stderr(`rlm: ${err.message}\n`);
       return 2;
     }
@@ -310,7 +291,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
     process.off("SIGINT", onSigint);
     (session as RlmSession | null)?.close();
     // After Stop, llama.cpp may still be finishing a batch: do not hold the exit for it.
-    const closing = (local as LocalEngines | null)?.close().catch(() => undefined);
+    const closing = (opened as OpenedEngines | null)?.close().catch(() => undefined);
     if (!controller.signal.aborted) await closing;
   }
 }

@@ -1,8 +1,7 @@
 // `rlm warmup`: make the start-up cache (the Python memory snapshot) now, so the first real
 // question does not pay for it. Also the way to check the cache: it restores it if it is good.
-import { parseArgs } from "node:util";
 import { createNodeRepl } from "../repl/node.ts";
-import { UsageError } from "./args.ts";
+import { UsageError, WARMUP_FLAGS, readArgs } from "./flags.mjs";
 import { resolveCacheDir } from "./cache-dir.mjs";
 import type { CliIO } from "./main.ts";
 import { describeStart } from "./timing.ts";
@@ -15,20 +14,13 @@ in well under a second. A good snapshot already there is only checked (restored)
 
   --cache-dir DIR   default $RLM_CACHE_DIR, else the user cache directory + /recursive-reader
   --rebuild         make a new snapshot even if a good one is there
-  --verbose         say how Python started and why`;
+  --verbose         say how Python started and why
+  -h, --help        this help`;
 
 export async function warmupMain(argv: string[], io: CliIO): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        "cache-dir": { type: "string" },
-        rebuild: { type: "boolean", default: false },
-        verbose: { type: "boolean", short: "v", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }));
+    ({ values } = readArgs(WARMUP_FLAGS, argv, io.env));
   } catch (err) {
     io.stderr(`rlm warmup: ${err instanceof Error ? err.message : String(err)}\nRun rlm warmup --help for the options.\n`);
     return 2;

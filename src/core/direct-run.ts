@@ -61,9 +61,7 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
       document: i.document,
       // --max-tokens (the page's tokens per turn) holds for the one direct turn too.
       maxAnswerTokens: directAnswerTokens(i.engine.contextWindow, i.config.maxTokensPerTurn),
-      ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
-      ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
-      ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),
+      sampling: i.config.sampling,
       signal,
       onToken: (text) => emit({ type: "token", turn: 0, text }),
     });

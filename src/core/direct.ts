@@ -8,6 +8,7 @@ import type { ChatEngine, ChatMessage, ChatUsage } from "../engines/types.ts";
 import { deriveBudgets } from "./budgets.ts";
 import { stripThinking } from "./parse.ts";
 import { groupDigits } from "./numbers.ts";
+import type { Sampling } from "./sampling.ts";
 
 /** A document read from either end, so a huge one never has to be held whole. */
 export interface DocumentSource {
@@ -83,9 +84,8 @@ export interface DirectAnswerOptions {
   /** Tokens reserved for the answer; default: the RLM's per-turn budget for the same window. */
   maxAnswerTokens?: number;
   truncate?: TruncateMode;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** Temperature, top-p, seed as one value (src/core/sampling.ts); absent: the engine's defaults. */
+  sampling?: Sampling;
   signal?: AbortSignal;
   onToken?: (text: string) => void;
   /**
@@ -132,9 +132,7 @@ export async function answerDirectly(o: DirectAnswerOptions): Promise<DirectAnsw
         {
           messages,
           maxTokens: answerTokens,
-          ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-          ...(o.topP !== undefined ? { topP: o.topP } : {}),
-          ...(o.seed !== undefined ? { seed: o.seed } : {}),
+          sampling: o.sampling,
         },
         { ...(o.signal ? { signal: o.signal } : {}), ...(o.onToken ? { onToken: o.onToken } : {}) },
       );

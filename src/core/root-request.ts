@@ -18,9 +18,7 @@ export function rootRequest(config: RlmConfig, budgets: Budgets, messages: ChatM
     maxTokens: budgets.maxTokensPerTurn,
     stop: ROOT_STOP_SEQUENCES,
     thinking: config.thinking ?? false,
-    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-    ...(config.topP !== undefined ? { topP: config.topP } : {}),
-    ...(config.seed !== undefined ? { seed: config.seed } : {}),
+    sampling: config.sampling,
   };
 }
 

@@ -200,9 +200,7 @@ export class RlmSession {
       engine: root,
       question,
       document,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.topP !== undefined ? { topP: config.topP } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      sampling: config.sampling,
       ...options,
     });
   }

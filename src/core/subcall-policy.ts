@@ -8,6 +8,7 @@ import type { ChatEngine, ChatRequest, ChatResult } from "../engines/types.ts";
 import type { Budgets } from "./budgets.ts";
 import { stripThinking } from "./parse.ts";
 import { groupDigits } from "./numbers.ts";
+import type { Sampling } from "./sampling.ts";
 
 export class SubcallTooLongError extends Error {
   override name = "SubcallTooLongError";
@@ -29,9 +30,8 @@ export interface SubcallPolicyOptions {
   thinking?: boolean;
   /** Answer identical prompts (same model) once per run; default true. */
   memoize?: boolean;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** Temperature, top-p, seed as one value (src/core/sampling.ts); absent: the engine's defaults. */
+  sampling?: Sampling;
 }
 
 export interface SubcallOutcome {
@@ -60,9 +60,7 @@ export class SubcallPolicy {
       messages: [{ role: "user", content: prompt }],
       maxTokens: subMaxTokens,
       thinking: o.thinking ?? false,
-      ...(o.temperature !== undefined ? { temperature: o.temperature } : {}),
-      ...(o.topP !== undefined ? { topP: o.topP } : {}),
-      ...(o.seed !== undefined ? { seed: o.seed } : {}),
+      sampling: o.sampling,
       ...(model ? { model } : {}),
     };
   }

@@ -83,9 +83,7 @@ export class SubcallRouter {
     this.policy = new SubcallPolicy({
       budgets: o.budgets,
       thinking: config.subThinking ?? false,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.topP !== undefined ? { topP: config.topP } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      sampling: config.sampling,
     });
   }
 

@@ -6,6 +6,7 @@
 import type { ChatEngine } from "../engines/types.ts";
 import type { RankedSource } from "./evidence.ts";
 import type { IterationRecord, RlmConfig, RunMetadataRecord } from "./types.ts";
+import { openAiSampling } from "./sampling.ts";
 
 type EngineLabel = Pick<ChatEngine, "model" | "backend" | "contextWindow">;
 
@@ -21,9 +22,7 @@ export function runMetadata(root: EngineLabel, sub: EngineLabel, config: RlmConf
     backend_kwargs: {
       model_name: root.model,
       context_window: root.contextWindow,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.topP !== undefined ? { top_p: config.topP } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      ...openAiSampling(config.sampling),
     },
     environment_type: "pyodide",
     environment_kwargs: {

@@ -4,6 +4,7 @@ import type { RankedSource } from "./evidence.ts";
 import type { FallbackDecision, FallbackPolicy } from "./fallback-cost.ts";
 import type { PromptChoice } from "./profiles/types.ts";
 import type { RunModeRequest } from "./run-mode.ts";
+import type { Sampling } from "./sampling.ts";
 
 export interface RlmConfig {
   /** Root model turns before the loop asks for its best answer. */
@@ -28,9 +29,8 @@ export interface RlmConfig {
   maxTokensPerTurn?: number;
   subMaxTokens?: number;
   outputCharsPerCell?: number;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** Temperature, top-p, seed as one value (src/core/sampling.ts); absent: the engine's defaults. */
+  sampling?: Sampling;
   /** Prompt profile: "auto" (default) picks one from the root model's name and window. */
   prompt?: PromptChoice;
   /** "auto" (default): answer in one direct call when the document fits the window; else RLM. */
@@ -56,6 +56,15 @@ export const DEFAULT_CONFIG: RlmConfig = {
   cellTimeoutMs: 60_000,
   maxConcurrentSubcalls: 4,
 };
+
+/**
+ * The defaults with the settings that are set: an option left out (undefined) keeps its default
+ * instead of hiding it, as a plain spread would (the command line's flags arrive this way).
+ */
+export function configWith(set: Partial<RlmConfig>): RlmConfig {
+  const given = Object.entries(set).filter(([, value]) => value !== undefined);
+  return { ...DEFAULT_CONFIG, ...(Object.fromEntries(given) as Partial<RlmConfig>) };
+}
 
 export type RunStatus = "answered" | "out-of-iterations" | "out-of-time" | "too-many-errors" | "stopped" | "failed";
 

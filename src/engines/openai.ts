@@ -11,6 +11,7 @@ import {
 import { readSse } from "./sse.ts";
 import { estimateMessagesTokens, estimateTokens } from "./tokens.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "./types.ts";
+import { openAiSampling } from "../core/sampling.ts";
 
 export interface OpenAIEngineOptions {
   /** e.g. http://localhost:8000/v1 (a bare host gets /v1 appended). */
@@ -224,9 +225,7 @@ export class OpenAIEngine implements ChatEngine {
     };
     if (this.stream) body.stream_options = { include_usage: true };
     if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-    if (request.temperature !== undefined) body.temperature = request.temperature;
-    if (request.topP !== undefined) body.top_p = request.topP;
-    if (request.seed !== undefined) body.seed = request.seed;
+    Object.assign(body, openAiSampling(request.sampling));
     if (request.stop?.length) body.stop = request.stop.slice(0, MAX_STOP_SEQUENCES);
     Object.assign(body, this.thinkingFields(model, request.thinking));
 

@@ -1,6 +1,7 @@
 // The one interface every model backend implements: messages in, streamed text and usage out,
 // abortable. The RLM loop only ever sees this.
 
+import type { Sampling } from "../core/sampling.ts";
 export type ChatRole = "system" | "user" | "assistant";
 
 export interface ChatMessage {
@@ -16,9 +17,8 @@ export interface ChatUsage {
 export interface ChatRequest {
   messages: ChatMessage[];
   maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** Temperature, top-p, seed as one value (src/core/sampling.ts); absent: the engine's defaults. */
+  sampling?: Sampling;
   /** Ask the backend for a different model than its default (OpenAI-compatible servers). */
   model?: string;
   /**

@@ -8,7 +8,7 @@ describe("--prompt", () => {
   });
 
   it("is absent unless given (the caller's default is auto)", () => {
-    expect(parseCliArgs(["--task", "q", "--model", "m"], {})).not.toHaveProperty("prompt");
+    expect(parseCliArgs(["--task", "q", "--model", "m"], {}).prompt).toBeUndefined();
   });
 
   it("rejects other names with the list of choices", () => {
@@ -22,6 +22,6 @@ describe("--prompt", () => {
 
   it("leaves the existing options as they were", () => {
     const o = parseCliArgs(["--task", "q", "--model", "m", "--prompt", "guided", "--json", "--max-iterations", "3"], {});
-    expect(o).toMatchObject({ task: "q", model: "m", json: true, maxIterations: 3, prompt: "guided" });
+    expect(o).toMatchObject({ task: "q", engine: { options: { model: "m" } }, json: true, maxIterations: 3, prompt: "guided" });
   });
 });

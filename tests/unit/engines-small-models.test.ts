@@ -128,11 +128,11 @@ describe("sub-call policy", () => {
   });
 
   it("caps the reply, turns thinking off, and passes sampling through", () => {
-    const req = new SubcallPolicy({ budgets, seed: 3 }).request("question", engine);
+    const req = new SubcallPolicy({ budgets, sampling: { seed: 3 } }).request("question", engine);
     expect(req).toMatchObject({
       maxTokens: budgets.subMaxTokens,
       thinking: false,
-      seed: 3,
+      sampling: { seed: 3 },
       messages: [{ role: "user", content: "question" }],
     });
     expect(new SubcallPolicy({ budgets, thinking: true }).request("q", engine).thinking).toBe(true);

@@ -31,7 +31,7 @@ describe.each([
     const engine = new OpenAIEngine({ ...withFetch, baseUrl: server.baseUrl, model: "m", contextWindow: 4096 });
     const pieces: string[] = [];
     const result = await engine.complete(
-      { messages: ask, maxTokens: 50, temperature: 0.2, topP: 0.9, seed: 7 },
+      { messages: ask, maxTokens: 50, sampling: { temperature: 0.2, topP: 0.9, seed: 7 } },
       { onToken: (t) => pieces.push(t) },
     );
     expect(result.text).toBe("Hello there, friend.");

@@ -23,7 +23,7 @@ describe("effort presets", () => {
     const s = { ...DEFAULT_SETTINGS, run: { ...DEFAULT_SETTINGS.run, seed: 3 } };
     const quick = toRlmConfig(withEffort(s, "quick"));
     expect([quick.maxIterations, quick.maxSubcalls, quick.maxWallTimeMs, quick.maxDepth]).toEqual([6, 20, 180_000, 1]);
-    expect(quick.seed).toBe(3);
+    expect(quick.sampling?.seed).toBe(3);
     expect(effortOf(withEffort(s, "exhaustive").run)).toBe("exhaustive");
   });
 

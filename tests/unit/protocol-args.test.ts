@@ -51,18 +51,15 @@ describe("CLI arguments", () => {
     expect(o).toMatchObject({
       contextFiles: ["a", "b"],
       task: "q",
-      model: "m",
-      subModel: "s",
+      engine: { id: "openai", options: { model: "m", subModel: "s", stream: false } },
       maxIterations: 5,
-      temperature: 0.3,
-      seed: 1,
+      sampling: { temperature: 0.3, seed: 1 },
       json: true,
-      stream: false,
     });
   });
   it("takes defaults from the environment", () => {
     const o = parseCliArgs(["--task", "q"], { RLM_MODEL: "env-model", OPENAI_API_KEY: "k", RLM_BASE_URL: "http://x/v1" });
-    expect(o).toMatchObject({ model: "env-model", apiKey: "k", baseUrl: "http://x/v1" });
+    expect(o.engine?.options).toMatchObject({ model: "env-model", apiKey: "k", baseUrl: "http://x/v1" });
   });
   it.each([
     [["--model", "m"], /--task is required/],

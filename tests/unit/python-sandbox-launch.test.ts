@@ -47,6 +47,14 @@ describe("the sandbox's launch", () => {
     expect(launchFromArgv(["warmup"], env)).toBeNull();
   });
 
+  it("reads the arguments with rlm's own flags (src/cli/flags.mjs), so a flag's value is never taken for a document", () => {
+    const a = join(dir, "a.txt");
+    // rlm reads "--context-file" here as --task's missing value and refuses the command; a guess
+    // that knew only its three flags granted the sandbox a.txt for it.
+    expect(launchFromArgv(["--task", "--context-file", a], {})!.reads).not.toContain(a);
+    expect(launchFromArgv(["-qv", "--model-file", "m.gguf", "--context-file", a, "--task", "q"], {})!.reads).toContain(a);
+  });
+
   it("--verbose names the walls that are up, and says so plainly when none is", () => {
     const info = { syncMode: "sab" as const, pythonVersion: "3.14", bootMs: 1 };
     expect(describeSandbox({ ...info, sandbox: { permission: true, noStringCode: true, envVars: 0, lockdown: true } })).toMatch(

@@ -87,7 +87,7 @@ describe("rlm --mode and --thinking", () => {
   it("rejects other modes, and leaves mode and thinking unset unless given", () => {
     expect(() => parseCliArgs(["--task", "q", "--model", "m", "--mode", "fast"])).toThrow(/auto, rlm, direct/);
     const o = parseCliArgs(["--task", "q", "--model", "m"]);
-    expect(o).not.toHaveProperty("mode");
+    expect(o.mode).toBeUndefined();
     expect(o.thinking).toBe(false);
     expect(parseCliArgs(["--task", "q", "--model", "m", "--thinking"]).thinking).toBe(true);
     expect(HELP).toMatch(/--mode MODE/);

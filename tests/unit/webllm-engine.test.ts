@@ -132,7 +132,10 @@ describe("WebLLMEngine", () => {
     worker.finish = "length";
     const engine = new WebLLMEngine({ worker, model: coder });
     const seen: string[] = [];
-    const result = await engine.complete({ ...ask("hi"), maxTokens: 64, temperature: 0.2, seed: 7 }, { onToken: (t) => seen.push(t) });
+    const result = await engine.complete(
+      { ...ask("hi"), maxTokens: 64, sampling: { temperature: 0.2, seed: 7 } },
+      { onToken: (t) => seen.push(t) },
+    );
     expect(seen).toEqual(["Hel", "lo", " world"]);
     expect(result).toEqual({
       text: "Hello world",
@@ -141,7 +144,11 @@ describe("WebLLMEngine", () => {
       finishReason: "length",
       model: coder.id,
     });
-    expect(worker.requests[0]).toEqual({ messages: [{ role: "user", content: "hi" }], maxTokens: 64, temperature: 0.2, seed: 7 });
+    expect(worker.requests[0]).toEqual({
+      messages: [{ role: "user", content: "hi" }],
+      maxTokens: 64,
+      sampling: { temperature: 0.2, seed: 7 },
+    });
   });
 
   it("sends the test hook's grammar (tests only) and none when no hook is set", async () => {

@@ -196,11 +196,11 @@ export class LlamaNodeEngine implements ChatEngine {
     const response: LlamaChatResponse = await chat.generateResponse(history, {
       ...(signal ? { signal } : {}),
       maxTokens: Math.min(request.maxTokens ?? room, room),
-      temperature: request.temperature ?? DEFAULT_SAMPLING.temperature,
-      topP: request.topP ?? DEFAULT_SAMPLING.topP,
+      temperature: request.sampling?.temperature ?? DEFAULT_SAMPLING.temperature,
+      topP: request.sampling?.topP ?? DEFAULT_SAMPLING.topP,
       topK: DEFAULT_SAMPLING.topK,
       minP: DEFAULT_SAMPLING.minP,
-      ...(request.seed !== undefined ? { seed: request.seed } : {}),
+      seed: request.sampling?.seed,
       // Servers apply no repetition penalty by default; code repeats tokens on purpose.
       repeatPenalty: false,
       ...(request.stop?.length ? { customStopTriggers: [...request.stop] } : {}),

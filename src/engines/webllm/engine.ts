@@ -110,9 +110,7 @@ export class WebLLMEngine implements ChatEngine {
           {
             messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
             ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-            ...(request.topP !== undefined ? { topP: request.topP } : {}),
-            ...(request.seed !== undefined ? { seed: request.seed } : {}),
+            sampling: request.sampling,
             // Per request (sub-calls ask for none) or the engine's setting; only for models
             // with the switch: WebLLM pre-fills an empty <think> block whenever it is false.
             ...(this.spec.supportsThinkingToggle ? { enableThinking: request.thinking ?? this.thinking } : {}),

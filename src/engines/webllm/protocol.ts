@@ -3,6 +3,7 @@
 // Comlink.proxy() only there (a proxy nested in an object fails with DataCloneError).
 import type { LoadProgressReport } from "./progress.ts";
 import type { GpuProbe, WebLLMModelRecord } from "./types.ts";
+import type { Sampling } from "../../core/sampling.ts";
 
 export interface LoadRequest {
   record: WebLLMModelRecord;
@@ -28,9 +29,8 @@ export interface WorkerChatMessage {
 export interface WorkerCompletionRequest {
   messages: WorkerChatMessage[];
   maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** Temperature, top-p, seed as one value (src/core/sampling.ts); absent: the engine's defaults. */
+  sampling?: Sampling;
   /**
    * Qwen3 thinking switch, sent as extra_body.enable_thinking. Leave undefined for models
    * without the switch: WebLLM injects an empty <think> block whenever it is false.

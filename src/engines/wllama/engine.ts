@@ -113,9 +113,7 @@ export class WllamaEngine implements ChatEngine {
             id,
             messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
             ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
-            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-            ...(request.topP !== undefined ? { topP: request.topP } : {}),
-            ...(request.seed !== undefined ? { seed: request.seed } : {}),
+            sampling: request.sampling,
             ...(request.stop?.length ? { stop: [...request.stop] } : {}),
             // Only templates with Qwen3's switch; off unless asked (sub-calls never think).
             ...(this.options.info.thinkingSwitch ? { thinking: request.thinking ?? false } : {}),

@@ -4,6 +4,7 @@
 import type { NamedBlob } from "./model-file.ts";
 import type { PartialDownload, StoredModel } from "./model-store.ts";
 import type { WllamaLoadProgress } from "./load-progress.ts";
+import type { Sampling } from "../../core/sampling.ts";
 
 /** Where the page serves llama.cpp's WebAssembly (copied at build; never a CDN). Absolute URLs. */
 export interface WllamaAssets {
@@ -79,9 +80,8 @@ export interface WllamaCompletionRequest {
   id: number;
   messages: WllamaMessage[];
   maxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  seed?: number;
+  /** Temperature, top-p, seed as one value (src/core/sampling.ts); absent: the engine's defaults. */
+  sampling?: Sampling;
   stop?: string[];
   /** Qwen3's enable_thinking, for templates that have it. */
   thinking?: boolean;

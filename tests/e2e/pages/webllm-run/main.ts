@@ -97,7 +97,7 @@ const api = {
         maxIterations: 4,
         maxTokensPerTurn: 96,
         subMaxTokens: 16,
-        temperature: 0,
+        sampling: { temperature: 0 },
         maxWallTimeMs: 3 * 60 * 60_000,
       }),
     });
@@ -141,7 +141,7 @@ const api = {
     const seconds = () => (performance.now() - startedAt) / 1000;
     pendingDirect = engines!.root
       .complete(
-        { messages: [{ role: "user", content: prompt }], maxTokens, temperature: 0 },
+        { messages: [{ role: "user", content: prompt }], maxTokens, sampling: { temperature: 0 } },
         { signal: running.signal, onToken: () => directTokens++ },
       )
       .then(
