@@ -1,5 +1,9 @@
 import { svelte } from "@sveltejs/vite-plugin-svelte";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { e2eFiles, laneFromEnv } from "./tests/lanes.ts";
+
+// `npm test` runs two vitest processes and tells each its lane; a plain run gets every file.
+const e2e = e2eFiles(laneFromEnv());
 
 // Three kinds of tests, named by what they need: pure TypeScript, real Pyodide in Node, and
 // real Chromium against a built app.
@@ -45,10 +49,13 @@ export default defineConfig({
       {
         test: {
           name: "e2e",
-          include: ["tests/e2e/**/*.test.ts"],
+          // `npm test` splits these files between its two lanes (tests/lanes.ts).
+          include: e2e.include,
+          exclude: [...configDefaults.exclude, ...e2e.exclude],
           environment: "node",
-          // One browser file at a time. `npm test` runs this project in a vitest process of its
-          // own beside unit + node (scripts/test-all.ts): one run cannot overlap its projects.
+          // One browser file at a time in each vitest process. `npm test` runs two processes
+          // (scripts/test-all.ts): lane A browser files only, lane B unit + node and then the
+          // browser files tests/lanes.ts names, so two browser files run at once at most.
           // Measured on the shared 2-core machine (load 10-18): 4 e2e files + 6 node files took
           // 557 s one after the other, 366 s side by side, the Stop tests green (issue 38).
           sequence: { groupOrder: 2 },
