@@ -1,7 +1,11 @@
-// Kernel test for 0004-wasm-gemm-4x4.patch: the 4 x 4 tile against a scalar reference
-// (double sums), Q8_0 and Q4_0, edge tiles included. Build beside the patched tree:
-//   emcc -O3 -msimd128 -I<ggml-cpu/arch/wasm> -I<ggml>/include -I<ggml>/src -I<ggml>/src/ggml-cpu \
-//     gemm.c gemm-test.c -o t.js -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 && node --no-experimental-fetch t.js
+// Kernel test for 0004-wasm-gemm-4x4.patch: the 4 x 4 tiles against a scalar reference (double
+// sums) and against ggml's own SIMD128 vec_dot (arch/wasm/quants.c), Q8_0, Q4_0, Q5_0 and Q4_K,
+// edge tiles included. Build beside the patched tree (G = llama.cpp/ggml):
+//   emcc -O3 -msimd128 -DNDEBUG -I$G/src/ggml-cpu/arch/wasm -I$G/include -I$G/src -I$G/src/ggml-cpu \
+//     $G/src/ggml-cpu/arch/wasm/gemm.c $G/src/ggml-cpu/arch/wasm/quants.c gemm-test.c -o t.js \
+//     -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sERROR_ON_UNDEFINED_SYMBOLS=0 && node t.js
+// (quants.c's other functions refer to symbols of the whole library that this test never calls.)
+// BREAK=1 at build time (-DBREAK=1) flips one Q4_K weight bit after the GEMM to show the test fails.
 #define GGML_COMMON_DECL_C
 #include "ggml-common.h"
 #include "ggml-impl.h"
@@ -13,55 +17,148 @@
 #include <emscripten.h>
 
 float ggml_table_f32_f16[1 << 16]; // ggml-cpu.c owns it in the real build
+void ggml_vec_dot_q8_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+void ggml_vec_dot_q4_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+void ggml_vec_dot_q5_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+void ggml_vec_dot_q4_K_q8_K(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+
 static uint32_t rng = 12345;
 static uint32_t rnd(void) { rng = rng * 1664525u + 1013904223u; return rng >> 8; }
 static ggml_fp16_t h(float f) { return GGML_FP32_TO_FP16(f); }
 static float f(ggml_fp16_t x) { return GGML_FP16_TO_FP32(x); }
+static float small_scale(void) { return 0.001f + (rnd() % 1000) / 1e5f; }
 
-static double ref_dot(const void * a, enum ggml_type t, const block_q8_0 * b, int nb, double * mag) {
+// One weight element as ggml dequantizes it (Q4_K: d*sc*q and dmin*m returned apart, so the
+// reference sums each term in double as the formula has it).
+static double weight(const void * row, enum ggml_type t, int k, double * minus) {
+    *minus = 0;
+    switch (t) {
+        case GGML_TYPE_Q8_0: { const block_q8_0 * x = (const block_q8_0 *)row + k/32; return f(x->d) * x->qs[k%32]; }
+        case GGML_TYPE_Q4_0: { const block_q4_0 * x = (const block_q4_0 *)row + k/32; const int j = k%32;
+                               return f(x->d) * ((j < 16 ? x->qs[j] & 15 : x->qs[j-16] >> 4) - 8); }
+        case GGML_TYPE_Q5_0: { const block_q5_0 * x = (const block_q5_0 *)row + k/32; const int j = k%32;
+                               uint32_t qh; memcpy(&qh, x->qh, 4);
+                               const int q = (j < 16 ? x->qs[j] & 15 : x->qs[j-16] >> 4) | (((qh >> j) & 1) << 4);
+                               return f(x->d) * (q - 16); }
+        case GGML_TYPE_Q4_K: { const block_q4_K * x = (const block_q4_K *)row + k/256; const int e = k%256;
+                               const int sub = e/32, chunk = e/64, i = e%32; // sub-block 2*chunk: low nibbles
+                               const uint8_t * s = x->scales; int sc, m;
+                               if (sub < 4) { sc = s[sub] & 63; m = s[sub+4] & 63; }
+                               else { sc = (s[sub+4] & 15) | ((s[sub-4] >> 6) << 4); m = (s[sub+4] >> 4) | ((s[sub] >> 6) << 4); }
+                               const uint8_t b = x->qs[32*chunk + i];
+                               const int q = (sub % 2 == 0) ? (b & 15) : (b >> 4);
+                               *minus = (double)f(x->dmin) * m;
+                               return (double)f(x->d) * sc * q; }
+        default: abort();
+    }
+}
+
+static double activation(const void * row, enum ggml_type bt, int k) {
+    if (bt == GGML_TYPE_Q8_K) { const block_q8_K * y = (const block_q8_K *)row + k/256; return (double)y->d * y->qs[k%256]; }
+    const block_q8_0 * y = (const block_q8_0 *)row + k/32; return (double)f(y->d) * y->qs[k%32];
+}
+
+static double ref_dot(const void * a, enum ggml_type t, const void * b, enum ggml_type bt, int n, double * mag) {
     double s = 0; *mag = 0;
-    for (int i = 0; i < nb; i++) {
-        int isum = 0; float da;
-        if (t == GGML_TYPE_Q8_0) { const block_q8_0 * x = (const block_q8_0 *)a + i; da = f(x->d); for (int j = 0; j < 32; j++) isum += x->qs[j] * b[i].qs[j]; }
-        else { const block_q4_0 * x = (const block_q4_0 *)a + i; da = f(x->d);
-               for (int j = 0; j < 16; j++) { isum += ((x->qs[j] & 15) - 8) * b[i].qs[j]; isum += ((x->qs[j] >> 4) - 8) * b[i].qs[j + 16]; } }
-        s += (double)da * f(b[i].d) * isum; *mag += fabs((double)da * f(b[i].d) * isum);
+    for (int k = 0; k < n; k++) {
+        double minus, w = weight(a, t, k, &minus), y = activation(b, bt, k);
+        s += (w - minus) * y; *mag += (fabs(w) + fabs(minus)) * fabs(y);
     }
     return s;
 }
 
-static int run(enum ggml_type t, int nrows, int ntok, int nb, int reps) {
-    size_t lda = (t == GGML_TYPE_Q8_0 ? sizeof(block_q8_0) : sizeof(block_q4_0)) * nb, ldb = sizeof(block_q8_0) * nb;
-    char * A = malloc(lda * nrows); block_q8_0 * B = malloc(ldb * ntok); float * C = malloc(sizeof(float) * nrows * ntok);
-    for (int r = 0; r < nrows; r++) for (int i = 0; i < nb; i++) {
-        if (t == GGML_TYPE_Q8_0) { block_q8_0 * x = (block_q8_0 *)(A + r*lda) + i; x->d = h(0.001f + (rnd() % 1000) / 1e5f); for (int j = 0; j < 32; j++) x->qs[j] = (int8_t)(rnd() % 255 - 127); }
-        else { block_q4_0 * x = (block_q4_0 *)(A + r*lda) + i; x->d = h(0.001f + (rnd() % 1000) / 1e5f); for (int j = 0; j < 16; j++) x->qs[j] = (uint8_t)rnd(); }
+static size_t block_bytes(enum ggml_type t) {
+    switch (t) {
+        case GGML_TYPE_Q8_0: return sizeof(block_q8_0);
+        case GGML_TYPE_Q4_0: return sizeof(block_q4_0);
+        case GGML_TYPE_Q5_0: return sizeof(block_q5_0);
+        case GGML_TYPE_Q4_K: return sizeof(block_q4_K);
+        case GGML_TYPE_Q8_K: return sizeof(block_q8_K);
+        default: abort();
     }
-    for (int k = 0; k < ntok; k++) for (int i = 0; i < nb; i++) { block_q8_0 * y = (block_q8_0 *)((char *)B + k*ldb) + i; y->d = h(0.01f + (rnd() % 1000) / 1e4f); for (int j = 0; j < 32; j++) y->qs[j] = (int8_t)(rnd() % 255 - 127); }
+}
+
+static void fill_weights(char * row, enum ggml_type t, int nb) {
+    for (int i = 0; i < nb; i++) {
+        char * blk = row + i * block_bytes(t);
+        if (t == GGML_TYPE_Q8_0) { block_q8_0 * x = (block_q8_0 *)blk; x->d = h(small_scale()); for (int j = 0; j < 32; j++) x->qs[j] = (int8_t)(rnd() % 255 - 127); }
+        else if (t == GGML_TYPE_Q4_0) { block_q4_0 * x = (block_q4_0 *)blk; x->d = h(small_scale()); for (int j = 0; j < 16; j++) x->qs[j] = (uint8_t)rnd(); }
+        else if (t == GGML_TYPE_Q5_0) { block_q5_0 * x = (block_q5_0 *)blk; x->d = h(small_scale()); for (int j = 0; j < 4; j++) x->qh[j] = (uint8_t)rnd(); for (int j = 0; j < 16; j++) x->qs[j] = (uint8_t)rnd(); }
+        else { block_q4_K * x = (block_q4_K *)blk; x->d = h(small_scale() / 8); x->dmin = h(small_scale() / 8);
+               for (int j = 0; j < 12; j++) x->scales[j] = (uint8_t)rnd(); // every bit pattern: 6-bit scales up to 63
+               for (int j = 0; j < 128; j++) x->qs[j] = (uint8_t)rnd(); }
+    }
+}
+
+static void fill_activations(char * row, enum ggml_type bt, int nb) {
+    for (int i = 0; i < nb; i++) {
+        if (bt == GGML_TYPE_Q8_0) { block_q8_0 * y = (block_q8_0 *)row + i; y->d = h(0.01f + (rnd() % 1000) / 1e4f); for (int j = 0; j < 32; j++) y->qs[j] = (int8_t)(rnd() % 255 - 127); }
+        else { block_q8_K * y = (block_q8_K *)row + i; y->d = 0.01f + (rnd() % 1000) / 1e4f;
+               // quantize_row_q8_K's range is [-127, 127]; -128 only in theory, test it too
+               for (int j = 0; j < 256; j++) y->qs[j] = (int8_t)(rnd() % 256 - 128);
+               for (int g = 0; g < 16; g++) { int s = 0; for (int j = 0; j < 16; j++) s += y->qs[16*g + j]; y->bsums[g] = (int16_t)s; } }
+    }
+}
+
+static const char * name(enum ggml_type t) {
+    return t == GGML_TYPE_Q8_0 ? "q8_0" : t == GGML_TYPE_Q4_0 ? "q4_0" : t == GGML_TYPE_Q5_0 ? "q5_0" : "q4_K";
+}
+
+static int run(enum ggml_type t, int nrows, int ntok, int n, int reps) {
+    const enum ggml_type bt = t == GGML_TYPE_Q4_K ? GGML_TYPE_Q8_K : GGML_TYPE_Q8_0;
+    const int per = t == GGML_TYPE_Q4_K ? 256 : 32, nb = n / per;
+    const size_t lda = block_bytes(t) * nb, ldb = block_bytes(bt) * nb;
+    char * A = malloc(lda * nrows); char * B = malloc(ldb * ntok); float * C = malloc(sizeof(float) * nrows * ntok);
+    for (int r = 0; r < nrows; r++) fill_weights(A + r*lda, t, nb);
+    for (int k = 0; k < ntok; k++) fill_activations(B + k*ldb, bt, nb);
+    if (!ggml_wasm_gemm_supports(t, bt)) { printf("%s not supported\n", name(t)); return 1; }
+    // V8 compiles with its baseline tier first and switches a function to the optimizing tier on a
+    // later call, so a timed run follows an untimed one.
+    ggml_wasm_gemm(nrows, ntok, n, A, lda, t, B, ldb, C, nrows, 0, 1);
     double t0 = emscripten_get_now();
-    for (int rep = 0; rep < reps; rep++) ggml_wasm_gemm(nrows, ntok, nb, A, lda, t, B, ldb, C, nrows, 0, 1);
+    for (int rep = 0; rep < reps; rep++) ggml_wasm_gemm(nrows, ntok, n, A, lda, t, B, ldb, C, nrows, 0, 1);
     double ms = (emscripten_get_now() - t0) / reps;
-    double maxrel = 0;
+#if BREAK
+    if (t == GGML_TYPE_Q4_K) ((block_q4_K *)(A + (nrows-1)*lda))->qs[5] ^= 0x10; // the last row: an edge tile when nrows % 4
+#endif
+    // ggml's own dot product, one output at a time, for the speed and as a second reference
+    float * V = malloc(sizeof(float) * nrows * ntok);
+    void (*vec_dot)(int, float *, size_t, const void *, size_t, const void *, size_t, int) =
+        t == GGML_TYPE_Q8_0 ? ggml_vec_dot_q8_0_q8_0 : t == GGML_TYPE_Q4_0 ? ggml_vec_dot_q4_0_q8_0 :
+        t == GGML_TYPE_Q5_0 ? ggml_vec_dot_q5_0_q8_0 : ggml_vec_dot_q4_K_q8_K;
+    for (int k = 0; k < ntok; k++) for (int r = 0; r < nrows; r++) vec_dot(n, V + k*nrows + r, 0, A + r*lda, 0, B + k*ldb, 0, 1);
+    double t1 = emscripten_get_now();
+    for (int rep = 0; rep < reps; rep++)
+        for (int k = 0; k < ntok; k++) for (int r = 0; r < nrows; r++) vec_dot(n, V + k*nrows + r, 0, A + r*lda, 0, B + k*ldb, 0, 1);
+    double vms = (emscripten_get_now() - t1) / reps;
+    double maxrel = 0, maxrel_vec = 0;
     for (int k = 0; k < ntok; k++) for (int r = 0; r < nrows; r++) {
-        double mag, want = ref_dot(A + r*lda, t, (const block_q8_0 *)((char *)B + k*ldb), nb, &mag), got = C[k*nrows + r];
+        double mag, want = ref_dot(A + r*lda, t, B + k*ldb, bt, n, &mag), got = C[k*nrows + r];
         // float32 sums: the error scales with the size of the terms, not of their (cancelling) sum
-        double rel = fabs(got - want) / (mag + 1e-30);
+        double rel = fabs(got - want) / (mag + 1e-30), relv = fabs(got - V[k*nrows + r]) / (mag + 1e-30);
         if (rel > maxrel) maxrel = rel;
+        if (relv > maxrel_vec) maxrel_vec = relv;
     }
-    printf("%s %dx%dx%d: max rel err %.2e, %.1f GOP/s\n", t == GGML_TYPE_Q8_0 ? "q8_0" : "q4_0", nrows, ntok, nb*32, maxrel, 2.0 * nrows * ntok * nb * 32 / (ms * 1e6));
-    free(A); free(B); free(C);
-    return maxrel < 1e-5 ? 0 : 1;
+    const double ops = 2.0 * nrows * ntok * n;
+    printf("%s %dx%dx%d: max rel err %.2e (vs ggml vec_dot %.2e), gemm %.1f GOP/s, vec_dot %.1f GOP/s\n",
+           name(t), nrows, ntok, n, maxrel, maxrel_vec, ops / (ms * 1e6), ops / (vms * 1e6));
+    free(A); free(B); free(C); free(V);
+    return maxrel < 1e-5 && maxrel_vec < 1e-5 ? 0 : 1;
 }
 
 int main(void) {
     for (int i = 0; i < (1 << 16); i++) { ggml_fp16_t x; memcpy(&x, &(uint16_t){(uint16_t)i}, 2); ggml_table_f32_f16[i] = GGML_FP16_TO_FP32(x); }
     int bad = 0;
-    bad |= run(GGML_TYPE_Q8_0, 7, 5, 3, 1);      // edges: rows and tokens not multiples of 4
-    bad |= run(GGML_TYPE_Q4_0, 9, 3, 2, 1);
-    bad |= run(GGML_TYPE_Q8_0, 64, 64, 28, 1);
-    bad |= run(GGML_TYPE_Q4_0, 64, 64, 28, 1);
-    bad |= run(GGML_TYPE_Q8_0, 4864, 64, 28, 3); // a Qwen2.5-0.5B FFN matrix x 64 tokens
-    bad |= run(GGML_TYPE_Q4_0, 4864, 64, 28, 3);
+    bad |= run(GGML_TYPE_Q8_0, 7, 5, 96, 1);      // edges: rows and tokens not multiples of 4
+    bad |= run(GGML_TYPE_Q4_0, 9, 3, 64, 1);
+    bad |= run(GGML_TYPE_Q5_0, 6, 7, 96, 1);
+    bad |= run(GGML_TYPE_Q4_K, 7, 5, 512, 1);
+    bad |= run(GGML_TYPE_Q4_K, 9, 3, 256, 1);
+    bad |= run(GGML_TYPE_Q4_K, 64, 64, 1024, 1);
+    bad |= run(GGML_TYPE_Q8_0, 4864, 64, 896, 3); // a Qwen2.5-0.5B FFN matrix x 64 tokens
+    bad |= run(GGML_TYPE_Q4_0, 4864, 64, 896, 3);
+    bad |= run(GGML_TYPE_Q5_0, 4864, 64, 896, 3);
+    bad |= run(GGML_TYPE_Q4_K, 896, 64, 4864, 3); // its ffn_down, the one Q4_K matrix of a 0.5B Q4_K_M
     printf(bad ? "FAIL\n" : "PASS\n");
     return bad;
 }

@@ -11,6 +11,7 @@ import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar } from "../fixtures/gguf/grammar.ts";
 import { QWEN_SHAPES, tinyQwenGguf, type QwenShape } from "../fixtures/gguf/index.ts";
+import { qwenTensors } from "../fixtures/gguf/qwen.ts";
 import { toHalf } from "../fixtures/gguf/random-tensors.ts";
 import { readGgufHeader, type GgufHeader } from "../fixtures/gguf/reader.ts";
 import { GGML_BLOCK, GgmlType, alignUp, tensorByteSize, type GgmlType as GgmlTypeCode } from "../fixtures/gguf/writer.ts";
@@ -143,7 +144,7 @@ describe("tinyQwenGguf", () => {
     expect(value(header, "general.file_type")).toBe(2);
   });
 
-  it("stores Q4_K super-blocks with sane scales when rows are whole 256-element blocks, and refuses rows that are not", async () => {
+  it("stores Q4_K super-blocks with sane scales when rows are whole 256-element blocks", async () => {
     const shape: QwenShape = { ...QWEN_SHAPES.tiny, embedding: 256, feedForward: 512, heads: 2, kvHeads: 1, headDim: 128 };
     const path = await tinyQwenGguf({ cacheDir, shape, weights: "q4_k" });
     const header = readGgufHeader(path);
@@ -159,7 +160,32 @@ describe("tinyQwenGguf", () => {
       expect(d * 63 * 15).toBeLessThan(0.5); // a value is at most d·63·15 − 0: no overflow in f16 sums
       expect(dmin).toBeGreaterThan(0);
     }
-    await expect(tinyQwenGguf({ cacheDir, weights: "q4_k" })).rejects.toThrow(/does not fill whole 256-element blocks/);
+  });
+
+  it("stores Q4_K matrices whose rows do not fill 256-element super-blocks as Q5_0, as llama.cpp's quantizer does", async () => {
+    // 320-element rows (ffn_down) are not whole super-blocks; 256-element rows are.
+    const shape: QwenShape = { ...QWEN_SHAPES.tiny, embedding: 256, feedForward: 320, heads: 2, kvHeads: 1, headDim: 128 };
+    const header = readGgufHeader(await tinyQwenGguf({ cacheDir, shape, weights: "q4_k" }));
+    expect(header.tensors.find((t) => t.name === "blk.0.ffn_up.weight")).toMatchObject({ shape: [256, 320], type: GgmlType.Q4_K });
+    expect(header.tensors.find((t) => t.name === "blk.1.ffn_down.weight")).toMatchObject({ shape: [320, 256], type: GgmlType.Q5_0 });
+    expect(value(header, "general.file_type")).toBe(14);
+    // The shape the lead benchmarks: Qwen2.5-0.5B's 896-wide rows, 4,864-wide ffn_down rows.
+    const tensors = qwenTensors({ ...QWEN_SHAPES["qwen2.5-0.5b"], weights: "q4_k" }, 0);
+    const types = Object.fromEntries(tensors.filter((t) => t.name.startsWith("blk.0.")).map((t) => [t.name, t.type]));
+    expect(types).toMatchObject({
+      "blk.0.attn_q.weight": GgmlType.Q5_0,
+      "blk.0.ffn_up.weight": GgmlType.Q5_0,
+      "blk.0.ffn_down.weight": GgmlType.Q4_K,
+    });
+    // Q5_0 blocks: a positive f16 scale small enough that scale·16 stays near the spread.
+    const q5 = tensors.find((t) => t.name === "blk.0.attn_q.weight")!;
+    const first = q5.data()[Symbol.iterator]().next().value as Uint8Array;
+    expect(first.length % GGML_BLOCK[GgmlType.Q5_0].bytes).toBe(0);
+    for (let at = 0; at < 22 * 64; at += 22) {
+      const d = f16ToNumber(first[at]! | (first[at + 1]! << 8));
+      expect(d).toBeGreaterThan(0);
+      expect(d * 16).toBeLessThan(0.1);
+    }
   });
 
   it("names the real-size shapes after the published configs", () => {

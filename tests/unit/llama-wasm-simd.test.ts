@@ -4,7 +4,7 @@
 // "wasm". These tests read the committed binary's function bodies by name and look for the
 // instruction those kernels are built on, i32x4.dot_i16x8_s: in ggml's dot products, and in the
 // 4 x 4 register-tiled GEMM our patch adds for prompt batches (0004-wasm-gemm-4x4.patch; its tiles
-// are static functions, their names stay in the name section).
+// are static functions, their names stay in the name section), Q4_K's included.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -13,9 +13,14 @@ import { describe, expect, it } from "vitest";
 import { SIMD_OPS, countPattern, functionBodies } from "../../scripts/lib/wasm-functions.mjs";
 
 const vendor = join(import.meta.dirname, "../../vendor/llama-wasm");
-const KERNELS = ["ggml_vec_dot_q8_0_q8_0", "ggml_vec_dot_q4_0_q8_0"];
-/** The GEMM's tiles (Q8_0 and Q4_0 weights x Q8_0 activations): four rows x four tokens each. */
-const GEMM_TILES = ["tile_q8_0", "tile_q4_0"];
+const KERNELS = ["ggml_vec_dot_q8_0_q8_0", "ggml_vec_dot_q4_0_q8_0", "ggml_vec_dot_q4_K_q8_K"];
+/**
+ * The GEMM's tiles, four rows x four tokens each: Q8_0, Q4_0 and Q5_0 weights x Q8_0 activations,
+ * Q4_K weights x Q8_K activations (the catalog's Q4_K_M models: Q4_K where rows fill 256-element
+ * super-blocks, Q5_0 where they do not). `*_44` is the full tile over activations widened
+ * beforehand, the others the edge tiles.
+ */
+const GEMM_TILES = ["q8_0", "q4_0", "q5_0", "q4_K"].flatMap((type) => [`tile_${type}_44`, `tile_${type}`]);
 const dots = (body: Uint8Array | undefined) => (body ? countPattern(body, SIMD_OPS["i32x4.dot_i16x8_s"]) : -1);
 
 describe("our llama.cpp WebAssembly build", () => {
@@ -31,6 +36,12 @@ describe("our llama.cpp WebAssembly build", () => {
     expect(bodies.has(name), `${name} is not in the wasm's name section: the GEMM patch is not linked`).toBe(true);
     // at least one 4 x 4 tile's worth: 16 row x token pairs, each a dot over a 32-wide block
     expect(dots(bodies.get(name))).toBeGreaterThanOrEqual(16);
+  });
+
+  it("computes the full Q4_K tile's minimums term in SIMD too, not only its quants", () => {
+    // per 64-element chunk, 8 dots for each of the 4 tokens; then one dot per token of the eight
+    // 6-bit minimums with the activations' bsums (ggml's vec_dot sums that term in scalar)
+    expect(dots(bodies.get("tile_q4_K_44"))).toBeGreaterThanOrEqual(8 * 4 + 4);
   });
 
   it("matches its checksum file", () => {
