@@ -194,6 +194,18 @@ export async function subcallAnswered(page: Page, timeout = 60_000): Promise<voi
     .waitFor({ timeout });
 }
 
+/** Waits until the app's service worker is active and controls the page (so a reload offline is served from it). */
+export async function waitForServiceWorker(page: Page, timeout = 90_000): Promise<void> {
+  await page.waitForFunction(
+    async () => {
+      const reg = await navigator.serviceWorker.getRegistration();
+      return !!reg?.active && !!navigator.serviceWorker.controller;
+    },
+    undefined,
+    { timeout },
+  );
+}
+
 /**
  * The page's document picker (the hidden file input in the Documents region). Never reach it by
  * `getByLabel("Document")`: that matches any label containing the word, such as the Settings

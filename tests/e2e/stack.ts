@@ -3,7 +3,7 @@
 // Apart from harness.ts because this registers vitest hooks, and bench scripts import harness.ts
 // outside vitest.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { useHooked } from "../fixtures/hooked.ts";
 import { launch, openaiUrl, startApp, startStack, type Stack } from "./harness.ts";
 
 /** A stack that a test file's hooks bring up and take down; its parts are there once the file's tests run. */
@@ -28,18 +28,7 @@ export class StackNotUpError extends Error {
  * the stack is up, so they may script its server.
  */
 export function useStack(start: () => Promise<Stack> = () => startStack(), setupTimeout?: number): UsedStack {
-  let stack: Stack | undefined;
-  beforeAll(async () => {
-    stack = await start();
-  }, setupTimeout);
-  afterAll(async () => {
-    await stack?.close();
-    stack = undefined;
-  });
-  const up = (): Stack => {
-    if (!stack) throw new StackNotUpError();
-    return stack;
-  };
+  const up = useHooked(start, (stack) => stack.close(), () => new StackNotUpError(), setupTimeout);
   return {
     get server() {
       return up().server;
@@ -65,20 +54,18 @@ export interface UsedApp {
 
 /** Like useStack, without the scripted server: starts the app and Chromium before the file's tests and closes them after. */
 export function useAppAndBrowser(setupTimeout?: number): UsedApp {
-  let parts: { app: Stack["app"]; browser: Stack["browser"] } | undefined;
-  beforeAll(async () => {
-    const [app, browser] = await Promise.all([startApp(), launch()]);
-    parts = { app, browser };
-  }, setupTimeout);
-  afterAll(async () => {
-    await parts?.browser.close();
-    await parts?.app.close();
-    parts = undefined;
-  });
-  const up = () => {
-    if (!parts) throw new StackNotUpError();
-    return parts;
-  };
+  const up = useHooked(
+    async () => {
+      const [app, browser] = await Promise.all([startApp(), launch()]);
+      return { app, browser };
+    },
+    async (parts) => {
+      await parts.browser.close();
+      await parts.app.close();
+    },
+    () => new StackNotUpError(),
+    setupTimeout,
+  );
   return {
     get app() {
       return up().app;

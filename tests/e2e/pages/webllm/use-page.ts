@@ -1,0 +1,39 @@
+// The set-up both WebLLM page files repeated: serve the test page, open it in Chromium before the
+// file's tests, close both after them. Apart from harness.ts because this registers vitest hooks.
+import { useHooked } from "../../../fixtures/hooked.ts";
+import { openPage, startPageServer, type BrowserSession, type PageServer } from "./harness.ts";
+
+export interface UsedWebllmPage {
+  readonly server: PageServer;
+  readonly session: BrowserSession;
+}
+
+/** Not yet up (or already down): a test used the page outside the file's tests and hooks. */
+export class WebllmPageNotUpError extends Error {
+  constructor() {
+    super("The WebLLM test page is not up: use it inside a test or a hook registered after useWebllmPage()");
+  }
+}
+
+export function useWebllmPage(mode: "dev" | "preview", options: { webgpu: boolean }): UsedWebllmPage {
+  const up = useHooked(
+    async () => {
+      const server = await startPageServer(mode);
+      return { server, session: await openPage(server.url, options) };
+    },
+    async (parts) => {
+      await parts.session.close();
+      await parts.server.close();
+    },
+    () => new WebllmPageNotUpError(),
+    90_000,
+  );
+  return {
+    get server() {
+      return up().server;
+    },
+    get session() {
+      return up().session;
+    },
+  };
+}
