@@ -75,3 +75,17 @@ export function useAppAndBrowser(setupTimeout?: number): UsedApp {
     },
   };
 }
+
+/** A Chromium of its own for the describe block it is called in (e.g. with `WEBGPU_ARGS`), closed after the block. */
+export function useBrowser(extraArgs: string[] = []): { readonly browser: Stack["browser"] } {
+  const up = useHooked(
+    () => launch(extraArgs),
+    (browser) => browser.close(),
+    () => new StackNotUpError(),
+  );
+  return {
+    get browser() {
+      return up();
+    },
+  };
+}
