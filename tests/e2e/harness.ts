@@ -14,6 +14,10 @@ export const BASE_ARGS = [
   "--disable-sync",
   "--no-first-run",
 ];
+/** The two viewports the layout tests shoot: a laptop and a phone. */
+export const LAPTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
 export const WEBGPU_ARGS = [
   "--enable-unsafe-webgpu",
   "--enable-features=Vulkan",

@@ -4,7 +4,8 @@
 // outside vitest.
 import type { Page } from "playwright-core";
 import { useHooked } from "../fixtures/hooked.ts";
-import { launch, openaiUrl, startApp, startStack, type Stack } from "./harness.ts";
+import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
+import { launch, openaiUrl, startApp, startRoutedStack, startStack, type QuestionRoute, type Stack } from "./harness.ts";
 
 /** A stack that a test file's hooks bring up and take down; its parts are there once the file's tests run. */
 export interface UsedStack {
@@ -28,7 +29,12 @@ export class StackNotUpError extends Error {
  * the stack is up, so they may script its server.
  */
 export function useStack(start: () => Promise<Stack> = () => startStack(), setupTimeout?: number): UsedStack {
-  const up = useHooked(start, (stack) => stack.close(), () => new StackNotUpError(), setupTimeout);
+  const up = useHooked(
+    start,
+    (stack) => stack.close(),
+    () => new StackNotUpError(),
+    setupTimeout,
+  );
   return {
     get server() {
       return up().server;
@@ -88,4 +94,24 @@ export function useBrowser(extraArgs: string[] = []): { readonly browser: Stack[
       return up();
     },
   };
+}
+
+/**
+ * A canary server (the attacker's endpoint, which must never be reached) for the file's tests,
+ * started after the hooks registered before this call and closed after the tests. The value
+ * forwards every read to the running server, so a file keeps writing `canary.requests`.
+ */
+export function useCanary(): CanaryServer {
+  const up = useHooked(
+    () => startCanaryServer(),
+    (canary) => canary.close(),
+    () => new StackNotUpError(),
+  );
+  return new Proxy({} as CanaryServer, { get: (_target, key) => Reflect.get(up(), key) as unknown });
+}
+
+/** The usual stack whose root model answers each question by its route (set by the file's tests). */
+export function useRoutedStack(): { readonly routes: Map<string, QuestionRoute>; readonly stack: UsedStack } {
+  const routes = new Map<string, QuestionRoute>();
+  return { routes, stack: useStack(() => startRoutedStack(routes)) };
 }

@@ -58,9 +58,9 @@ describe("WebLLM worker with a software WebGPU adapter", () => {
     expect(result.message).toMatch(/Qwen2\.5-0\.5B-Instruct-q4f32_1-MLC is not downloaded yet/);
     expect(result.message).toMatch(/Connect to the internet and load it once to download it; after that it works offline/);
     // The request really left for Hugging Face from inside the worker and was blocked.
-    expect(used.session.blocked.some((u) => u.startsWith("https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/"))).toBe(
-      true,
-    );
+    expect(
+      used.session.blocked.some((u) => u.startsWith("https://huggingface.co/mlc-ai/Qwen2.5-0.5B-Instruct-q4f32_1-MLC/resolve/main/")),
+    ).toBe(true);
 
     const cached = await used.session.page.evaluate(() => window.webllmTest.cached());
     expect(cached.models).toEqual([]);
