@@ -12,6 +12,7 @@ import { iterationRecord } from "./records.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
 import type { Emit } from "./subcalls.ts";
 import { UsageTracker } from "./usage.ts";
+import { samplingOf } from "./sampling.ts";
 
 /** What a cut-off answer says about itself (the page offers Continue beside it). */
 export function cutOffMessage(maxTokens: number): string {
@@ -68,9 +69,7 @@ export async function continueDirect(i: DirectContinueInput): Promise<RlmResult>
       question: directQuestion(i.question, i.previous),
       document: i.document,
       ...(last.direct?.max_tokens ? { maxAnswerTokens: last.direct.max_tokens } : {}),
-      ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
-      ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
-      ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),
+      ...samplingOf(i.config),
       signal,
       onToken: (text) => emit({ type: "token", turn, text }),
       continueFrom: soFar,

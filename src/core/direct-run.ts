@@ -12,6 +12,7 @@ import { directAnswerTokens } from "./run-mode.ts";
 import type { Emit } from "./subcalls.ts";
 import type { RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
 import { UsageTracker } from "./usage.ts";
+import { samplingOf } from "./sampling.ts";
 
 export interface DirectRunInput {
   question: string;
@@ -61,9 +62,7 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
       document: i.document,
       // --max-tokens (the page's tokens per turn) holds for the one direct turn too.
       maxAnswerTokens: directAnswerTokens(i.engine.contextWindow, i.config.maxTokensPerTurn),
-      ...(i.config.temperature !== undefined ? { temperature: i.config.temperature } : {}),
-      ...(i.config.topP !== undefined ? { topP: i.config.topP } : {}),
-      ...(i.config.seed !== undefined ? { seed: i.config.seed } : {}),
+      ...samplingOf(i.config),
       signal,
       onToken: (text) => emit({ type: "token", turn: 0, text }),
     });

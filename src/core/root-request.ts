@@ -11,6 +11,7 @@ import type { Budgets } from "./budgets.ts";
 import { endsInRunawayRepetition } from "./guards/runaway.ts";
 import { ROOT_STOP_SEQUENCES } from "./reply.ts";
 import type { RlmConfig } from "./types.ts";
+import { samplingOf } from "./sampling.ts";
 
 export function rootRequest(config: RlmConfig, budgets: Budgets, messages: ChatMessage[]): ChatRequest {
   return {
@@ -18,9 +19,7 @@ export function rootRequest(config: RlmConfig, budgets: Budgets, messages: ChatM
     maxTokens: budgets.maxTokensPerTurn,
     stop: ROOT_STOP_SEQUENCES,
     thinking: config.thinking ?? false,
-    ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-    ...(config.topP !== undefined ? { topP: config.topP } : {}),
-    ...(config.seed !== undefined ? { seed: config.seed } : {}),
+    ...samplingOf(config),
   };
 }
 

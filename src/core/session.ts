@@ -15,6 +15,7 @@ import { signalAt } from "./stop.ts";
 import { runMetadata, trajectoryJsonl, type ExportedRun } from "./trajectory.ts";
 import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
+import { samplingOf } from "./sampling.ts";
 
 export type { SessionEngines } from "./session-answer.ts";
 export { DocumentLoadError, expectedContext, type SessionDocument } from "./session-documents.ts";
@@ -198,9 +199,7 @@ export class RlmSession {
       engine: root,
       question,
       document,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.topP !== undefined ? { topP: config.topP } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      ...samplingOf(config),
       ...options,
     });
   }

@@ -14,6 +14,7 @@ import type { StopSignal } from "./stop.ts";
 import { SubcallPolicy } from "./subcall-policy.ts";
 import type { RlmConfig, RlmEvent, SubcallRecord } from "./types.ts";
 import { UsageTracker } from "./usage.ts";
+import { samplingOf } from "./sampling.ts";
 
 /** An event as a run writes it; the run adds its depth and parent sub-call. */
 type Undepthed<E> = E extends unknown ? Omit<E, "depth" | "parentSubcallId"> : never;
@@ -83,9 +84,7 @@ export class SubcallRouter {
     this.policy = new SubcallPolicy({
       budgets: o.budgets,
       thinking: config.subThinking ?? false,
-      ...(config.temperature !== undefined ? { temperature: config.temperature } : {}),
-      ...(config.topP !== undefined ? { topP: config.topP } : {}),
-      ...(config.seed !== undefined ? { seed: config.seed } : {}),
+      ...samplingOf(config),
     });
   }
 
