@@ -13,7 +13,6 @@ import {
   type ChatCompletionParams,
 } from "@wllama/wllama";
 import type {
-  WllamaAssets,
   WllamaCompletionRequest,
   WllamaCompletionResult,
   WllamaEnvironment,

@@ -7,8 +7,6 @@ import {
   type RunLimits,
   type RunSteps,
   type StepsSummary,
-  type StoredCell,
-  type StoredCompare,
   type StoredExchange,
   type StoredStatus,
   type StoredSubcall,
@@ -17,10 +15,8 @@ import {
 
 /** A sub-call as the page shows it (the stored shape: src/store/schema.ts). */
 export type SubcallView = StoredSubcall;
-export type CellView = StoredCell;
 export type TurnView = StoredTurn;
 export type ExchangeStatus = StoredStatus;
-export type CompareView = StoredCompare;
 export type { RunLimits };
 
 /**
@@ -266,10 +262,6 @@ export function fillSteps(exchange: Exchange, steps: RunSteps | null): void {
   exchange.turns = steps?.turns ?? [];
   exchange.iterations = steps?.iterations ?? [];
   delete exchange.steps;
-}
-
-export function turnTokens(turn: TurnView): number {
-  return (turn.usage?.promptTokens ?? 0) + (turn.usage?.completionTokens ?? 0);
 }
 
 /** Statuses a run can be continued from: it stopped before it was done, with turns to go on from. */

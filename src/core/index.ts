@@ -1,6 +1,5 @@
-export { runRlm, type ChildRepl, type ChildReplFactory, type RlmRunOptions } from "./loop.ts";
+export { runRlm, type ChildRepl, type RlmRunOptions } from "./loop.ts";
 export {
-  DocumentLoadError,
   RlmSession,
   SessionBusyError,
   type AskOptions,
@@ -89,7 +88,6 @@ export {
   helperLimits,
   prepareBlock,
   replSyntaxChecker,
-  ReplProbeError,
   type PreparedBlock,
   type ProbeRepl,
   type SyntaxChecker,

@@ -18,7 +18,7 @@ import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult,
 import { samplingOf } from "./sampling.ts";
 
 export type { SessionEngines } from "./session-answer.ts";
-export { DocumentLoadError, expectedContext, type SessionDocument } from "./session-documents.ts";
+export type { SessionDocument } from "./session-documents.ts";
 
 export interface RlmSessionDeps {
   /** A new, not yet started REPL: called once for the session and once for its child RLMs. */

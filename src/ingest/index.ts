@@ -6,8 +6,6 @@
 // Drops:        collectDroppedFiles(event.dataTransfer)  (inside the drop handler)
 // Node:         ingestInNode(inputs) from "./node.ts" (not re-exported here: it loads Node builds)
 export type {
-  DocumentKind,
-  DocxDocument,
   IngestInput,
   IngestLimits,
   IngestOptions,

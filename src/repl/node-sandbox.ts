@@ -11,7 +11,6 @@
 import { resolve } from "node:path";
 import type { Remote } from "comlink";
 import {
-  SandboxUnavailableError,
   mayRead,
   sandboxLaunch,
   spawnSandbox,
@@ -24,7 +23,6 @@ import type { ContextDocumentInput, ReplBootInfo, ReplBootOptions, ReplWorkerApi
 import { parseSandboxMessage, type CacheWrite, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./messages.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 
-export { SandboxUnavailableError };
 
 /** Which walls stand (tests prove each alone; everything else keeps both). */
 export interface SandboxWallSetting {

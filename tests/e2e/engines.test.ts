@@ -11,7 +11,6 @@ import {
   launchEngine,
   missingEngine,
   selectedEngines,
-  textOf,
   waitFor,
   waitForFunction,
   waitForText,

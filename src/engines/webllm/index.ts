@@ -21,7 +21,7 @@ export type {
   WorkerCompletionResult,
   WorkerState,
 } from "./protocol.ts";
-export { CATALOG, WEBLLM_MODEL_LIB_VERSION, WEBLLM_VERSION, estimateDownloadMB, findCatalogEntry, parseQwenModelId } from "./catalog.ts";
+export { CATALOG, estimateDownloadMB, findCatalogEntry, parseQwenModelId } from "./catalog.ts";
 export {
   CONTEXT_WINDOW_CHOICES,
   DEFAULT_CONTEXT_WINDOW,

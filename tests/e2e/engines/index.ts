@@ -49,12 +49,6 @@ export async function waitFor(page: EnginePage, target: Target, timeout = 30_000
   await waitForFunction(page, exists, target, { timeout, what: JSON.stringify(target) });
 }
 
-/** The whole text of the target (whitespace-normalised), or null when it is absent. */
-export function textOf(page: EnginePage, target: Target): Promise<string | null> {
-  const fn = new Function("t", `const el = (${findTargetSource})(t); return el ? el.textContent.replace(/\\s+/g, " ").trim() : null;`);
-  return page.evaluate(fn as (t: Target) => string | null, target);
-}
-
 /** Waits until the target's text contains `text`; returns that text. */
 export async function waitForText(page: EnginePage, target: Target, text: string | RegExp, timeout = 30_000): Promise<string> {
   const pattern =
