@@ -21,7 +21,6 @@ export interface IngestInput {
  */
 export type PythonEncoding = "utf-8" | "utf-8-sig" | "utf-16" | "utf-32" | "latin-1";
 
-
 export interface DocumentBase {
   /** Unique within one IngestResult: the key of this document in a dict-shaped `context`. */
   path: string;
@@ -64,7 +63,6 @@ export type ExtractedDocument<F = RegisteredExtractedFormat> =
 
 /** Text extracted from a PDF's text layer, every page starting with its marker (formats/pdf.ts). */
 export type PdfDocument = ExtractedDocument<typeof pdfFormat>;
-
 
 export type IngestedDocument = TextDocument | ZipEntryDocument | ExtractedDocument;
 

@@ -23,7 +23,6 @@ import type { ContextDocumentInput, ReplBootInfo, ReplBootOptions, ReplWorkerApi
 import { parseSandboxMessage, type CacheWrite, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./messages.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 
-
 /** Which walls stand (tests prove each alone; everything else keeps both). */
 export interface SandboxWallSetting {
   /** The sandbox process's own: the permission model, no environment, no string compilation. */

@@ -1,16 +1,3 @@
-export { SessionStore, StorageFullError, StorageUnavailableError, requestPersistentStorage } from "./db.ts";
+export { SessionStore, StorageUnavailableError, requestPersistentStorage } from "./db.ts";
 export { MemoryStore } from "./memory.ts";
 export type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
-export {
-  SCHEMA_VERSION,
-  summarizeSteps,
-  type RunLimits,
-  type RunSteps,
-  type StepsSummary,
-  type StoredCell,
-  type StoredCompare,
-  type StoredExchange,
-  type StoredStatus,
-  type StoredSubcall,
-  type StoredTurn,
-} from "./schema.ts";

@@ -86,7 +86,6 @@ describe("rankSources", () => {
 });
 
 describe("reading sources out of a run's records", () => {
-
   it("takes cell ranges and sub-call prompt ranges, marking the final cell and each reply", () => {
     const first: IterationRecord = iterationRecord(0, 0, [], "");
     const call = subcallRecord("sub", "<<…>>", "The code is ZEBRA-4471.", { promptTokens: 1, completionTokens: 1 }, 5, {

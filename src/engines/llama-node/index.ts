@@ -23,17 +23,8 @@ import { listenToLlamaLog, llamaRuntime, type LlamaRuntime } from "./runtime.ts"
 import { Slots } from "./slots.ts";
 import { registeredTestGrammar } from "./test-hook.ts";
 
-export {
-  LlamaNodeEngine,
-  PREFILL_BATCH,
-  type PrefillProgress,
-  type LlamaCppCounters,
-  type LlamaRequestStats,
-  type TestGrammar,
-} from "./engine.ts";
-export { planMemory, type MemoryPlan } from "./memory.ts";
-export { noBinaryMessage } from "./runtime.ts";
-
+export { LlamaNodeEngine, PREFILL_BATCH, type PrefillProgress, type LlamaRequestStats, type TestGrammar } from "./engine.ts";
+export { type MemoryPlan } from "./memory.ts";
 export interface LocalModelOptions {
   /** The GGUF for the root (and, without `subModelFile`, for sub-calls). */
   modelFile: string;
