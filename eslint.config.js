@@ -14,6 +14,9 @@ import tseslint from "typescript-eslint";
 /** A specifier that climbs out of the importing folder and enters `path` (under src/ or the root). */
 const into = (path) => `^(\\.\\./)+(src/)?(${path})`;
 
+/** The engines that are folders of their own (src/engines/<engine>/, each with a registry entry). */
+const ENGINES = ["llama-node", "openai", "webllm", "wllama"];
+
 /**
  * One wall: the files it holds, what they may not import (regexes on the specifier), the globals
  * they may not touch, and why (the message a violation prints).
@@ -55,6 +58,43 @@ const walls = [
     ignores: ["src/engines/*/page.ts", "src/engines/*/host.svelte.ts"],
     imports: [into("app|ui") + "/"],
   },
+  // Each engine is a folder of its own (issue 37 #5): what two engines share lives beside them
+  // (errors.ts, types.ts, descriptor.ts, gguf/), never in one engine that another reaches into.
+  // A file matched by two walls keeps the later one's rule, so each of these restates the wall
+  // above for its files and adds the fence between engines.
+  ...ENGINES.flatMap((engine) => {
+    const others = `^(\\.\\./)+(engines/)?(${ENGINES.filter((other) => other !== engine).join("|")})/`;
+    const page = [`src/engines/${engine}/page.ts`, `src/engines/${engine}/host.svelte.ts`];
+    return [
+      {
+        name: `src/engines/${engine}/ speaks to models: no src/app, no src/ui, no other engine's folder`,
+        files: [`src/engines/${engine}/**/*.ts`],
+        ignores: page,
+        imports: [into("app|ui") + "/", others],
+      },
+      {
+        name: `src/engines/${engine}/'s page half (page.ts, its host) never imports another engine's folder`,
+        files: page,
+        imports: [others],
+      },
+      {
+        // An engine's own views (Settings, StartStep) are the page's half of that engine, as its
+        // page.ts and host are: they read the host contract's types (src/app/engine-host.ts) and
+        // the page's formats (src/ui/markdown.ts), nothing else of the page, nothing of the
+        // store, the REPL or the workers.
+        name: `src/engines/${engine}/'s views use src/app's types and src/ui/markdown.ts only: no store, REPL, worker or other engine's folder`,
+        files: [`src/engines/${engine}/**/*.svelte`],
+        imports: [
+          into("store|repl|workers|cli|node|bench") + "/",
+          into("ui") + "/(?!markdown\\.ts$)",
+          "^(pyodide|@mlc-ai/web-llm|comlink|idb)(/|$)",
+          others,
+        ],
+        typeOnly: [into("app") + "/"],
+        globals: ["Worker", "SharedWorker", "indexedDB"],
+      },
+    ];
+  }),
   {
     // Model-written code runs in these modules' process: nothing of the page may be reachable
     // from it. Every other worker keeps to the same wall, except that the render worker
