@@ -14,12 +14,23 @@ import tseslint from "typescript-eslint";
 /** A specifier that climbs out of the importing folder and enters `path` (under src/ or the root). */
 const into = (path) => `^(\\.\\./)+(src/)?(${path})`;
 
+/**
+ * Test seams read from globals (a `__rlm…` property, a `Symbol.for` key) have no place in engine
+ * code: an engine takes them as options, and the page or the command line reads them once
+ * (src/app/test-seams.ts, src/cli/test-hook.ts). Issue 37 #5.
+ */
+const NO_TEST_GLOBALS = [
+  "MemberExpression[property.name=/^__rlm/]",
+  "CallExpression[callee.object.name='Symbol'][callee.property.name='for']",
+];
+
 /** The engines that are folders of their own (src/engines/<engine>/, each with a registry entry). */
 const ENGINES = ["llama-node", "openai", "webllm", "wllama"];
 
 /**
  * One wall: the files it holds, what they may not import (regexes on the specifier), the globals
- * they may not touch, and why (the message a violation prints).
+ * they may not touch, any other syntax they may not use (esquery selectors), and why (the message
+ * a violation prints).
  */
 const walls = [
   {
@@ -57,6 +68,7 @@ const walls = [
     files: ["src/engines/**/*.ts"],
     ignores: ["src/engines/*/page.ts", "src/engines/*/host.svelte.ts"],
     imports: [into("app|ui") + "/"],
+    syntax: NO_TEST_GLOBALS,
   },
   // Each engine is a folder of its own (issue 37 #5): what two engines share lives beside them
   // (errors.ts, types.ts, descriptor.ts, gguf/), never in one engine that another reaches into.
@@ -71,11 +83,13 @@ const walls = [
         files: [`src/engines/${engine}/**/*.ts`],
         ignores: page,
         imports: [into("app|ui") + "/", others],
+        syntax: NO_TEST_GLOBALS,
       },
       {
         name: `src/engines/${engine}/'s page half (page.ts, its host) never imports another engine's folder`,
         files: page,
         imports: [others],
+        syntax: NO_TEST_GLOBALS,
       },
       {
         // An engine's own views (Settings, StartStep) are the page's half of that engine, as its
@@ -92,6 +106,7 @@ const walls = [
         ],
         typeOnly: [into("app") + "/"],
         globals: ["Worker", "SharedWorker", "indexedDB"],
+        syntax: NO_TEST_GLOBALS,
       },
     ];
   }),
@@ -155,7 +170,7 @@ const wallConfigs = walls.map((wall) => {
     ...(wall.ignores ? { ignores: wall.ignores } : {}),
     rules: {
       "@typescript-eslint/no-restricted-imports": ["error", { patterns }],
-      "no-restricted-syntax": ["error", ...dynamic],
+      "no-restricted-syntax": ["error", ...dynamic, ...(wall.syntax ?? []).map((selector) => ({ selector, message }))],
       ...(wall.globals ? { "no-restricted-globals": ["error", ...wall.globals.map((name) => ({ name, message }))] } : {}),
     },
   };

@@ -5,6 +5,7 @@ import type { ChatEngine } from "../engines/types.ts";
 import type { LlamaRequestStats, LoadProgress, PrefillProgress } from "../engines/llama-node/index.ts";
 import { groupDigits } from "../core/numbers.ts";
 import type { CliOptions } from "./args.ts";
+import { registeredTestGrammar } from "./test-hook.ts";
 
 export interface LocalEngines {
   root: ChatEngine;
@@ -41,6 +42,8 @@ export async function openLocalEngines(
 ): Promise<LocalEngines> {
   const { openLocalModels } = await import("../engines/llama-node/index.ts");
   const verbose = options.verbose ? (line: string) => stderr(`rlm: ${line}\n`) : undefined;
+  // Tests only: the grammar hook a preloaded test module registered (test-hook.ts), if any.
+  const testGrammar = registeredTestGrammar();
   const local = await openLocalModels(
     {
       modelFile: options.modelFile,
@@ -50,6 +53,7 @@ export async function openLocalEngines(
       ...(options.concurrency ? { subCallSlots: options.concurrency } : {}),
       childRoots: (options.maxDepth ?? 1) > 1,
       ...watch,
+      ...(testGrammar ? { testGrammar } : {}),
       ...(verbose
         ? {
             onRequest: (stats: LlamaRequestStats) => verbose(describeRequest(stats)),

@@ -45,6 +45,11 @@ const crossings: [file: string, code: string][] = [
   ["src/ui/copy-text.ts", `import { loadPyodide } from "pyodide";`],
   // Each engine is a folder of its own, and its views are held like its code (issue 37 #5).
   ["src/engines/wllama/engine.ts", `import { CATALOG } from "../webllm/catalog.ts";`],
+  // Test seams come into an engine as options; none reads a global (issue 37 #5).
+  ["src/engines/wllama/catalog.ts", `export const base = () => (globalThis as { __rlmTestCatalogBase?: string }).__rlmTestCatalogBase;`],
+  ["src/engines/test-grammar.ts", `export const hook = () => (globalThis as { __rlmTestGrammar?: unknown }).__rlmTestGrammar;`],
+  ["src/engines/llama-node/index.ts", `export const hook = (globalThis as Record<symbol, unknown>)[Symbol.for("x")];`],
+  ["src/engines/webllm/host.svelte.ts", `export const hook = (window as { __rlmTestGrammar?: unknown }).__rlmTestGrammar;`],
   ["src/engines/openai/page.ts", `import { pageAssets } from "../wllama/host.svelte.ts";`],
   [
     "src/engines/webllm/Settings.svelte",

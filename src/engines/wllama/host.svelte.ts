@@ -306,9 +306,12 @@ export class WllamaHost implements EngineHost {
     ).find((p) => p.id === model.id);
     this.downloads = { ...this.downloads, [model.id]: { bytes: prior?.bytes ?? 0, total: null, running: true } };
     try {
-      const stored = await this.client().download({ id: model.id, url: catalogUrl(model), fileName: model.fileName }, (bytes, total) => {
-        this.downloads = { ...this.downloads, [model.id]: { bytes, total, running: true } };
-      });
+      const stored = await this.client().download(
+        { id: model.id, url: catalogUrl(model, this.ctx.testSeams?.catalogBase?.()), fileName: model.fileName },
+        (bytes, total) => {
+          this.downloads = { ...this.downloads, [model.id]: { bytes, total, running: true } };
+        },
+      );
       const { [model.id]: _done, ...rest } = this.downloads;
       this.downloads = rest;
       await this.refresh();
@@ -393,6 +396,7 @@ export class WllamaHost implements EngineHost {
         build: "simd",
         libllama: env.libllama,
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
+        ...(this.ctx.testSeams?.testGrammar ? { testGrammar: this.ctx.testSeams.testGrammar } : {}),
         onCall: (record) => this.count(record),
       });
     this.hostStatus = { loading: 0, detail: "Starting llama.cpp…" };
