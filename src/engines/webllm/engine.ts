@@ -1,7 +1,7 @@
 // A ChatEngine over a local WebLLM model running in the model worker.
 import { EngineAbortedError, EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
-import { queuedCall } from "../queued-call.ts";
+import { queuedCall, whileLive } from "../queued-call.ts";
 import { testGrammarFor, type TestGrammarHook } from "../test-grammar.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
@@ -123,11 +123,7 @@ export class WebLLMEngine implements ChatEngine {
             ...(request.stop?.length ? { stop: [...request.stop] } : {}),
             ...(grammar ? { grammar } : {}),
           },
-          onToken
-            ? (delta) => {
-                if (live()) onToken(delta);
-              }
-            : undefined,
+          whileLive(onToken, live),
         );
       },
     });

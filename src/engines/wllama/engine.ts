@@ -3,7 +3,7 @@
 // its new tokens even with sub-calls in between.
 import { EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
-import { queuedCall } from "../queued-call.ts";
+import { queuedCall, whileLive } from "../queued-call.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
 import { testGrammarFor, type TestGrammarHook } from "../test-grammar.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
@@ -123,11 +123,7 @@ export class WllamaEngine implements ChatEngine {
             ...(this.options.info.thinkingSwitch ? { thinking: request.thinking ?? false } : {}),
             ...(grammar ? { grammar } : {}),
           },
-          onToken
-            ? (delta) => {
-                if (live()) onToken(delta);
-              }
-            : undefined,
+          whileLive(onToken, live),
         );
       },
     });
