@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
-import { useHooked } from "../fixtures/hooked.ts";
+import { useHookedParts } from "../fixtures/hooked.ts";
 
 /** How one GET is answered: `headers` are the cross-origin ones every answer needs. */
 export type ModelResponder = (model: Buffer, req: IncomingMessage, res: ServerResponse, headers: OutgoingHttpHeaders) => void;
@@ -18,7 +18,7 @@ export class ModelServerNotUpError extends Error {
 
 /** Returns the URL a catalog entry's file name is appended to (`…/models/`), once the server is up. */
 export function useModelServer(respond: ModelResponder): { readonly base: string } {
-  const up = useHooked(
+  return useHookedParts(
     async () => {
       const model = readFileSync(await tinyQwenGguf());
       const server = createServer((req, res) => {
@@ -38,9 +38,4 @@ export function useModelServer(respond: ModelResponder): { readonly base: string
     () => new ModelServerNotUpError(),
     120_000,
   );
-  return {
-    get base() {
-      return up().base;
-    },
-  };
 }

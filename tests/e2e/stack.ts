@@ -3,7 +3,7 @@
 // Apart from harness.ts because this registers vitest hooks, and bench scripts import harness.ts
 // outside vitest.
 import type { Page } from "playwright-core";
-import { useHooked } from "../fixtures/hooked.ts";
+import { useHooked, useHookedParts } from "../fixtures/hooked.ts";
 import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
 import { launch, openaiUrl, startApp, startRoutedStack, startStack, type QuestionRoute, type Stack } from "./harness.ts";
 
@@ -60,7 +60,7 @@ export interface UsedApp {
 
 /** Like useStack, without the scripted server: starts the app and Chromium before the file's tests and closes them after. */
 export function useAppAndBrowser(setupTimeout?: number): UsedApp {
-  const up = useHooked(
+  return useHookedParts(
     async () => {
       const [app, browser] = await Promise.all([startApp(), launch()]);
       return { app, browser };
@@ -72,28 +72,15 @@ export function useAppAndBrowser(setupTimeout?: number): UsedApp {
     () => new StackNotUpError(),
     setupTimeout,
   );
-  return {
-    get app() {
-      return up().app;
-    },
-    get browser() {
-      return up().browser;
-    },
-  };
 }
 
 /** A Chromium of its own for the describe block it is called in (e.g. with `WEBGPU_ARGS`), closed after the block. */
 export function useBrowser(extraArgs: string[] = []): { readonly browser: Stack["browser"] } {
-  const up = useHooked(
-    () => launch(extraArgs),
-    (browser) => browser.close(),
+  return useHookedParts(
+    async () => ({ browser: await launch(extraArgs) }),
+    (parts) => parts.browser.close(),
     () => new StackNotUpError(),
   );
-  return {
-    get browser() {
-      return up();
-    },
-  };
 }
 
 /**
@@ -102,12 +89,11 @@ export function useBrowser(extraArgs: string[] = []): { readonly browser: Stack[
  * forwards every read to the running server, so a file keeps writing `canary.requests`.
  */
 export function useCanary(): CanaryServer {
-  const up = useHooked(
+  return useHookedParts(
     () => startCanaryServer(),
     (canary) => canary.close(),
     () => new StackNotUpError(),
   );
-  return new Proxy({} as CanaryServer, { get: (_target, key) => Reflect.get(up(), key) as unknown });
 }
 
 /** The usual stack whose root model answers each question by its route (set by the file's tests). */

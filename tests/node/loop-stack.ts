@@ -1,7 +1,7 @@
 // The set-up the loop tests repeated: a scripted model server and a Node REPL, started before a
 // file's tests and closed after them. Apart from helpers.ts because this registers vitest hooks.
 import { afterEach } from "vitest";
-import { useHooked } from "../fixtures/hooked.ts";
+import { useHooked, useHookedParts } from "../fixtures/hooked.ts";
 import type { RlmSession } from "../../src/core/session.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from "../fixtures/scripted-server.ts";
@@ -21,7 +21,7 @@ export class LoopStackNotUpError extends Error {
 
 /** Registers beforeAll/afterAll that start the server (with `serverOptions`) and an "auto" REPL, and close them. */
 export function useLoopStack(serverOptions: ScriptedServerOptions = { contextWindow: 8192 }): LoopStack {
-  const up = useHooked(
+  return useHookedParts(
     async () => ({ server: await startScriptedServer(serverOptions), repl: await startRepl("auto") }),
     async (parts) => {
       parts.repl.close();
@@ -29,14 +29,6 @@ export function useLoopStack(serverOptions: ScriptedServerOptions = { contextWin
     },
     () => new LoopStackNotUpError(),
   );
-  return {
-    get server() {
-      return up().server;
-    },
-    get repl() {
-      return up().repl;
-    },
-  };
 }
 
 /** The scripted server of the session tests, and the sessions a test opened (closed after it). */

@@ -1,6 +1,6 @@
 // The set-up both WebLLM page files repeated: serve the test page, open it in Chromium before the
 // file's tests, close both after them. Apart from harness.ts because this registers vitest hooks.
-import { useHooked } from "../../../fixtures/hooked.ts";
+import { useHookedParts } from "../../../fixtures/hooked.ts";
 import { openPage, startPageServer, type BrowserSession, type PageServer } from "./harness.ts";
 
 export interface UsedWebllmPage {
@@ -16,7 +16,7 @@ export class WebllmPageNotUpError extends Error {
 }
 
 export function useWebllmPage(mode: "dev" | "preview", options: { webgpu: boolean }): UsedWebllmPage {
-  const up = useHooked(
+  return useHookedParts(
     async () => {
       const server = await startPageServer(mode);
       return { server, session: await openPage(server.url, options) };
@@ -28,12 +28,4 @@ export function useWebllmPage(mode: "dev" | "preview", options: { webgpu: boolea
     () => new WebllmPageNotUpError(),
     90_000,
   );
-  return {
-    get server() {
-      return up().server;
-    },
-    get session() {
-      return up().session;
-    },
-  };
 }
