@@ -5,7 +5,19 @@
 import type { Page } from "playwright-core";
 import { useHooked, useHookedParts } from "../fixtures/hooked.ts";
 import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
-import { launch, openaiUrl, startApp, startRoutedStack, startStack, type QuestionRoute, type Stack } from "./harness.ts";
+import {
+  askQuestion,
+  blockOutside,
+  launch,
+  newPage,
+  openaiUrl,
+  startApp,
+  startRoutedStack,
+  startStack,
+  uploadText,
+  type QuestionRoute,
+  type Stack,
+} from "./harness.ts";
 
 /** A stack that a test file's hooks bring up and take down; its parts are there once the file's tests run. */
 export interface UsedStack {
@@ -100,4 +112,17 @@ export function useCanary(): CanaryServer {
 export function useRoutedStack(): { readonly routes: Map<string, QuestionRoute>; readonly stack: UsedStack } {
   const routes = new Map<string, QuestionRoute>();
   return { routes, stack: useStack(() => startRoutedStack(routes)) };
+}
+
+/**
+ * A fresh page on the app pointed at the stack's scripted server in `auto` mode, with requests
+ * that leave the machine blocked (and listed in `outside`), the text uploaded and the question asked.
+ */
+export async function askInFreshPage(stack: UsedStack, file: { name: string; text: string }, question: string) {
+  const opened = await newPage(stack.browser);
+  const outside = await blockOutside(opened.context);
+  await opened.page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { mode: "auto" }));
+  await uploadText(opened.page, file.name, file.text);
+  await askQuestion(opened.page, question);
+  return { ...opened, outside };
 }

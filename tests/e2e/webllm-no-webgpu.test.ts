@@ -2,7 +2,7 @@
 // adapter: the user gets the no-WebGPU message (browsers and flags) before any download starts,
 // and the main thread's bundle does not contain web-llm.
 import { describe, expect, it } from "vitest";
-import { useWebllmPage } from "./pages/webllm/use-page.ts";
+import { failedLoad, useWebllmPage } from "./pages/webllm/use-page.ts";
 import { expectNothingFor } from "./waits.ts";
 
 const used = useWebllmPage("preview", { webgpu: false });
@@ -29,11 +29,8 @@ describe("WebLLM without WebGPU (production build)", () => {
   }, 60_000);
 
   it("loading a model fails with the no-WebGPU message, before any download", async () => {
-    const result = await used.session.page.evaluate(() => window.webllmTest.load("Qwen2.5-Coder-3B-Instruct-q4f16_1-MLC"));
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
+    const result = await failedLoad(used, "Qwen2.5-Coder-3B-Instruct-q4f16_1-MLC");
     expect(result.name).toBe("WebGPUUnavailableError");
-    expect(result.isEngineError).toBe(true);
     expect(result.message).toMatch(
       /^This browser cannot run local models because WebGPU is not available \(the browser found no usable GPU adapter\)/,
     );

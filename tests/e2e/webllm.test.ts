@@ -3,7 +3,7 @@
 // is there, and loading an uncached model ends in "download it once online", with no
 // unhandled rejection anywhere.
 import { describe, expect, it } from "vitest";
-import { useWebllmPage } from "./pages/webllm/use-page.ts";
+import { failedLoad, useWebllmPage } from "./pages/webllm/use-page.ts";
 import { expectNothingFor } from "./waits.ts";
 
 const used = useWebllmPage("dev", { webgpu: true });
@@ -50,11 +50,8 @@ describe("WebLLM worker with a software WebGPU adapter", () => {
   });
 
   it("loading an uncached model offline fails with 'download it once online' and nothing unhandled", async () => {
-    const result = await used.session.page.evaluate(() => window.webllmTest.load("Qwen2.5-0.5B-Instruct-q4f32_1-MLC"));
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
+    const result = await failedLoad(used, "Qwen2.5-0.5B-Instruct-q4f32_1-MLC");
     expect(result.name).toBe("ModelNotDownloadedError");
-    expect(result.isEngineError).toBe(true);
     expect(result.message).toMatch(/Qwen2\.5-0\.5B-Instruct-q4f32_1-MLC is not downloaded yet/);
     expect(result.message).toMatch(/Connect to the internet and load it once to download it; after that it works offline/);
     // The request really left for Hugging Face from inside the worker and was blocked.
