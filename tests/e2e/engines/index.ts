@@ -80,3 +80,39 @@ export async function applyLinkSettings(page: EnginePage, timeout = 60_000): Pro
     what: "the link's settings to be applied",
   });
 }
+
+/**
+ * Clicks the page's Stop and returns the milliseconds until the run shows "Stopped", timed by the
+ * page's own clock (a MutationObserver, so no poll interval is counted). Shared by the engine
+ * tests and bench/engines.ts.
+ */
+export async function timeStop(page: EnginePage, timeout: number): Promise<number> {
+  const clicked = await page.evaluate(() => {
+    const w = window as unknown as { __stop: { clicked?: number; shown?: number } };
+    w.__stop = {};
+    new MutationObserver(() => {
+      if (
+        w.__stop.clicked &&
+        !w.__stop.shown &&
+        Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))
+      ) {
+        w.__stop.shown = performance.now();
+      }
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+    const stop = Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Stop");
+    w.__stop.clicked = performance.now();
+    stop?.click();
+    return !!stop;
+  });
+  if (!clicked) throw new Error("The page showed no Stop button to click");
+  const stopped = await waitForFunction(
+    page,
+    () => {
+      const s = (window as unknown as { __stop: { clicked: number; shown?: number } }).__stop;
+      return s.shown === undefined ? null : { ms: s.shown - s.clicked };
+    },
+    undefined,
+    { timeout, what: "the run to show Stopped" },
+  );
+  return stopped!.ms;
+}
