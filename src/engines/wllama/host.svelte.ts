@@ -22,17 +22,11 @@ import type { WllamaLoadProgress } from "./load-progress.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
 import { NO_SIMD_REASON, hasWasmSimd } from "./simd.ts";
+import { wllamaAssets } from "./assets.ts";
 
 /** Where the page serves llama.cpp's wasm: copied from node_modules at build (scripts/copy-wllama.mjs). */
 export function pageAssets(): WllamaAssets {
-  const base = new URL(`${import.meta.env.BASE_URL}wllama/`, location.href);
-  return {
-    wasm: new URL("wllama.wasm", base).href,
-    compatWasm: new URL("compat/wllama.wasm", base).href,
-    compatWorker: new URL("compat/wllama.js", base).href,
-    simdWasm: new URL("simd/wllama.wasm", base).href,
-    simdWorker: new URL("simd/wllama.js", base).href,
-  };
+  return wllamaAssets(new URL(`${import.meta.env.BASE_URL}wllama/`, location.href));
 }
 
 /** The window a model gets with these settings: the person's choice, else its default. */
