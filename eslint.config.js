@@ -15,8 +15,22 @@ import tseslint from "typescript-eslint";
 const into = (path) => `^(\\.\\./)+(src/)?(${path})`;
 
 /**
+ * Test seams read from globals (a `__rlm…` property, a `Symbol.for` key) have no place in engine
+ * code: an engine takes them as options, and the page or the command line reads them once
+ * (src/app/test-seams.ts, src/cli/test-hook.ts). Issue 37 #5.
+ */
+const NO_TEST_GLOBALS = [
+  "MemberExpression[property.name=/^__rlm/]",
+  "CallExpression[callee.object.name='Symbol'][callee.property.name='for']",
+];
+
+/** The engines that are folders of their own (src/engines/<engine>/, each with a registry entry). */
+const ENGINES = ["llama-node", "openai", "webllm", "wllama"];
+
+/**
  * One wall: the files it holds, what they may not import (regexes on the specifier), the globals
- * they may not touch, and why (the message a violation prints).
+ * they may not touch, any other syntax they may not use (esquery selectors), and why (the message
+ * a violation prints).
  */
 const walls = [
   {
@@ -54,7 +68,48 @@ const walls = [
     files: ["src/engines/**/*.ts"],
     ignores: ["src/engines/*/page.ts", "src/engines/*/host.svelte.ts"],
     imports: [into("app|ui") + "/"],
+    syntax: NO_TEST_GLOBALS,
   },
+  // Each engine is a folder of its own (issue 37 #5): what two engines share lives beside them
+  // (errors.ts, types.ts, descriptor.ts, gguf/), never in one engine that another reaches into.
+  // A file matched by two walls keeps the later one's rule, so each of these restates the wall
+  // above for its files and adds the fence between engines.
+  ...ENGINES.flatMap((engine) => {
+    const others = `^(\\.\\./)+(engines/)?(${ENGINES.filter((other) => other !== engine).join("|")})/`;
+    const page = [`src/engines/${engine}/page.ts`, `src/engines/${engine}/host.svelte.ts`];
+    return [
+      {
+        name: `src/engines/${engine}/ speaks to models: no src/app, no src/ui, no other engine's folder`,
+        files: [`src/engines/${engine}/**/*.ts`],
+        ignores: page,
+        imports: [into("app|ui") + "/", others],
+        syntax: NO_TEST_GLOBALS,
+      },
+      {
+        name: `src/engines/${engine}/'s page half (page.ts, its host) never imports another engine's folder`,
+        files: page,
+        imports: [others],
+        syntax: NO_TEST_GLOBALS,
+      },
+      {
+        // An engine's own views (Settings, StartStep) are the page's half of that engine, as its
+        // page.ts and host are: they read the host contract's types (src/app/engine-host.ts) and
+        // the page's formats (src/ui/markdown.ts), nothing else of the page, nothing of the
+        // store, the REPL or the workers.
+        name: `src/engines/${engine}/'s views use src/app's types and src/ui/markdown.ts only: no store, REPL, worker or other engine's folder`,
+        files: [`src/engines/${engine}/**/*.svelte`],
+        imports: [
+          into("store|repl|workers|cli|node|bench") + "/",
+          into("ui") + "/(?!markdown\\.ts$)",
+          "^(pyodide|@mlc-ai/web-llm|comlink|idb)(/|$)",
+          others,
+        ],
+        typeOnly: [into("app") + "/"],
+        globals: ["Worker", "SharedWorker", "indexedDB"],
+        syntax: NO_TEST_GLOBALS,
+      },
+    ];
+  }),
   {
     // Model-written code runs in these modules' process: nothing of the page may be reachable
     // from it. Every other worker keeps to the same wall, except that the render worker
@@ -115,7 +170,7 @@ const wallConfigs = walls.map((wall) => {
     ...(wall.ignores ? { ignores: wall.ignores } : {}),
     rules: {
       "@typescript-eslint/no-restricted-imports": ["error", { patterns }],
-      "no-restricted-syntax": ["error", ...dynamic],
+      "no-restricted-syntax": ["error", ...dynamic, ...(wall.syntax ?? []).map((selector) => ({ selector, message }))],
       ...(wall.globals ? { "no-restricted-globals": ["error", ...wall.globals.map((name) => ({ name, message }))] } : {}),
     },
   };
@@ -167,6 +222,13 @@ export default tseslint.config(
       "no-template-curly-in-string": "error",
       "no-var": "error",
       "@typescript-eslint/ban-ts-comment": ["error", { "ts-expect-error": "allow-with-description" }],
+      // What nothing reads is deleted, not kept "for later" (issue 37 #5). tsc's noUnusedLocals /
+      // noUnusedParameters say the same for .ts files; this also covers .svelte and .mjs. A
+      // parameter a signature needs but the body does not read is named with a leading "_".
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { args: "after-used", argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true },
+      ],
     },
   },
   ...svelte.configs.base,

@@ -19,6 +19,7 @@ import {
   applyLinkSettings,
   launchEngine,
   missingEngine,
+  timeStop,
   waitFor,
   waitForFunction,
   type EngineName,
@@ -111,32 +112,7 @@ async function stopLatency(page: EnginePage): Promise<number> {
     what: "the loop to run",
   });
   await new Promise((r) => setTimeout(r, 500));
-  await page.evaluate(() => {
-    const w = window as unknown as { __stop: { clicked?: number; shown?: number } };
-    w.__stop = {};
-    new MutationObserver(() => {
-      if (
-        w.__stop.clicked &&
-        !w.__stop.shown &&
-        Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))
-      )
-        w.__stop.shown = performance.now();
-    }).observe(document, { subtree: true, childList: true, characterData: true });
-    w.__stop.clicked = performance.now();
-    Array.from(document.querySelectorAll("button"))
-      .find((b) => b.textContent?.trim() === "Stop")
-      ?.click();
-  });
-  const r = await waitForFunction(
-    page,
-    () => {
-      const s = (window as unknown as { __stop: { clicked: number; shown?: number } }).__stop;
-      return s.shown === undefined ? null : { ms: s.shown - s.clicked };
-    },
-    undefined,
-    { timeout: 30_000, what: "Stopped" },
-  );
-  return r!.ms;
+  return timeStop(page, 30_000);
 }
 
 /** One fresh page: boot, then 100 MB, round trip and Stop in it. */

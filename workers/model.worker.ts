@@ -28,6 +28,7 @@ import type {
   WorkerState,
 } from "../src/engines/webllm/protocol.ts";
 import type { WebLLMModelRecord } from "../src/engines/webllm/types.ts";
+import { ChatStreamTally } from "./chat-stream.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
 import { openAiSampling } from "../src/core/sampling.ts";
 
@@ -142,9 +143,7 @@ const api: ModelWorkerApi = {
       ...(request.stop?.length ? { stop: request.stop } : {}),
       ...(request.grammar ? { response_format: { type: "grammar", grammar: request.grammar } } : {}),
     };
-    let text = "";
-    let finishReason: string | null = null;
-    let usage: WorkerCompletionResult["usage"] = null;
+    const tally = new ChatStreamTally();
     let model = loaded.modelId;
     try {
       const stream = await engine.chat.completions.create(body);
@@ -158,20 +157,13 @@ const api: ModelWorkerApi = {
           reinterrupted = true;
           await engine.interruptGenerate();
         }
-        const choice = chunk.choices[0];
-        const delta = choice?.delta?.content ?? "";
-        if (delta) {
-          text += delta;
-          callQuietly(onDelta, delta);
-        }
-        if (choice?.finish_reason) finishReason = choice.finish_reason;
-        if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
+        tally.add(chunk, (delta) => callQuietly(onDelta, delta));
         if (chunk.model) model = chunk.model;
       }
     } catch (err) {
       throw plainError(err);
     }
-    return { text, finishReason, usage, model };
+    return { text: tally.text, finishReason: tally.finishReason, usage: tally.usage, model };
   },
 
   async interrupt(): Promise<void> {

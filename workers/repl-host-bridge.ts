@@ -6,6 +6,7 @@
 import type { PyodideInterface } from "pyodide";
 import {
   SAB_HEADER_BYTES,
+  SAB_STATE_IDLE,
   SAB_STATE_PENDING,
   SAB_STATE_READY,
   SAB_STATE_TOO_LARGE,
@@ -127,7 +128,7 @@ function hostChannel(port: MessagePort, sabBuffer: SharedArrayBuffer | undefined
       const length = Atomics.load(ctrl, 1);
       // slice(): TextDecoder refuses views on a SharedArrayBuffer.
       const text = new TextDecoder().decode(data.slice(0, length));
-      Atomics.store(ctrl, 0, 0);
+      Atomics.store(ctrl, 0, SAB_STATE_IDLE);
       if (status === SAB_STATE_TOO_LARGE) {
         return JSON.stringify({ results: [] }); // the Python side turns a short list into an Error: string
       }

@@ -13,7 +13,6 @@ import {
   type ChatCompletionParams,
 } from "@wllama/wllama";
 import type {
-  WllamaAssets,
   WllamaCompletionRequest,
   WllamaCompletionResult,
   WllamaEnvironment,
@@ -33,6 +32,7 @@ import {
 } from "../src/engines/wllama/model-store.ts";
 import { inspectModel } from "../src/engines/wllama/model-file.ts";
 import { loadReporter, type WllamaLoadProgress } from "../src/engines/wllama/load-progress.ts";
+import { ChatStreamTally } from "./chat-stream.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
 import { openAiSampling } from "../src/core/sampling.ts";
 
@@ -278,23 +278,14 @@ const api: WllamaWorkerApi = {
       ...(request.grammar ? { grammar: request.grammar } : {}),
       ...(request.ignoreEos ? { ignore_eos: true } : {}),
     };
-    let text = "";
-    let finishReason: string | null = null;
+    const tally = new ChatStreamTally();
     let timings: WllamaTimings | null = null;
-    let usage: WllamaCompletionResult["usage"] = null;
     try {
       const stream = await wllama.createChatCompletion(params as ChatCompletionParams & { stream: true });
       for await (const chunk of stream) {
         entry.prefilling = false;
-        const choice = chunk.choices[0];
-        const delta = choice?.delta?.content ?? "";
-        if (delta) {
-          text += delta;
-          callQuietly(onDelta, delta);
-        }
-        if (choice?.finish_reason) finishReason = choice.finish_reason;
+        tally.add(chunk, (delta) => callQuietly(onDelta, delta));
         if (chunk.timings) timings = toTimings(chunk.timings);
-        if (chunk.usage) usage = { promptTokens: chunk.usage.prompt_tokens, completionTokens: chunk.usage.completion_tokens };
       }
     } catch (err) {
       if (err instanceof WllamaAbortError || controller.signal.aborted) throw namedError("AbortError", "The model call was stopped.");
@@ -305,7 +296,7 @@ const api: WllamaWorkerApi = {
     } finally {
       running.delete(request.id);
     }
-    return { text, finishReason, timings, usage };
+    return { text: tally.text, finishReason: tally.finishReason, timings, usage: tally.usage };
   },
 
   async cancel(id: number): Promise<void> {

@@ -5,21 +5,13 @@ import { WllamaWorkerClient } from "../../src/engines/wllama/client.ts";
 import { inspectModel } from "../../src/engines/wllama/model-file.ts";
 import { modelIdFor } from "../../src/engines/wllama/model-store.ts";
 import type { WllamaKvCacheType, WllamaTimings } from "../../src/engines/wllama/protocol.ts";
+import { wllamaAssets } from "../../src/engines/wllama/assets.ts";
 
 const client = WllamaWorkerClient.spawn();
 let modelId = "";
 let nextId = 1;
 
-const assets = () => {
-  const base = new URL("/wllama/", location.href);
-  return {
-    wasm: new URL("wllama.wasm", base).href,
-    compatWasm: new URL("compat/wllama.wasm", base).href,
-    compatWorker: new URL("compat/wllama.js", base).href,
-    simdWasm: new URL("simd/wllama.wasm", base).href,
-    simdWorker: new URL("simd/wllama.js", base).href,
-  };
-};
+const assets = () => wllamaAssets(new URL("/wllama/", location.href));
 
 export interface WllamaBenchApi {
   /** Keeps the file(s) chosen in #model in OPFS, as the app does. */

@@ -5,6 +5,7 @@ import { SessionStore } from "../store/index.ts";
 import type { AppDeps } from "./controller.svelte.ts";
 import { ingestForSession } from "./documents.ts";
 import { EngineManager } from "./engines.svelte.ts";
+import { pageTestSeams } from "./test-seams.ts";
 import { documentIndexer } from "../viewer/client.ts";
 import { indexRequestFor } from "./viewer.svelte.ts";
 import { download } from "./exports.ts";
@@ -26,7 +27,7 @@ export function browserAppDeps(): AppDeps {
     createRepl: (onStatus) =>
       createBrowserRepl({ syncMode, onStatus, ...frameOptions, ...(sandboxFrame === undefined ? {} : { sandboxFrame }) }),
     ingest: ingestForSession,
-    engines: (settings, update) => new EngineManager(settings, update),
+    engines: (settings, update) => new EngineManager(settings, update, globalThis.localStorage ?? null, pageTestSeams()),
     settingsStorage: globalThis.localStorage ?? null,
     download,
     prepareDocument: (blob, meta) => {

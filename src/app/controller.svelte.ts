@@ -24,7 +24,6 @@ import { answeredHistory, freshTryOf, historyBefore, shownExchanges, versionsOf 
 import { ViewerState } from "./viewer.svelte.ts";
 import type { RlmSession } from "../core/session.ts";
 
-export type { Notice } from "./notices.svelte.ts";
 export { SessionView, type AppDeps } from "./session-view.svelte.ts";
 
 /**

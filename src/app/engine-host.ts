@@ -7,16 +7,25 @@ import type { EngineId } from "../engines/registry.ts";
 import type { ChatEngine } from "../engines/types.ts";
 import type { ReadingSpeed } from "./presets.ts";
 import type { Settings } from "./settings.ts";
+import type { TestGrammarHook } from "../engines/test-grammar.ts";
 
 export type EngineLabel = Pick<ChatEngine, "model" | "backend" | "contextWindow">;
 
 /** What a host may ask of the app. */
+/** Tests only (src/app/test-seams.ts): a grammar per request, and where the CPU catalog downloads from. */
+export interface TestSeams {
+  testGrammar?: TestGrammarHook;
+  catalogBase?: () => string | undefined;
+}
+
 export interface HostContext {
   settings(): Settings;
   /** Saves new settings (a model file that became the model, an engine chosen for the person). */
   update(next: Settings): void;
   /** What a host keeps across visits (a model that failed to load); null where the browser keeps nothing. */
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem"> | null;
+  /** The page's test seams; none outside tests. */
+  testSeams?: TestSeams;
 }
 export interface EngineHost {
   /** The model chip's state (reactive). */

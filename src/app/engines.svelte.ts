@@ -5,7 +5,7 @@
 import type { EngineStatus } from "../engines/descriptor.ts";
 import { ENGINES, engineDescriptor, type EngineId } from "../engines/registry.ts";
 import type { ChatEngine } from "../engines/types.ts";
-import type { EngineHost, EngineLabel, HostContext } from "./engine-host.ts";
+import type { EngineHost, EngineLabel, HostContext, TestSeams } from "./engine-host.ts";
 import { ENGINE_PAGES } from "./engine-pages.ts";
 import type { ReadingSpeed } from "./presets.ts";
 import { modelView, type ModelView } from "./run-status.ts";
@@ -23,8 +23,9 @@ export class EngineManager {
     private readonly settings: () => Settings,
     private readonly update: (next: Settings) => void = () => undefined,
     storage: HostContext["storage"] = globalThis.localStorage ?? null,
+    testSeams: TestSeams = {},
   ) {
-    const ctx: HostContext = { settings, update, storage };
+    const ctx: HostContext = { settings, update, storage, testSeams };
     this.hosts = Object.fromEntries(ENGINES.map((e) => [e.id, ENGINE_PAGES[e.id].createHost(ctx)])) as Record<EngineId, EngineHost>;
     this.active = settings().backend;
   }

@@ -9,14 +9,12 @@ import {
   type RunLimits,
   type RunSteps,
   type StepsSummary,
-  type StoredCompare,
   type StoredExchange,
   type StoredStatus,
 } from "../store/index.ts";
 
-export type { CellView, SubcallView, TurnView } from "../core/turn-view.ts";
+export type { SubcallView, TurnView } from "../core/turn-view.ts";
 export type ExchangeStatus = StoredStatus;
-export type CompareView = StoredCompare;
 export type { RunLimits };
 
 /**
@@ -279,10 +277,6 @@ export function fillSteps(exchange: Exchange, steps: RunSteps | null): void {
   exchange.turns = steps ? turnsOf(steps) : [];
   exchange.iterations = steps?.iterations ?? [];
   delete exchange.steps;
-}
-
-export function turnTokens(turn: TurnView): number {
-  return (turn.usage?.promptTokens ?? 0) + (turn.usage?.completionTokens ?? 0);
 }
 
 /** Statuses a run can be continued from: it stopped before it was done, with turns to go on from. */

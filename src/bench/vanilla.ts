@@ -12,7 +12,7 @@ import type { ChatEngine, ChatUsage } from "../engines/types.ts";
 import type { BenchContext, BenchTask } from "./types.ts";
 import type { Sampling } from "../core/sampling.ts";
 
-export { VANILLA_SYSTEM_PROMPT, WindowTooSmallError, vanillaMessages, type FittedDocument, type TruncateMode } from "../core/direct.ts";
+export { VANILLA_SYSTEM_PROMPT, type FittedDocument, type TruncateMode } from "../core/direct.ts";
 
 export interface VanillaOptions {
   /** Tokens reserved for the answer; default: the RLM's per-turn budget for the same window. */

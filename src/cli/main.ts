@@ -1,4 +1,5 @@
 // `rlm`: ask a question about files from the terminal, through any OpenAI-compatible server.
+import { registeredTestGrammar } from "./test-hook.ts";
 import { writeFile } from "node:fs/promises";
 import { RlmSession, type SessionDocument } from "../core/session.ts";
 import { configWith, type RlmConfig, type RlmResult } from "../core/types.ts";
@@ -226,6 +227,7 @@ export async function main(argv: string[], given: CliIO = defaultIO): Promise<nu
         signal: AbortSignal.any([controller.signal, timeUp]),
         onLoadProgress: progress?.loading,
         onPrefill: progress?.prefill,
+        testGrammar: registeredTestGrammar(),
       }),
     );
     engines.root = opened.root;

@@ -8,9 +8,8 @@ import type { HistoryEntry } from "../repl/types.ts";
 import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
 import { directQuestion } from "./direct-run.ts";
 import { groupDigits } from "./numbers.ts";
-import { iterationRecord } from "./records.ts";
-import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
-import type { Emit } from "./subcalls.ts";
+import type { IterationRecord, RlmConfig, RlmEventListener, RlmResult } from "./types.ts";
+import { directEmitter, recordDirectTurn } from "./direct-turn.ts";
 import { UsageTracker } from "./usage.ts";
 
 /** What a cut-off answer says about itself (the page offers Continue beside it). */
@@ -50,13 +49,7 @@ export async function continueDirect(i: DirectContinueInput): Promise<RlmResult>
   const soFar = last.final_answer ?? "";
   const turn = i.iterations.length;
   const usage = new UsageTracker();
-  const emit: Emit = (event) => {
-    try {
-      i.onEvent?.({ ...event, depth: 0 } as RlmEvent);
-    } catch {
-      // A broken listener must not break the run.
-    }
-  };
+  const emit = directEmitter(i.onEvent);
   const mode = { used: "direct" as const, reason: "continuing an answer cut off at the output limit" };
   emit({ type: "turn-started", turn });
   const started = Date.now();
@@ -74,14 +67,7 @@ export async function continueDirect(i: DirectContinueInput): Promise<RlmResult>
       continueFrom: soFar,
     });
     const answer = soFar + direct.answer;
-    usage.addTime("generationMs", direct.durationMs);
-    usage.addCall(direct.model, direct.usage, "root");
-    emit({ type: "turn-finished", turn, response: direct.answer, usage: direct.usage, durationMs: direct.durationMs });
-    const record = iterationRecord(turn, started, direct.messages, direct.answer);
-    record.final_answer = answer;
-    record.iteration_time = direct.durationMs / 1000;
-    record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars, ...cutOffRecord(direct) };
-    emit({ type: "iteration", record });
+    const record = recordDirectTurn(direct, turn, started, answer, usage, emit);
     return {
       answer,
       status: "answered",

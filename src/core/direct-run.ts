@@ -5,12 +5,11 @@ import { EngineAbortedError } from "../engines/errors.ts";
 import type { ChatEngine } from "../engines/types.ts";
 import type { HistoryEntry } from "../repl/types.ts";
 import { answerDirectly, type DocumentSource } from "./direct.ts";
-import { cutOffRecord, cutOffResult } from "./direct-continue.ts";
-import { iterationRecord } from "./records.ts";
+import { cutOffResult } from "./direct-continue.ts";
+import { directEmitter, recordDirectTurn } from "./direct-turn.ts";
 import { signalAt } from "./stop.ts";
 import { directAnswerTokens } from "./run-mode.ts";
-import type { Emit } from "./subcalls.ts";
-import type { RlmConfig, RlmEvent, RlmEventListener, RlmResult } from "./types.ts";
+import type { RlmConfig, RlmEventListener, RlmResult } from "./types.ts";
 import { UsageTracker } from "./usage.ts";
 
 export interface DirectRunInput {
@@ -40,13 +39,7 @@ export function directQuestion(question: string, previous: readonly HistoryEntry
 
 export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
   const usage = new UsageTracker();
-  const emit: Emit = (event) => {
-    try {
-      i.onEvent?.({ ...event, depth: 0 } as RlmEvent);
-    } catch {
-      // A broken listener must not break the run.
-    }
-  };
+  const emit = directEmitter(i.onEvent);
   const mode = { used: "direct" as const, reason: i.reason };
   emit({ type: "run-started", question: i.question, contextChars: i.document.totalChars });
   emit({ type: "turn-started", turn: 0 });
@@ -65,14 +58,7 @@ export async function runDirect(i: DirectRunInput): Promise<RlmResult> {
       signal,
       onToken: (text) => emit({ type: "token", turn: 0, text }),
     });
-    usage.addTime("generationMs", direct.durationMs);
-    usage.addCall(direct.model, direct.usage, "root");
-    emit({ type: "turn-finished", turn: 0, response: direct.answer, usage: direct.usage, durationMs: direct.durationMs });
-    const record = iterationRecord(0, started, direct.messages, direct.answer);
-    record.final_answer = direct.answer || null;
-    record.iteration_time = direct.durationMs / 1000;
-    record.direct = { shown_chars: direct.shownChars, total_chars: direct.totalChars, ...cutOffRecord(direct) };
-    emit({ type: "iteration", record });
+    const record = recordDirectTurn(direct, 0, started, direct.answer || null, usage, emit);
     const base = { iterations: [record], usage: usage.snapshot(), mode };
     if (!direct.answer)
       return { ...base, answer: "", status: "failed", message: "The model gave an empty answer. Ask again, or choose RLM in Settings." };

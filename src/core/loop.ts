@@ -38,8 +38,7 @@ import { retryIfOnlyThinking } from "./thinking-retry.ts";
 import { observationMessage, playTurn, type RunGuards, type TurnHost, type TurnOutcome } from "./turn.ts";
 import type { IterationRecord, RlmConfig, RlmResult, RunStatus } from "./types.ts";
 
-export type { ChildRepl, ChildReplFactory, PendingPython, RlmRunOptions } from "./run-options.ts";
-export { sameContextForPrompt } from "./python-start.ts";
+export type { ChildRepl, PendingPython, RlmRunOptions } from "./run-options.ts";
 
 export function runRlm(options: RlmRunOptions): Promise<RlmResult> {
   return new QuestionRun(options).execute();

@@ -9,7 +9,6 @@ import type { Repl } from "../repl/types.ts";
 import type { Budgets } from "./budgets.ts";
 import type { CodeBlock } from "./parse.ts";
 
-export { ReplProbeError } from "../repl/protocol.ts";
 export type { HelperLimits, SyntaxVerdict };
 
 /** The part of a REPL the probes need (ReplClient has it). */

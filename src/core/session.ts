@@ -18,7 +18,7 @@ import { UsageTracker } from "./usage.ts";
 import type { IterationRecord, RlmConfig, RlmEvent, RlmEventListener, RlmResult, RunMetadataRecord } from "./types.ts";
 
 export type { SessionEngines } from "./session-answer.ts";
-export { DocumentLoadError, expectedContext, type SessionDocument } from "./session-documents.ts";
+export type { SessionDocument } from "./session-documents.ts";
 
 export interface RlmSessionDeps {
   /** A new, not yet started REPL: called once for the session and once for its child RLMs. */

@@ -1,18 +1,15 @@
 import type { ChatUsage } from "../engines/types.ts";
 import type { UsageSummary } from "./types.ts";
 
+/** A run's usage before its first call: nothing counted yet. */
+export function emptyUsage(): UsageSummary {
+  return { models: {}, rootCalls: 0, subcalls: 0, generationMs: 0, replMs: 0, subcallMs: 0, totalMs: 0 };
+}
+
 /** Counts tokens per model and time per phase for one question (child runs included). */
 export class UsageTracker {
   private readonly started = Date.now();
-  private readonly summary: UsageSummary = {
-    models: {},
-    rootCalls: 0,
-    subcalls: 0,
-    generationMs: 0,
-    replMs: 0,
-    subcallMs: 0,
-    totalMs: 0,
-  };
+  private readonly summary: UsageSummary = emptyUsage();
 
   addCall(model: string, usage: ChatUsage, role: "root" | "sub"): void {
     const m = (this.summary.models[model] ??= { calls: 0, promptTokens: 0, completionTokens: 0 });

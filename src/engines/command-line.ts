@@ -3,7 +3,7 @@
 // these parts, never by name. Kept apart from the page's descriptors (descriptor.ts) because
 // these build Node-only engines (llama.cpp native) that the page's bundle must never reach.
 import type { FlagValues, RlmFlags } from "../cli/flags.mjs";
-import type { LoadProgress, PrefillProgress } from "./llama-node/index.ts";
+import type { LoadProgress, PrefillProgress, TestGrammar } from "./llama-node/index.ts";
 import type { ChatEngine } from "./types.ts";
 
 /** The flags as read (src/cli/flags.mjs); `rlm bench` has fewer flags than `rlm`, so each may be absent. */
@@ -24,6 +24,8 @@ export interface OpenContext {
   /** For a progress line while a local model loads and reads its prompts. */
   onLoadProgress?: (progress: LoadProgress) => void;
   onPrefill?: (progress: PrefillProgress) => void;
+  /** Tests only: the grammar hook a preloaded test module registered (src/cli/test-hook.ts); engines read no globals. */
+  testGrammar?: TestGrammar;
 }
 
 export interface OpenedEngines {

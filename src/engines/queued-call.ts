@@ -51,3 +51,12 @@ export function queuedCall<T>(call: QueuedCall<T>): Promise<T> {
       .catch((err: unknown) => settle(() => reject(err))); // nothing above should throw; never leave it unhandled
   });
 }
+
+/** `onToken` for as long as the call is live (a token that arrives after Stop is dropped), or none. */
+export function whileLive(onToken: ((delta: string) => void) | undefined, live: () => boolean): ((delta: string) => void) | undefined {
+  return onToken
+    ? (delta) => {
+        if (live()) onToken(delta);
+      }
+    : undefined;
+}

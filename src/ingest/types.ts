@@ -1,7 +1,6 @@
 // The shapes that cross the ingest API: what goes in (files with paths), what comes out
 // (documents ready for the REPL, plus problems), the limits and the progress reports.
 // Everything here is structured-cloneable, so the same types serve the worker protocol.
-import type { docxFormat } from "./formats/docx.ts";
 import type { RegisteredExtractedFormat } from "./formats/index.ts";
 import type { pdfFormat } from "./formats/pdf.ts";
 import type { ExtractedFormat } from "./formats/types.ts";
@@ -21,8 +20,6 @@ export interface IngestInput {
  * reports the same names in `ContextInfo.encodings`.
  */
 export type PythonEncoding = "utf-8" | "utf-8-sig" | "utf-16" | "utf-32" | "latin-1";
-
-export type { DocumentKind } from "./formats/index.ts";
 
 export interface DocumentBase {
   /** Unique within one IngestResult: the key of this document in a dict-shaped `context`. */
@@ -66,9 +63,6 @@ export type ExtractedDocument<F = RegisteredExtractedFormat> =
 
 /** Text extracted from a PDF's text layer, every page starting with its marker (formats/pdf.ts). */
 export type PdfDocument = ExtractedDocument<typeof pdfFormat>;
-
-/** Text of a Word document (paragraphs separated by a blank line). */
-export type DocxDocument = ExtractedDocument<typeof docxFormat>;
 
 export type IngestedDocument = TextDocument | ZipEntryDocument | ExtractedDocument;
 

@@ -11,7 +11,6 @@
 import { resolve } from "node:path";
 import type { Remote } from "comlink";
 import {
-  SandboxUnavailableError,
   mayRead,
   sandboxLaunch,
   spawnSandbox,
@@ -23,8 +22,6 @@ import { localCacheWriter, type CacheWriter } from "./cache-writes.node.ts";
 import type { ContextDocumentInput, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
 import { parseSandboxMessage, type CacheWrite, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./messages.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
-
-export { SandboxUnavailableError };
 
 /** Which walls stand (tests prove each alone; everything else keeps both). */
 export interface SandboxWallSetting {

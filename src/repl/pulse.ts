@@ -11,6 +11,7 @@
 //                   end followed by silence means such work wedged it as the cell ended.
 // Everything that arrives is checked, like every other message from the worker. The shapes are
 // HostToPulse and PulseToHost (messages.ts).
+import type { HostToPulse } from "./messages.ts";
 
 type Waiter = (data: unknown) => boolean;
 
@@ -31,7 +32,7 @@ export class WorkerPulse {
   alive(): Promise<boolean> {
     const nonce = ++this.seq;
     const answered = this.next((d) => d === nonce, this.timeoutMs);
-    this.port.postMessage(nonce);
+    this.port.postMessage(nonce satisfies HostToPulse);
     return answered.then((d) => d !== undefined);
   }
 

@@ -5,9 +5,9 @@
 import { openDB, type IDBPDatabase, type IDBPObjectStore } from "idb";
 import { MIGRATIONS, migrate, type DocumentRow, type RlmDb } from "./migrations.ts";
 import { exchangeFromRecord, splitExchange, type RunSteps, type StoredExchange } from "./schema.ts";
-import type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
+import type { SessionRecord, SessionStorage, StoredDocument } from "./types.ts";
 
-export type { DocumentMeta, SessionRecord, SessionStorage, StoredDocument };
+export type { SessionRecord, SessionStorage, StoredDocument };
 
 export class StorageFullError extends Error {
   override name = "StorageFullError";

@@ -1,10 +1,10 @@
 // Local models in the real app: with a (software) WebGPU adapter the catalog and a
 // recommendation show, and an uncached model offline fails clearly; without WebGPU the page
 // says so and the OpenAI-compatible endpoint still works.
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { documentInput, WEBGPU_ARGS, launch, newPage, startApp } from "./harness.ts";
+import { documentInput, WEBGPU_ARGS, newPage, startApp } from "./harness.ts";
+import { useBrowser } from "./stack.ts";
 
 let server: ScriptedServer;
 let app: { url: string; close: () => Promise<void> };
@@ -19,14 +19,10 @@ afterAll(async () => {
 });
 
 describe("local models in the app", () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launch(WEBGPU_ARGS);
-  });
-  afterAll(async () => browser?.close());
+  const gpu = useBrowser(WEBGPU_ARGS);
 
   it("shows the catalog and a recommendation for the GPU, and an uncached model offline fails clearly", async () => {
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(gpu.browser);
     // No model downloads here: Hugging Face and the model libraries are unreachable.
     await context.route(/huggingface\.co|githubusercontent\.com/, (route) => route.abort("internetdisconnected"));
     await page.goto(app.url);
@@ -70,14 +66,10 @@ describe("local models in the app", () => {
 });
 
 describe("without WebGPU", () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launch();
-  });
-  afterAll(async () => browser?.close());
+  const chromium = useBrowser();
 
   it("offers llama.cpp on the CPU instead of WebLLM, and an OpenAI-compatible endpoint still answers", async () => {
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(chromium.browser);
     await page.goto(app.url);
     // WebLLM cannot run without WebGPU: llama.cpp on the CPU becomes the local model.
     await page.locator(".chip", { hasText: "llama.cpp: no model file chosen" }).waitFor({ timeout: 60_000 });

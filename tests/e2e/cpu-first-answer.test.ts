@@ -8,32 +8,20 @@
 // Real llama.cpp, the tiny random-weight Qwen served as the catalog's download from 127.0.0.1, its
 // replies fixed by grammars; the progress line's texts are recorded as they appear (a
 // MutationObserver), so no assertion races the run.
-import { mkdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
+import { mkdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { exactReplyGrammar } from "../fixtures/gguf/index.ts";
 import { blockOutside, documentInput, newPage } from "./harness.ts";
+import { useModelServer } from "./model-server.ts";
 import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-let server: Server;
-let base = "";
-
 const stack = useAppAndBrowser();
-
-beforeAll(async () => {
-  const model = readFileSync(await tinyQwenGguf());
-  server = createServer((req, res) => {
-    const headers = { "Access-Control-Allow-Origin": "*", "Cross-Origin-Resource-Policy": "cross-origin" };
-    res.writeHead(200, { ...headers, "Content-Length": String(model.length), "Content-Type": "application/octet-stream" });
-    res.end(model);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/models/`;
-}, 120_000);
-afterAll(() => new Promise<void>((resolve) => server?.close(() => resolve())));
+const models = useModelServer((model, _req, res, headers) => {
+  res.writeHead(200, { ...headers, "Content-Length": String(model.length), "Content-Type": "application/octet-stream" });
+  res.end(model);
+});
 
 /** Root turn 1 runs code, turn 2 answers; nothing else is asked of the model. */
 const ROOT_1 = "```repl\nsize = len(context)\nprint(size)\n```";
@@ -57,7 +45,7 @@ describe("the first answer on a processor", () => {
   it("says what the reading speed means before the effort is chosen, and keeps start-up out of the time limit", async () => {
     const { context, page, errors } = await newPage(stack.browser);
     const outside = await blockOutside(context);
-    await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(base)};`);
+    await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(models.base)};`);
     await context.addInitScript(GRAMMARS);
     await context.addInitScript(RECORD_PROGRESS);
     await page.goto(stack.app.url);

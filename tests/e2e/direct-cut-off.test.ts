@@ -4,8 +4,8 @@
 // turn) and joins it to what was written.
 import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { askQuestion, blockOutside, newPage, openaiUrl, settledAnswer, startStack, uploadText } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { settledAnswer, startStack } from "./harness.ts";
+import { askInFreshPage, useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -18,11 +18,8 @@ const stack = useStack(() =>
 
 describe("a direct answer cut off at the output limit", () => {
   it("says it is cut off, and Continue writes the rest after it", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
-    const outside = await blockOutside(context);
-    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { mode: "auto" }));
-    await uploadText(page, "harbour.txt", "Harbour log.\n".repeat(30));
-    await askQuestion(page, "What does the log say?");
+    const harbour = { name: "harbour.txt", text: "Harbour log.\n".repeat(30) };
+    const { context, page, errors, outside } = await askInFreshPage(stack, harbour, "What does the log say?");
 
     let exchange = await settledAnswer(page, 90_000);
     const status = exchange.getByTestId("status");

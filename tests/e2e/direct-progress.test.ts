@@ -4,8 +4,8 @@
 // streams its answer slowly (30 s), so the line is seen mid-answer; then the run is stopped.
 import { mkdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { askQuestion, blockOutside, newPage, openaiUrl, startStack, uploadText } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { startStack } from "./harness.ts";
+import { askInFreshPage, useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -15,11 +15,8 @@ const stack = useStack(() =>
 
 describe("a direct call while it runs", () => {
   it("is shown as one direct call, with the tokens written and their rate", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
-    const outside = await blockOutside(context);
-    await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { mode: "auto" }));
-    await uploadText(page, "harbour.txt", "Harbour log.\n".repeat(30));
-    await askQuestion(page, "What does the log say?");
+    const harbour = { name: "harbour.txt", text: "Harbour log.\n".repeat(30) };
+    const { context, page, errors, outside } = await askInFreshPage(stack, harbour, "What does the log say?");
 
     const exchange = page.locator("article.exchange").last();
     const line = exchange.getByTestId("run-progress");

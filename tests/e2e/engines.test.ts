@@ -11,7 +11,7 @@ import {
   launchEngine,
   missingEngine,
   selectedEngines,
-  textOf,
+  timeStop,
   waitFor,
   waitForFunction,
   waitForText,
@@ -218,34 +218,7 @@ describe.each(selectedEngines())("the main path in %s", (engine) => {
       { timeout: 60_000, what: "the sub-call before the loop to be answered" },
     );
     // From the click on Stop to the run showing "Stopped", timed by the page's own clock.
-    const started = await page.evaluate(() => {
-      const w = window as unknown as { __stop: { clicked?: number; shown?: number } };
-      w.__stop = {};
-      new MutationObserver(() => {
-        if (
-          w.__stop.clicked &&
-          !w.__stop.shown &&
-          Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))
-        ) {
-          w.__stop.shown = performance.now();
-        }
-      }).observe(document, { subtree: true, childList: true, characterData: true });
-      const stop = Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Stop");
-      w.__stop.clicked = performance.now();
-      stop?.click();
-      return !!stop;
-    });
-    expect(started).toBe(true);
-    const stopMs = await waitForFunction(
-      page,
-      () => {
-        const s = (window as unknown as { __stop: { clicked: number; shown?: number } }).__stop;
-        return s.shown === undefined ? null : { ms: s.shown - s.clicked };
-      },
-      undefined,
-      { timeout: 10_000, what: "the run to show Stopped" },
-    );
-    expect(stopMs?.ms).toBeLessThan(2000);
+    expect(await timeStop(page, 10_000)).toBeLessThan(2000);
     // Python comes back for the next question (rebuilt where it could only be killed).
     await waitFor(page, at.ready, BOOT_MS);
   });

@@ -14,6 +14,10 @@ export const BASE_ARGS = [
   "--disable-sync",
   "--no-first-run",
 ];
+/** The two viewports the layout tests shoot: a laptop and a phone. */
+export const LAPTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
 export const WEBGPU_ARGS = [
   "--enable-unsafe-webgpu",
   "--enable-features=Vulkan",
@@ -192,6 +196,18 @@ export async function subcallAnswered(page: Page, timeout = 60_000): Promise<voi
     .locator(".subcall summary", { hasText: "llm_query", hasNotText: "running…" })
     .first()
     .waitFor({ timeout });
+}
+
+/** Waits until the app's service worker is active and controls the page (so a reload offline is served from it). */
+export async function waitForServiceWorker(page: Page, timeout = 90_000): Promise<void> {
+  await page.waitForFunction(
+    async () => {
+      const reg = await navigator.serviceWorker.getRegistration();
+      return !!reg?.active && !!navigator.serviceWorker.controller;
+    },
+    undefined,
+    { timeout },
+  );
 }
 
 /**

@@ -7,25 +7,20 @@
 // Run: npm run build && npx vitest run --project e2e tests/e2e/link-settings.test.ts
 import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
+import { describe, expect, it } from "vitest";
 import { repl } from "../fixtures/scripted-server.ts";
 import { documentInput, newPage, openaiUrl, startStack } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { useStack, useCanary } from "./stack.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
 const KEY = "sk-test-0123456789abcdef";
-let canary: CanaryServer;
 const scripts = new QuestionScripts();
 
 const stack = useStack(() => startStack({ root: scripts.root, sub: "sub reply", contextWindow: 32768 }));
-beforeAll(async () => {
-  canary = await startCanaryServer();
-});
-afterAll(async () => canary?.close());
+const canary = useCanary();
 
 const proposal = (page: Page) => page.getByRole("dialog", { name: "Settings from a link" });
 const attackLink = (appUrl: string, extra = "") =>

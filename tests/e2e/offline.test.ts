@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, gate, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { serveStatic } from "../fixtures/static-server.ts";
-import { documentInput, launch, newPage, openaiUrl } from "./harness.ts";
+import { documentInput, launch, newPage, openaiUrl, waitForServiceWorker } from "./harness.ts";
 
 const dist = new URL("../../dist/", import.meta.url).pathname;
 let browser: Browser;
@@ -23,17 +23,6 @@ afterAll(async () => {
 });
 
 const ISOLATION = { "Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp" };
-
-async function waitForServiceWorker(page: Page): Promise<void> {
-  await page.waitForFunction(
-    async () => {
-      const reg = await navigator.serviceWorker.getRegistration();
-      return !!reg?.active && !!navigator.serviceWorker.controller;
-    },
-    undefined,
-    { timeout: 90_000 },
-  );
-}
 
 async function pythonReady(page: Page) {
   await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 90_000 });

@@ -7,14 +7,13 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { zipOf } from "../fixtures/docs/index.ts";
 import { repl as code } from "../fixtures/scripted-server.ts";
-import { documentInput, axeProblems, newPage, startRoutedStack, type QuestionRoute } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { documentInput, axeProblems, newPage } from "./harness.ts";
+import { useRoutedStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-const routes = new Map<string, QuestionRoute>();
-const stack = useStack(() => startRoutedStack(routes));
+const { routes, stack } = useRoutedStack();
 
 async function upload(page: Page, name: string, content: string | Uint8Array, mimeType = "text/plain") {
   await documentInput(page).setInputFiles({ name, mimeType, buffer: Buffer.from(content) });

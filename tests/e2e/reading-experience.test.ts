@@ -12,17 +12,14 @@ import { mkdirSync } from "node:fs";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { repl as code, gate } from "../fixtures/scripted-server.ts";
-import { askQuestion, newPage, startRoutedStack, uploadText, type QuestionRoute } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { askQuestion, newPage, uploadText, LAPTOP, PHONE, type QuestionRoute } from "./harness.ts";
+import { useRoutedStack } from "./stack.ts";
 
 const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-const routes = new Map<string, QuestionRoute>();
-const stack = useStack(() => startRoutedStack(routes));
+const { routes, stack } = useRoutedStack();
 
-const LAPTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 const SMALL_PHONE = { width: 360, height: 740 };
 
 const last = (page: Page) => page.locator("article.exchange").last();

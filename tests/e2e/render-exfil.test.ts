@@ -6,23 +6,18 @@
 //
 // Run: npm run build && npx vitest run --project e2e tests/e2e/render-exfil.test.ts
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
+import { describe, expect, it } from "vitest";
 import { repl } from "../fixtures/scripted-server.ts";
 import { documentInput, startStack } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { useStack, useCanary } from "./stack.ts";
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
 import { QuestionScripts, ask, openApp } from "./sandbox/drive.ts";
 import { expectNothingFor } from "./waits.ts";
 
-let canary: CanaryServer;
 const scripts = new QuestionScripts();
 
 const stack = useStack(() => startStack({ root: scripts.root, sub: "sub-model reply", contextWindow: 131072 }));
-beforeAll(async () => {
-  canary = await startCanaryServer();
-});
-afterAll(async () => canary?.close());
+const canary = useCanary();
 
 /** Every way Markdown or sanitized HTML can make the browser fetch a URL without a click. */
 function autoLoads(base: string, label: string, secret: string): string {

@@ -8,14 +8,13 @@ import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { repl as code, gate } from "../fixtures/scripted-server.ts";
-import { askQuestion, newPage, startRoutedStack, uploadText, type QuestionRoute } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { askQuestion, newPage, uploadText } from "./harness.ts";
+import { useRoutedStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
 
-const routes = new Map<string, QuestionRoute>();
-const stack = useStack(() => startRoutedStack(routes));
+const { routes, stack } = useRoutedStack();
 
 const open = (page: Page) => stack.open(page, { maxIterations: "12" });
 

@@ -18,12 +18,11 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REPL_WORKER_CSP } from "../../src/security/csp.ts";
-import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
 import { repl } from "../fixtures/scripted-server.ts";
 import { startStack } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { useStack, useCanary } from "./stack.ts";
 import { ATTACKS, PLANTED, attackCell, prelude, type Attack } from "./sandbox/attacks.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { proveCanaryReachable, secretDocument } from "./sandbox/checks.ts";
@@ -33,7 +32,6 @@ import { expectNothingFor } from "./waits.ts";
 
 const DIST_ASSETS = new URL("../../dist/assets/", import.meta.url).pathname;
 
-let canary: CanaryServer;
 const scripts = new QuestionScripts();
 let questionCount = 0;
 
@@ -146,10 +144,7 @@ async function expectNothingPlanted(page: Page): Promise<void> {
 }
 
 const stack = useStack(() => startStack({ root: scripts.root, sub: "sub-model reply", contextWindow: 131072 }));
-beforeAll(async () => {
-  canary = await startCanaryServer();
-});
-afterAll(async () => canary?.close());
+const canary = useCanary();
 
 describe("the REPL worker's Content-Security-Policy (built app, vite preview)", () => {
   it("is sent with the built worker script, and the page loads that very script", async () => {

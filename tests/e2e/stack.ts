@@ -3,8 +3,21 @@
 // Apart from harness.ts because this registers vitest hooks, and bench scripts import harness.ts
 // outside vitest.
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
-import { launch, openaiUrl, startApp, startStack, type Stack } from "./harness.ts";
+import { useHooked, useHookedParts } from "../fixtures/hooked.ts";
+import { startCanaryServer, type CanaryServer } from "../fixtures/canary-server.ts";
+import {
+  askQuestion,
+  blockOutside,
+  launch,
+  newPage,
+  openaiUrl,
+  startApp,
+  startRoutedStack,
+  startStack,
+  uploadText,
+  type QuestionRoute,
+  type Stack,
+} from "./harness.ts";
 
 /** A stack that a test file's hooks bring up and take down; its parts are there once the file's tests run. */
 export interface UsedStack {
@@ -28,18 +41,12 @@ export class StackNotUpError extends Error {
  * the stack is up, so they may script its server.
  */
 export function useStack(start: () => Promise<Stack> = () => startStack(), setupTimeout?: number): UsedStack {
-  let stack: Stack | undefined;
-  beforeAll(async () => {
-    stack = await start();
-  }, setupTimeout);
-  afterAll(async () => {
-    await stack?.close();
-    stack = undefined;
-  });
-  const up = (): Stack => {
-    if (!stack) throw new StackNotUpError();
-    return stack;
-  };
+  const up = useHooked(
+    start,
+    (stack) => stack.close(),
+    () => new StackNotUpError(),
+    setupTimeout,
+  );
   return {
     get server() {
       return up().server;
@@ -65,26 +72,57 @@ export interface UsedApp {
 
 /** Like useStack, without the scripted server: starts the app and Chromium before the file's tests and closes them after. */
 export function useAppAndBrowser(setupTimeout?: number): UsedApp {
-  let parts: { app: Stack["app"]; browser: Stack["browser"] } | undefined;
-  beforeAll(async () => {
-    const [app, browser] = await Promise.all([startApp(), launch()]);
-    parts = { app, browser };
-  }, setupTimeout);
-  afterAll(async () => {
-    await parts?.browser.close();
-    await parts?.app.close();
-    parts = undefined;
-  });
-  const up = () => {
-    if (!parts) throw new StackNotUpError();
-    return parts;
-  };
-  return {
-    get app() {
-      return up().app;
+  return useHookedParts(
+    async () => {
+      const [app, browser] = await Promise.all([startApp(), launch()]);
+      return { app, browser };
     },
-    get browser() {
-      return up().browser;
+    async (parts) => {
+      await parts.browser.close();
+      await parts.app.close();
     },
-  };
+    () => new StackNotUpError(),
+    setupTimeout,
+  );
+}
+
+/** A Chromium of its own for the describe block it is called in (e.g. with `WEBGPU_ARGS`), closed after the block. */
+export function useBrowser(extraArgs: string[] = []): { readonly browser: Stack["browser"] } {
+  return useHookedParts(
+    async () => ({ browser: await launch(extraArgs) }),
+    (parts) => parts.browser.close(),
+    () => new StackNotUpError(),
+  );
+}
+
+/**
+ * A canary server (the attacker's endpoint, which must never be reached) for the file's tests,
+ * started after the hooks registered before this call and closed after the tests. The value
+ * forwards every read to the running server, so a file keeps writing `canary.requests`.
+ */
+export function useCanary(): CanaryServer {
+  return useHookedParts(
+    () => startCanaryServer(),
+    (canary) => canary.close(),
+    () => new StackNotUpError(),
+  );
+}
+
+/** The usual stack whose root model answers each question by its route (set by the file's tests). */
+export function useRoutedStack(): { readonly routes: Map<string, QuestionRoute>; readonly stack: UsedStack } {
+  const routes = new Map<string, QuestionRoute>();
+  return { routes, stack: useStack(() => startRoutedStack(routes)) };
+}
+
+/**
+ * A fresh page on the app pointed at the stack's scripted server in `auto` mode, with requests
+ * that leave the machine blocked (and listed in `outside`), the text uploaded and the question asked.
+ */
+export async function askInFreshPage(stack: UsedStack, file: { name: string; text: string }, question: string) {
+  const opened = await newPage(stack.browser);
+  const outside = await blockOutside(opened.context);
+  await opened.page.goto(openaiUrl(stack.app.url, stack.server.baseUrl, { mode: "auto" }));
+  await uploadText(opened.page, file.name, file.text);
+  await askQuestion(opened.page, question);
+  return { ...opened, outside };
 }

@@ -3,54 +3,38 @@
 // recommended download with its size and speed, downloads it with its progress in megabytes
 // (issue 34 #2: "Downloading: 3 MB of 11 MB", not a bare bar), and the model is chosen once kept.
 // The catalog is served from 127.0.0.1 (never the internet), slowly, so the progress is seen.
-import { mkdirSync, readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
+import { mkdirSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { newPage } from "./harness.ts";
+import { useModelServer } from "./model-server.ts";
 import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
-let server: Server;
-let base = "";
 const paths: string[] = [];
 
 const stack = useAppAndBrowser();
 
-beforeAll(async () => {
-  const model = readFileSync(await tinyQwenGguf());
-  server = createServer((req, res) => {
-    const headers = {
-      "Access-Control-Allow-Origin": "*",
-      "Access-Control-Allow-Headers": "Range",
-      "Cross-Origin-Resource-Policy": "cross-origin",
-    };
-    if (req.method === "OPTIONS") return void res.writeHead(204, headers).end();
-    paths.push(req.url ?? "");
-    res.writeHead(200, { ...headers, "Content-Length": String(model.length), "Content-Type": "application/octet-stream" });
-    // 512 KB every 200 ms: the ~11 MB file takes a few seconds, long enough to be watched.
-    let at = 0;
-    const next = () => {
-      if (res.destroyed) return;
-      const end = Math.min(model.length, at + 512 * 1024);
-      res.write(model.subarray(at, end));
-      at = end;
-      if (at < model.length) setTimeout(next, 200);
-      else res.end();
-    };
-    next();
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/models/`;
-}, 120_000);
-afterAll(() => new Promise<void>((resolve) => server?.close(() => resolve())));
+const models = useModelServer((model, req, res, headers) => {
+  paths.push(req.url ?? "");
+  res.writeHead(200, { ...headers, "Content-Length": String(model.length), "Content-Type": "application/octet-stream" });
+  // 512 KB every 200 ms: the ~11 MB file takes a few seconds, long enough to be watched.
+  let at = 0;
+  const next = () => {
+    if (res.destroyed) return;
+    const end = Math.min(model.length, at + 512 * 1024);
+    res.write(model.subarray(at, end));
+    at = end;
+    if (at < model.length) setTimeout(next, 200);
+    else res.end();
+  };
+  next();
+});
 
 describe("step 1 without WebGPU", () => {
   it("offers the recommended download with its size and speed, shows its progress in megabytes, and chooses it once kept", async () => {
     const { context, page, errors } = await newPage(stack.browser);
-    await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(base)};`);
+    await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(models.base)};`);
     await page.goto(stack.app.url);
     const steps = page.getByRole("region", { name: "Get an answer in three steps" });
     const offer = steps.getByTestId("recommended-model");

@@ -9,14 +9,14 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Page, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page, Request } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { findCatalogEntry } from "../../src/engines/webllm/catalog.ts";
 import { resolveWeightsBaseUrl } from "../../src/engines/webllm/custom-model.ts";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { repl as code, startScriptedServer } from "../fixtures/scripted-server.ts";
-import { WEBGPU_ARGS, askQuestion, launch, newPage, openaiUrl, startStack, uploadText } from "./harness.ts";
-import { useStack } from "./stack.ts";
+import { WEBGPU_ARGS, askQuestion, newPage, openaiUrl, startStack, uploadText } from "./harness.ts";
+import { useStack, useBrowser } from "./stack.ts";
 import { waitUntil } from "./waits.ts";
 
 const SHOTS = process.env.STATUS_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -160,14 +160,10 @@ describe("status that tells the truth: an endpoint", () => {
 });
 
 describe("status that tells the truth: a local model on the GPU (WebLLM) that is not downloaded", () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launch(WEBGPU_ARGS);
-  });
-  afterAll(async () => browser?.close());
+  const gpu = useBrowser(WEBGPU_ARGS);
 
   it("is not a done step, and a load that failed stays red when an effort is chosen", async () => {
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(gpu.browser);
     // No model downloads here: Hugging Face and the model libraries are unreachable.
     await context.route(/huggingface\.co|githubusercontent\.com/, (route) => route.abort("internetdisconnected"));
     await page.goto(stack.app.url);
@@ -196,15 +192,11 @@ describe("status that tells the truth: a local model on the GPU (WebLLM) that is
 });
 
 describe("status that tells the truth: a local model on the GPU (WebLLM) that is downloaded", () => {
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launch(WEBGPU_ARGS);
-  });
-  afterAll(async () => browser?.close());
+  const gpu = useBrowser(WEBGPU_ARGS);
 
   it("is a done step that loads when asked, and not done once it failed to load", async () => {
     const id = "Qwen2.5-0.5B-Instruct-q4f32_1-MLC";
-    const { context, page } = await newPage(browser);
+    const { context, page } = await newPage(gpu.browser);
     await context.route(/huggingface\.co|githubusercontent\.com/, (route) => route.abort("internetdisconnected"));
     await page.goto(`${stack.app.url}?${new URLSearchParams({ backend: "webllm", model: id })}`);
     await expectChip(page, /\(in browser\) · not downloaded/, "none");

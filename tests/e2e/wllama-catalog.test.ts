@@ -1,61 +1,37 @@
 // The CPU catalog's download, against a server on 127.0.0.1 (never the internet): the first
 // response is cut off partway, the page says so and keeps what arrived, and Resume finishes
 // with an HTTP Range request for the rest only; the model is then kept, listed and chosen.
-import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
-import { launch, newPage, startApp } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { newPage } from "./harness.ts";
+import { useModelServer } from "./model-server.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
-let app: { url: string; close: () => Promise<void> };
-let browser: Awaited<ReturnType<typeof launch>>;
-let server: Server;
-let base = "";
+const used = useAppAndBrowser(120_000);
 const ranges: string[] = [];
-
-beforeAll(async () => {
-  const model = readFileSync(await tinyQwenGguf());
-  let served = 0;
-  server = createServer((req, res) => {
-    const headers = {
-      "Access-Control-Allow-Origin": "*",
-      "Access-Control-Allow-Headers": "Range",
-      "Cross-Origin-Resource-Policy": "cross-origin",
-    };
-    if (req.method === "OPTIONS") return void res.writeHead(204, headers).end();
-    const range = req.headers.range;
-    ranges.push(range ?? "");
-    if (served++ === 0) {
-      // The first download: 40 % of the file, then the connection drops.
-      res.writeHead(200, { ...headers, "Content-Length": String(model.length), "Content-Type": "application/octet-stream" });
-      res.write(model.subarray(0, Math.floor(model.length * 0.4)), () => setTimeout(() => res.destroy(), 200));
-      return;
-    }
-    const from = range ? Number(/bytes=(\d+)-/.exec(range)![1]) : 0;
-    res.writeHead(range ? 206 : 200, {
-      ...headers,
-      "Content-Length": String(model.length - from),
-      ...(range ? { "Content-Range": `bytes ${from}-${model.length - 1}/${model.length}` } : {}),
-    });
-    res.end(model.subarray(from));
+let served = 0;
+const models = useModelServer((model, req, res, headers) => {
+  const range = req.headers.range;
+  ranges.push(range ?? "");
+  if (served++ === 0) {
+    // The first download: 40 % of the file, then the connection drops.
+    res.writeHead(200, { ...headers, "Content-Length": String(model.length), "Content-Type": "application/octet-stream" });
+    res.write(model.subarray(0, Math.floor(model.length * 0.4)), () => setTimeout(() => res.destroy(), 200));
+    return;
+  }
+  const from = range ? Number(/bytes=(\d+)-/.exec(range)![1]) : 0;
+  res.writeHead(range ? 206 : 200, {
+    ...headers,
+    "Content-Length": String(model.length - from),
+    ...(range ? { "Content-Range": `bytes ${from}-${model.length - 1}/${model.length}` } : {}),
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/models/`;
-  app = await startApp();
-  browser = await launch();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  res.end(model.subarray(from));
 });
 
 describe("the CPU catalog", () => {
   it("a cut-off download says so, keeps what arrived, and resumes with a Range request", async () => {
-    const { context, page, errors } = await newPage(browser);
-    await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(base)};`);
+    const { context, page, errors } = await newPage(used.browser);
+    await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(models.base)};`);
     // Every "x MB of y MB" the download shows, as it appears (issue 34 #2: it was a bare bar).
     await context.addInitScript(`
       globalThis.__bytes = [];
@@ -66,7 +42,7 @@ describe("the CPU catalog", () => {
         }
       }).observe(document, { subtree: true, childList: true, characterData: true });
     `);
-    await page.goto(app.url);
+    await page.goto(used.app.url);
     await page.getByRole("button", { name: "Settings", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
     await dialog.getByText("Download a model (Qwen, from Hugging Face)").click();

@@ -7,13 +7,14 @@
 import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { HOSTILE_GGUF } from "../fixtures/gguf/hostile.ts";
-import { blockOutside, launch, newPage, startApp } from "./harness.ts";
+import { blockOutside, newPage } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
-let app: { url: string; close: () => Promise<void> };
-let browser: Awaited<ReturnType<typeof launch>>;
+// The app and Chromium come up beside the model files this file prepares.
+const used = useAppAndBrowser(120_000);
 const files: Array<{ name: string; path: string; reason: RegExp }> = [];
 
 beforeAll(async () => {
@@ -38,20 +39,13 @@ beforeAll(async () => {
       reason: /has a chat template \(tokenizer\.chat_template\) that cannot be used: rendering a short chat/,
     });
   }
-  app = await startApp();
-  browser = await launch();
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 describe("llama.cpp in the page: hostile model files", () => {
   it("refuses each with its reason, keeps nothing, and the page stays alive", async () => {
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(used.browser);
     const outside = await blockOutside(context);
-    await page.goto(app.url);
+    await page.goto(used.app.url);
     await page.getByRole("button", { name: "Settings", exact: true }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
     const picker = dialog.getByLabel("Model file (GGUF)");

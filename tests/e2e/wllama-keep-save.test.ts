@@ -8,12 +8,13 @@ import { copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
-import { blockOutside, launch, newPage, startApp } from "./harness.ts";
+import { blockOutside, newPage } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
-let app: { url: string; close: () => Promise<void> };
-let browser: Awaited<ReturnType<typeof launch>>;
+// The app and Chromium come up beside the model files this file prepares.
+const used = useAppAndBrowser(120_000);
 const models = { first: "", second: "" };
 
 beforeAll(async () => {
@@ -23,14 +24,7 @@ beforeAll(async () => {
   models.second = join(dir, "second-model.gguf");
   copyFileSync(tiny, models.first);
   copyFileSync(tiny, models.second);
-  app = await startApp();
-  browser = await launch();
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 async function openSettings(page: Page) {
   await page.getByRole("button", { name: "Settings", exact: true }).click();
@@ -66,9 +60,9 @@ async function chooseAndSaveDuringCopy(page: Page, file: string): Promise<void> 
 
 describe("a model file chosen in Settings (llama.cpp in the page)", () => {
   it("stays the model when Save is pressed while the file is being kept, the first time and when it replaces another", async () => {
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(used.browser);
     const outside = await blockOutside(context);
-    await page.goto(app.url);
+    await page.goto(used.app.url);
     const chip = page.locator("header .chip").filter({ hasText: "llama.cpp" });
 
     await chooseAndSaveDuringCopy(page, models.first);

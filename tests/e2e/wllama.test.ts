@@ -12,11 +12,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { exactReplyGrammar, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { gguf, writeGguf } from "../fixtures/gguf/writer.ts";
 import { splitGguf } from "./gguf-split.ts";
-import { documentInput, blockOutside, launch, newPage, settledAnswer, startApp } from "./harness.ts";
+import { documentInput, blockOutside, newPage, settledAnswer, waitForServiceWorker } from "./harness.ts";
+import { useAppAndBrowser } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
 mkdirSync(SHOTS, { recursive: true });
@@ -31,8 +32,8 @@ const ROOT_1 = [
 const ROOT_2 = "FINAL_VAR(answer_text)";
 const DOC = "Harbour log.\n".repeat(40);
 
-let app: { url: string; close: () => Promise<void> };
-let browser: Awaited<ReturnType<typeof launch>>;
+// The app and Chromium come up beside the model files this file prepares.
+const used = useAppAndBrowser(120_000);
 let modelPath: string;
 /** Files a person might pick by mistake, or that llama.cpp cannot run. */
 const bad = { text: "", cut: "", huge: "", unknownArch: "", split: [] as string[] };
@@ -68,14 +69,7 @@ beforeAll(async () => {
   for (let i = header.indexOf("qwen3"); i >= 0; i = header.indexOf("qwen3", i + 1)) header.write("qwenx", i);
   writeFileSync(bad.unknownArch, renamed);
   bad.split = await splitGguf(modelPath, 2, dir, "tiny-split");
-  app = await startApp();
-  browser = await launch();
 }, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
 
 /** The scripted replies, as the page's init script: the sub-call says "ok", root turns go in order. */
 function grammarScript(): string {
@@ -103,10 +97,10 @@ async function shots(page: Page, name: string): Promise<void> {
 /** A page that blocks (and records) any request leaving 127.0.0.1, with the scripted grammars. */
 /** `scripted: false`: no grammar, so the random-weight model says whatever it says. */
 async function openApp({ scripted = true } = {}) {
-  const { context, page, errors } = await newPage(browser);
+  const { context, page, errors } = await newPage(used.browser);
   const outside = await blockOutside(context);
   if (scripted) await context.addInitScript(grammarScript());
-  await page.goto(app.url);
+  await page.goto(used.app.url);
   return { context, page, errors, outside };
 }
 
@@ -131,10 +125,10 @@ async function addDocument(page: Page) {
 
 describe("llama.cpp in the page (wllama, CPU)", () => {
   it("runs a question to its answer with a GGUF file chosen in Settings, and nothing leaves the machine", async () => {
-    const { context, page, errors } = await newPage(browser);
+    const { context, page, errors } = await newPage(used.browser);
     const outside = await blockOutside(context);
     await context.addInitScript(grammarScript());
-    await page.goto(app.url);
+    await page.goto(used.app.url);
 
     // No WebGPU here: the page offers a model file for the CPU.
     const steps = page.getByRole("region", { name: "Get an answer in three steps" });
@@ -296,7 +290,7 @@ describe("llama.cpp in the page (wllama, CPU)", () => {
     const { context, page, errors, outside } = await openApp();
     // A private window or a nearly full disk: the origin may keep 1 MiB, and the model is 11 MB.
     const cdp = await context.newCDPSession(page);
-    await cdp.send("Storage.overrideQuotaForOrigin", { origin: new URL(app.url).origin, quotaSize: 1024 ** 2 });
+    await cdp.send("Storage.overrideQuotaForOrigin", { origin: new URL(used.app.url).origin, quotaSize: 1024 ** 2 });
     const dialog = await openSettings(page);
     await dialog.getByLabel("Model file (GGUF)").setInputFiles(modelPath);
     // Chromium's estimate() does not show the lowered quota; its writes do: either way, the reason.
@@ -329,14 +323,7 @@ describe("llama.cpp in the page (wllama, CPU)", () => {
     await askAndWait(page, "How long is the log?", `${DOC.length} characters`);
 
     // Kept: after a reload, and with the network gone, the model is still there and answers.
-    await page.waitForFunction(
-      async () => {
-        const reg = await navigator.serviceWorker.getRegistration();
-        return !!reg?.active && !!navigator.serviceWorker.controller;
-      },
-      undefined,
-      { timeout: 90_000 },
-    );
+    await waitForServiceWorker(page);
     await context.setOffline(true);
     await page.reload();
     await page.locator(".docs .name", { hasText: "log.txt" }).first().waitFor({ timeout: 90_000 });

@@ -1,6 +1,7 @@
 // The set-up the loop tests repeated: a scripted model server and a Node REPL, started before a
 // file's tests and closed after them. Apart from helpers.ts because this registers vitest hooks.
-import { afterAll, afterEach, beforeAll } from "vitest";
+import { afterEach } from "vitest";
+import { useHooked, useHookedParts } from "../fixtures/hooked.ts";
 import type { RlmSession } from "../../src/core/session.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { startScriptedServer, type ScriptedServer, type ScriptedServerOptions } from "../fixtures/scripted-server.ts";
@@ -20,29 +21,14 @@ export class LoopStackNotUpError extends Error {
 
 /** Registers beforeAll/afterAll that start the server (with `serverOptions`) and an "auto" REPL, and close them. */
 export function useLoopStack(serverOptions: ScriptedServerOptions = { contextWindow: 8192 }): LoopStack {
-  let parts: LoopStack | undefined;
-  beforeAll(async () => {
-    const server = await startScriptedServer(serverOptions);
-    const repl = await startRepl("auto");
-    parts = { server, repl };
-  });
-  afterAll(async () => {
-    parts?.repl.close();
-    await parts?.server.close();
-    parts = undefined;
-  });
-  const up = (): LoopStack => {
-    if (!parts) throw new LoopStackNotUpError();
-    return parts;
-  };
-  return {
-    get server() {
-      return up().server;
+  return useHookedParts(
+    async () => ({ server: await startScriptedServer(serverOptions), repl: await startRepl("auto") }),
+    async (parts) => {
+      parts.repl.close();
+      await parts.server.close();
     },
-    get repl() {
-      return up().repl;
-    },
-  };
+    () => new LoopStackNotUpError(),
+  );
 }
 
 /** The scripted server of the session tests, and the sessions a test opened (closed after it). */
@@ -53,23 +39,19 @@ export interface SessionStack {
 }
 
 export function useSessionServer(serverOptions: ScriptedServerOptions = { contextWindow: 8192 }): SessionStack {
-  let server: ScriptedServer | undefined;
+  const server = useHooked(
+    () => startScriptedServer(serverOptions),
+    (s) => s.close(),
+    () => new LoopStackNotUpError(),
+  );
   const opened: RlmSession[] = [];
-  beforeAll(async () => {
-    server = await startScriptedServer(serverOptions);
-  });
-  afterAll(async () => {
-    await server?.close();
-    server = undefined;
-  });
   afterEach(() => {
     for (const s of opened.splice(0)) s.close();
-    if (server) server.requests.length = 0;
+    server().requests.length = 0;
   });
   return {
     get server() {
-      if (!server) throw new LoopStackNotUpError();
-      return server;
+      return server();
     },
     opened,
   };

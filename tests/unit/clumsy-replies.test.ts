@@ -4,19 +4,13 @@
 // conflicting finals beside unrun code taken as none, and no-action reminders that escalate. The
 // same cases in the real loop: tests/node/small-model-loop.test.ts ("issue 25 §4").
 import { describe, expect, it } from "vitest";
-import { ALLOWED_IMPORTS, messageForInaction, type TaskFacts } from "../../src/core/feedback.ts";
+import { messageForInaction } from "../../src/core/feedback.ts";
+import { taskFacts } from "../fixtures/task-facts.ts";
 import { NoActionCounter } from "../../src/core/guards/index.ts";
 import { numberFragment } from "../../src/core/guards/extraction.ts";
 import { analyseReply, foreignAction } from "../../src/core/reply.ts";
 
-const facts: TaskFacts = {
-  question: "Which ledger does the harbour master keep?",
-  context: "`context` is a str of 90,000 characters.",
-  helpers: ["context", "search", "map_query", "llm_query", "FINAL", "FINAL_VAR"],
-  variables: [],
-  allowedImports: ALLOWED_IMPORTS,
-  restate: false,
-};
+const facts = taskFacts({ question: "Which ledger does the harbour master keep?" });
 
 describe("native tool calls and XML-ish commands: mapped to what they mean", () => {
   it.each([

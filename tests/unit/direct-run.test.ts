@@ -7,18 +7,14 @@ import { neverAnswers } from "../fixtures/instant-engine.ts";
 
 const document = { totalChars: 11, head: async () => "hello world", tail: async () => "hello world" };
 
+/** A direct run of one question over the stand-in document, with an engine that never answers. */
+const runNeverAnswered = (config: typeof DEFAULT_CONFIG, signal = new AbortController().signal) =>
+  runDirect({ question: "What does it say?", previous: [], engine: neverAnswers, document, config, reason: "it fits", signal });
+
 describe("a direct answer", () => {
   it("ends at the run's time limit and says so", async () => {
     const started = Date.now();
-    const result = await runDirect({
-      question: "What does it say?",
-      previous: [],
-      engine: neverAnswers,
-      document,
-      config: { ...DEFAULT_CONFIG, maxWallTimeMs: 300 },
-      reason: "it fits",
-      signal: new AbortController().signal,
-    });
+    const result = await runNeverAnswered({ ...DEFAULT_CONFIG, maxWallTimeMs: 300 });
     expect(result.status).toBe("out-of-time");
     expect(result.message).toMatch(/time limit was reached/);
     expect(Date.now() - started).toBeLessThan(30_000);
@@ -29,16 +25,8 @@ describe("a direct answer", () => {
     { timeout: 20_000 },
     async () => {
       const started = Date.now();
-      const result = await runDirect({
-        question: "What does it say?",
-        previous: [],
-        engine: neverAnswers,
-        document,
-        // The command started a minute ago, its limit is a minute: nothing is left for the call.
-        config: { ...DEFAULT_CONFIG, maxWallTimeMs: 60_000, startedAt: Date.now() - 60_000 },
-        reason: "it fits",
-        signal: new AbortController().signal,
-      });
+      // The command started a minute ago, its limit is a minute: nothing is left for the call.
+      const result = await runNeverAnswered({ ...DEFAULT_CONFIG, maxWallTimeMs: 60_000, startedAt: Date.now() - 60_000 });
       expect(result.status).toBe("out-of-time");
       expect(Date.now() - started).toBeLessThan(15_000);
     },
@@ -47,15 +35,7 @@ describe("a direct answer", () => {
   it("Stop is still Stop", async () => {
     const stop = new AbortController();
     setTimeout(() => stop.abort(), 50);
-    const result = await runDirect({
-      question: "What does it say?",
-      previous: [],
-      engine: neverAnswers,
-      document,
-      config: DEFAULT_CONFIG,
-      reason: "it fits",
-      signal: stop.signal,
-    });
+    const result = await runNeverAnswered(DEFAULT_CONFIG, stop.signal);
     expect(result.status).toBe("stopped");
   });
 });

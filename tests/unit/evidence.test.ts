@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { answerOverlap, collectReads, rankSources, sourceLabel, withPassages, type Read } from "../../src/core/evidence.ts";
 import { blockRecord, iterationRecord, subcallRecord } from "../../src/core/records.ts";
 import type { IterationRecord } from "../../src/core/types.ts";
-import type { CellResult, SourceKind, SourceRange } from "../../src/repl/protocol.ts";
+import type { SourceKind, SourceRange } from "../../src/repl/protocol.ts";
+import { cell } from "../fixtures/scripted-repl.ts";
 
 const range = (doc: string, start: number, end: number, kind: SourceKind, extra: Partial<SourceRange> = {}): SourceRange => ({
   doc,
@@ -85,17 +86,6 @@ describe("rankSources", () => {
 });
 
 describe("reading sources out of a run's records", () => {
-  const cell = (over: Partial<CellResult>): CellResult => ({
-    stdout: "",
-    stderr: "",
-    final_answer: null,
-    locals: {},
-    execution_time: 0,
-    error: null,
-    interrupted: false,
-    ...over,
-  });
-
   it("takes cell ranges and sub-call prompt ranges, marking the final cell and each reply", () => {
     const first: IterationRecord = iterationRecord(0, 0, [], "");
     const call = subcallRecord("sub", "<<…>>", "The code is ZEBRA-4471.", { promptTokens: 1, completionTokens: 1 }, 5, {

@@ -19,6 +19,7 @@ import {
   type FallbackQuestion,
 } from "../../src/core/fallback-cost.ts";
 import { runRlm } from "../../src/core/loop.ts";
+import { emptyUsage } from "../../src/core/usage.ts";
 import { DEFAULT_CONFIG, type RlmConfig, type UsageSummary } from "../../src/core/types.ts";
 import { EngineAbortedError } from "../../src/engines/errors.ts";
 import type { ChatRequest } from "../../src/engines/types.ts";
@@ -27,16 +28,7 @@ import { InstantEngine } from "../fixtures/instant-engine.ts";
 import { ScriptedRepl } from "../fixtures/scripted-repl.ts";
 import { repl as code } from "../fixtures/scripted-server.ts";
 
-const usage = (over: Partial<UsageSummary> = {}): UsageSummary => ({
-  models: {},
-  rootCalls: 0,
-  subcalls: 0,
-  generationMs: 0,
-  replMs: 0,
-  subcallMs: 0,
-  totalMs: 0,
-  ...over,
-});
+const usage = (over: Partial<UsageSummary> = {}): UsageSummary => ({ ...emptyUsage(), ...over });
 
 const estimate = (over: Partial<FallbackEstimate> = {}): FallbackEstimate => ({
   parts: 47,

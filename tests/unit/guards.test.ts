@@ -10,15 +10,8 @@ import {
   normaliseCode,
   similarity,
 } from "../../src/core/guards/index.ts";
-import {
-  ALLOWED_IMPORTS,
-  messageForInaction,
-  missingVariableMessage,
-  repeatedActionMessage,
-  stuckWarning,
-  taskReminder,
-  type TaskFacts,
-} from "../../src/core/feedback.ts";
+import { messageForInaction, missingVariableMessage, repeatedActionMessage, stuckWarning, taskReminder } from "../../src/core/feedback.ts";
+import { taskFacts } from "../fixtures/task-facts.ts";
 import { analyseReply } from "../../src/core/reply.ts";
 
 describe("M09: repeated actions", () => {
@@ -197,14 +190,13 @@ describe("M02: the evidence gate", () => {
 });
 
 describe("feedback messages", () => {
-  const facts: TaskFacts = {
+  const facts = taskFacts({
     question: "What is the vault code?",
     context: "`context` is a str of 2,000,000 characters.",
     helpers: ["llm_query", "search", "map_query", "FINAL", "FINAL_VAR"],
     variables: ["hits", "snippet"],
-    allowedImports: ALLOWED_IMPORTS,
     restate: true,
-  };
+  });
 
   it("the task reminder restates the question, the names that exist and the allowed imports", () => {
     const r = taskReminder(facts);

@@ -43,6 +43,34 @@ const crossings: [file: string, code: string][] = [
   ],
   ["src/ui/copy-text.ts", `export const w = new Worker(new URL("../../workers/repl.worker.ts", import.meta.url));`],
   ["src/ui/copy-text.ts", `import { loadPyodide } from "pyodide";`],
+  // Each engine is a folder of its own, and its views are held like its code (issue 37 #5).
+  ["src/engines/wllama/engine.ts", `import { CATALOG } from "../webllm/catalog.ts";`],
+  // Test seams come into an engine as options; none reads a global (issue 37 #5).
+  ["src/engines/wllama/catalog.ts", `export const base = () => (globalThis as { __rlmTestCatalogBase?: string }).__rlmTestCatalogBase;`],
+  ["src/engines/test-grammar.ts", `export const hook = () => (globalThis as { __rlmTestGrammar?: unknown }).__rlmTestGrammar;`],
+  ["src/engines/llama-node/index.ts", `export const hook = (globalThis as Record<symbol, unknown>)[Symbol.for("x")];`],
+  ["src/engines/webllm/host.svelte.ts", `export const hook = (window as { __rlmTestGrammar?: unknown }).__rlmTestGrammar;`],
+  ["src/engines/openai/page.ts", `import { pageAssets } from "../wllama/host.svelte.ts";`],
+  [
+    "src/engines/webllm/Settings.svelte",
+    `<script lang="ts">\n  import { CPU_CATALOG } from "../wllama/catalog.ts";\n</script>\n<p>{CPU_CATALOG.length}</p>`,
+  ],
+  [
+    "src/engines/wllama/Settings.svelte",
+    `<script lang="ts">\n  import { SessionStore } from "../../store/index.ts";\n</script>\n<p>{SessionStore.name}</p>`,
+  ],
+  [
+    "src/engines/openai/Settings.svelte",
+    `<script lang="ts">\n  import { AppController } from "../../app/controller.svelte.ts";\n</script>\n<p>{AppController.name}</p>`,
+  ],
+  [
+    "src/engines/webllm/StartStep.svelte",
+    `<script lang="ts">\n  import { copyText } from "../../ui/copy-text.ts";\n</script>\n<p>{copyText.name}</p>`,
+  ],
+  [
+    "src/engines/wllama/StartStep.svelte",
+    `<script lang="ts">\n  import { ReplClient } from "../../repl/client.ts";\n</script>\n<p>{ReplClient.name}</p>`,
+  ],
 ];
 
 const allowed: [file: string, code: string][] = [
@@ -51,6 +79,14 @@ const allowed: [file: string, code: string][] = [
   ["src/core/session.ts", `export function f(document: string) {\n  return document;\n}`],
   ["src/store/db.ts", `import type { RlmResult } from "../core/types.ts";`],
   ["src/engines/wllama/page.ts", `import type { EnginePage } from "../../app/engine-host.ts";`],
+  [
+    "src/engines/wllama/engine.ts",
+    `import { EngineAbortedError } from "../errors.ts";\nimport { readGgufHeader } from "../gguf/index.ts";`,
+  ],
+  [
+    "src/engines/wllama/Settings.svelte",
+    `<script lang="ts">\n  import type { SettingsViewProps } from "../../app/engine-host.ts";\n  import { formatBytes } from "../../ui/markdown.ts";\n  import { CPU_CATALOG } from "./catalog.ts";\n  let { draft }: SettingsViewProps = $props();\n</script>\n<p>{formatBytes(CPU_CATALOG.length)} {draft}</p>`,
+  ],
   ["workers/render.worker.ts", `import { renderMarkdown } from "../src/ui/render/markdown-html.ts";`],
   ["workers/repl-runtime.ts", `import { parseCellResult } from "../src/repl/protocol.ts";`],
   ["workers/repl-host-bridge.ts", `import type { SubcallMessage } from "../src/repl/messages.ts";`],

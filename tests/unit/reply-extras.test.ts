@@ -1,7 +1,8 @@
 // Two rarer M01/M09 shapes: a reply that parrots its prompt (a template or stop-token fault),
 // and a reply that loops inside itself until its token budget is gone.
 import { describe, expect, it } from "vitest";
-import { messageForInaction, ALLOWED_IMPORTS } from "../../src/core/feedback.ts";
+import { messageForInaction } from "../../src/core/feedback.ts";
+import { taskFacts } from "../fixtures/task-facts.ts";
 import { endsInRunawayRepetition } from "../../src/core/guards/index.ts";
 import { analyseReply, isEcho } from "../../src/core/reply.ts";
 
@@ -15,7 +16,7 @@ describe("M01: echoes", () => {
     const a = analyseReply(system, { prompts: [system, user] });
     expect(a.kind).toBe("neither");
     expect(a.problems).toContain("echo");
-    const facts = { question: "Q", context: "c", helpers: [], variables: [], allowedImports: ALLOWED_IMPORTS, restate: false };
+    const facts = taskFacts({ question: "Q", context: "c", helpers: [] });
     expect(messageForInaction(facts, a)).toMatch(/repeated the message you were sent/);
   });
 

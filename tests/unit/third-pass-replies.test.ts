@@ -2,7 +2,8 @@
 // edges that keep them from taking what they should not (the loop itself:
 // tests/node/small-model-third-pass.test.ts, in the guided, standard and canonical profiles).
 import { describe, expect, it } from "vitest";
-import { ALLOWED_IMPORTS, messageForInaction, type TaskFacts } from "../../src/core/feedback.ts";
+import { messageForInaction } from "../../src/core/feedback.ts";
+import { taskFacts } from "../fixtures/task-facts.ts";
 import { inactionReply } from "../../src/core/escalation.ts";
 import { isToken, lookupable, shownAlone } from "../../src/core/document-check.ts";
 import { printedNothingFound } from "../../src/core/empty-match.ts";
@@ -11,14 +12,7 @@ import { pythonForShell, pythonForTool, xmlCommand } from "../../src/core/python
 import { analyseReply } from "../../src/core/reply.ts";
 import { spentOnThinking, thinkingOff } from "../../src/core/thinking-retry.ts";
 
-const facts: TaskFacts = {
-  question: "How many ERROR lines are in the log?",
-  context: "`context` is a str of 90,000 characters.",
-  helpers: ["context", "search", "map_query", "llm_query", "FINAL", "FINAL_VAR"],
-  variables: [],
-  allowedImports: ALLOWED_IMPORTS,
-  restate: false,
-};
+const facts = taskFacts();
 
 describe("§6 stray closing tags", () => {
   it("a </think> after the code is a leftover: the code runs, the tag is gone", () => {

@@ -151,20 +151,27 @@ describe("WebLLMEngine", () => {
     });
   });
 
-  it("sends the test hook's grammar (tests only) and none when no hook is set", async () => {
+  it("sends the grammar of the test hook it was given (tests only), and none when the hook names none", async () => {
+    const worker = new StandInWorker();
+    const testGrammar = (messages: Array<{ content: string }>) =>
+      messages.some((m) => m.content === "scripted") ? 'root ::= "ok"\n' : undefined;
+    const engine = new WebLLMEngine({ worker, model: coder, testGrammar });
+    await engine.complete(ask("scripted"));
+    await engine.complete(ask("free"));
+    expect(worker.requests.map((r) => r.grammar)).toEqual(['root ::= "ok"\n', undefined]);
+    expect("grammar" in worker.requests[1]!).toBe(false);
+  });
+
+  it("reads no global: a page's test global does not reach an engine built without the option", async () => {
     const worker = new StandInWorker();
     const engine = new WebLLMEngine({ worker, model: coder });
-    await engine.complete(ask("plain"));
     const global = globalThis as { __rlmTestGrammar?: unknown };
-    global.__rlmTestGrammar = (messages: Array<{ content: string }>) =>
-      messages.some((m) => m.content === "scripted") ? 'root ::= "ok"\n' : undefined;
+    global.__rlmTestGrammar = () => 'root ::= "ok"\n';
     try {
       await engine.complete(ask("scripted"));
-      await engine.complete(ask("free"));
     } finally {
       delete global.__rlmTestGrammar;
     }
-    expect(worker.requests.map((r) => r.grammar)).toEqual([undefined, 'root ::= "ok"\n', undefined]);
     expect("grammar" in worker.requests[0]!).toBe(false);
   });
 

@@ -11,12 +11,5 @@ export const PROMPT_PROFILES: Readonly<Record<PromptProfileName, PromptProfile>>
 };
 
 export { canonicalProfile, guidedProfile, standardProfile };
-export { chooseProfile, modelSizeB, type ProfileChoice } from "./choose.ts";
-export {
-  PROMPT_CHOICES,
-  type FirstMessageInputs,
-  type PromptChoice,
-  type PromptProfile,
-  type PromptProfileName,
-  type SystemPromptInputs,
-} from "./types.ts";
+export { chooseProfile, modelSizeB } from "./choose.ts";
+export { PROMPT_CHOICES, type PromptProfile, type PromptProfileName } from "./types.ts";

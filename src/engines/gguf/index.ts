@@ -11,7 +11,5 @@ export {
   splitPart,
   tensorBytes,
   type GgufHeader,
-  type GgufTensorInfo,
-  type GgufValue,
 } from "./header.ts";
 export { renderChatTemplateOnce } from "./template.ts";

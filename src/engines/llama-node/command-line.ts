@@ -67,7 +67,7 @@ export function isLocalModelRefusal(err: unknown): err is Error {
 
 export async function openLocalEngines(options: LocalModelOptions, context: OpenContext): Promise<OpenedEngines> {
   const { openLocalModels } = await import("./index.ts");
-  const { stderr, signal, onLoadProgress, onPrefill } = context;
+  const { stderr, signal, onLoadProgress, onPrefill, testGrammar } = context;
   const verbose = options.verbose ? (line: string) => stderr(`rlm: ${line}\n`) : undefined;
   const local = await openLocalModels(
     {
@@ -79,6 +79,7 @@ export async function openLocalEngines(options: LocalModelOptions, context: Open
       childRoots: (options.maxDepth ?? 1) > 1,
       onLoadProgress,
       onPrefill,
+      testGrammar,
       onRequest: verbose && ((stats: LlamaRequestStats) => verbose(describeRequest(stats))),
       onLog: verbose && ((line: string) => verbose(`llama.cpp: ${line}`)),
     },

@@ -47,7 +47,7 @@ export interface LlamaCppCounters {
 
 /**
  * Tests only: a GBNF grammar for a request, which turns a random-weight model into a scripted
- * one. No option, flag or environment variable of the CLI sets it (see test-hook.ts).
+ * one. No option, flag or environment variable of the CLI sets it (see src/cli/test-hook.ts).
  */
 export type TestGrammar = (request: { role: string; messages: readonly ChatMessage[] }) => string | undefined;
 

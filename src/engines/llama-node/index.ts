@@ -21,19 +21,9 @@ import { describeModelPlan, mib, planMemory, type MemoryPlan, type ModelPlan } f
 import { inspectModelFile, type ModelFile } from "./model-file.ts";
 import { listenToLlamaLog, llamaRuntime, type LlamaRuntime } from "./runtime.ts";
 import { Slots } from "./slots.ts";
-import { registeredTestGrammar } from "./test-hook.ts";
 
-export {
-  LlamaNodeEngine,
-  PREFILL_BATCH,
-  type PrefillProgress,
-  type LlamaCppCounters,
-  type LlamaRequestStats,
-  type TestGrammar,
-} from "./engine.ts";
-export { planMemory, type MemoryPlan } from "./memory.ts";
-export { noBinaryMessage } from "./runtime.ts";
-
+export { LlamaNodeEngine, PREFILL_BATCH, type PrefillProgress, type LlamaRequestStats, type TestGrammar } from "./engine.ts";
+export { type MemoryPlan } from "./memory.ts";
 export interface LocalModelOptions {
   /** The GGUF for the root (and, without `subModelFile`, for sub-calls). */
   modelFile: string;
@@ -57,7 +47,7 @@ export interface LocalModelOptions {
   onLog?: (line: string) => void;
   /** Memory to plan against (default: what the OS says is available). */
   availableBytes?: number;
-  /** Tests only: per-request grammars that script a random-weight model (test-hook.ts). */
+  /** Tests only: per-request grammars that script a random-weight model (`rlm` passes src/cli/test-hook.ts's). */
   testGrammar?: TestGrammar;
   /** Tests only: keep llama.cpp's performance counters and report them with each request's stats. */
   performanceTracking?: boolean;
@@ -127,7 +117,7 @@ export async function openLocalModels(options: LocalModelOptions, signal?: Abort
     } else {
       subSlots = rootSlots.splice(rootSequences);
     }
-    const testGrammar = options.testGrammar ?? registeredTestGrammar();
+    const testGrammar = options.testGrammar;
     const engine = (role: string, file: ModelFile, opened: Opened, slots: SequenceSlot[], window: number) =>
       new LlamaNodeEngine({
         runtime,

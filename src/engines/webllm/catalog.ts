@@ -1,13 +1,8 @@
 // The Qwen models this app offers through WebLLM: WebLLM's own records (generated from the
 // installed package) joined with the per-model numbers WebLLM does not carry.
 import { architectureFor } from "./architectures.ts";
-import { PREBUILT_QWEN_RECORDS, WEBLLM_MODEL_LIB_VERSION, WEBLLM_VERSION } from "./catalog.generated.ts";
+import { PREBUILT_QWEN_RECORDS } from "./catalog.generated.ts";
 import type { CatalogEntry, Quantization, QwenFamily, WebLLMModelRecord } from "./types.ts";
-
-export { WEBLLM_MODEL_LIB_VERSION, WEBLLM_VERSION };
-
-/** The window every prebuilt Qwen record is configured (and measured) with. */
-export const RECORD_DEFAULT_WINDOW = 4096;
 
 /**
  * Bits stored per weight. MLC's q4*_1 group quantization keeps 4-bit weights plus one scale per

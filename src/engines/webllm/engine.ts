@@ -1,8 +1,8 @@
 // A ChatEngine over a local WebLLM model running in the model worker.
 import { EngineAbortedError, EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
-import { queuedCall } from "../queued-call.ts";
-import { testGrammarFor } from "../test-grammar.ts";
+import { queuedCall, whileLive } from "../queued-call.ts";
+import { testGrammarFor, type TestGrammarHook } from "../test-grammar.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
 import { ModelWorkerClient } from "./client.ts";
@@ -24,6 +24,8 @@ export interface WebLLMEngineOptions {
   onDispose?: () => void;
   /** Millisecond clock for download speed (tests pass their own). */
   now?: () => number;
+  /** Tests only: a grammar per request (src/engines/test-grammar.ts); never from settings. */
+  testGrammar?: TestGrammarHook;
 }
 
 function toFinishReason(value: string | null): FinishReason {
@@ -52,6 +54,7 @@ export class WebLLMEngine implements ChatEngine {
   /** Our own queue: an interrupt must reach only the request that is running in the worker. */
   private readonly queue = new Limiter(1);
   private disposed = false;
+  private readonly testGrammar: TestGrammarHook | undefined;
 
   constructor(options: WebLLMEngineOptions) {
     this.worker = options.worker;
@@ -60,6 +63,7 @@ export class WebLLMEngine implements ChatEngine {
     this.thinking = options.thinking ?? false;
     this.onDispose = options.onDispose;
     this.now = options.now ?? (() => Date.now());
+    this.testGrammar = options.testGrammar;
   }
 
   /** Creates the engine and loads its model (downloading it if needed). */
@@ -105,7 +109,7 @@ export class WebLLMEngine implements ChatEngine {
       interrupt: () => this.worker.interrupt(),
       mapError: (err) => this.mapError(err, "chat"),
       run: (live) => {
-        const grammar = testGrammarFor(request.messages);
+        const grammar = testGrammarFor(this.testGrammar, request.messages);
         return this.worker.complete(
           {
             messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
@@ -117,11 +121,7 @@ export class WebLLMEngine implements ChatEngine {
             ...(request.stop?.length ? { stop: [...request.stop] } : {}),
             ...(grammar ? { grammar } : {}),
           },
-          onToken
-            ? (delta) => {
-                if (live()) onToken(delta);
-              }
-            : undefined,
+          whileLive(onToken, live),
         );
       },
     });
@@ -192,6 +192,8 @@ export interface WebLLMEnginesOptions {
   onProgress?: (role: "root" | "sub", status: LoadStatus) => void;
   /** Makes a worker per engine; defaults to a new ModelWorkerClient. */
   createWorker?: () => { worker: ModelWorkerApi; terminate: () => void };
+  /** Tests only: handed to each engine (WebLLMEngineOptions.testGrammar). */
+  testGrammar?: TestGrammarHook;
 }
 
 export interface WebLLMEngines {
@@ -228,6 +230,7 @@ export async function loadWebLLMEngines(options: WebLLMEnginesOptions): Promise<
       model: slot.model,
       ...(slot.contextWindow !== undefined ? { contextWindow: slot.contextWindow } : {}),
       ...(options.thinking !== undefined ? { thinking: options.thinking } : {}),
+      ...(options.testGrammar ? { testGrammar: options.testGrammar } : {}),
       onDispose: terminate,
     });
     try {

@@ -217,6 +217,7 @@ export class WebLLMHost implements EngineHost {
       root: { model: resolved.root.spec, contextWindow: resolved.root.window },
       ...(resolved.sub ? { sub: { model: resolved.sub.spec, contextWindow: resolved.sub.window } } : {}),
       thinking: s.thinking,
+      ...(this.ctx.testSeams?.testGrammar ? { testGrammar: this.ctx.testSeams.testGrammar } : {}),
       onProgress: (role, p: LoadStatus) => {
         const prefix = resolved.sub ? (role === "root" ? "Root model: " : "Sub-call model: ") : "";
         this.setStatus({ state: "loading", label, progress: p.percent / 100, detail: prefix + p.message });

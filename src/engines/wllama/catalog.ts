@@ -133,13 +133,11 @@ export const CPU_CATALOG: readonly CatalogModel[] = [
 export const RECOMMENDED_CPU_MODEL = CPU_CATALOG.find((m) => m.id === "qwen2.5-0.5b-instruct-q8_0")!;
 
 /**
- * Where a catalog model is downloaded from. Tests point the catalog at a server on 127.0.0.1
- * through the test-only global `__rlmTestCatalogBase` (set by an init script; nothing in the
- * page, its settings or links sets it).
+ * Where a catalog model is downloaded from: Hugging Face, or `testBase` (tests only: a server on
+ * 127.0.0.1, from the page's test seams, src/app/test-seams.ts; nothing in the page sets it).
  */
-export function catalogUrl(model: CatalogModel): string {
-  const base = (globalThis as { __rlmTestCatalogBase?: unknown }).__rlmTestCatalogBase;
-  if (typeof base === "string" && base) return new URL(model.fileName, base).href;
+export function catalogUrl(model: CatalogModel, testBase?: string): string {
+  if (testBase) return new URL(model.fileName, testBase).href;
   return `https://huggingface.co/${model.repo}/resolve/main/${model.fileName}`;
 }
 

@@ -3,9 +3,9 @@
 // its new tokens even with sub-calls in between.
 import { EngineError } from "../errors.ts";
 import { Limiter } from "../limiter.ts";
-import { queuedCall } from "../queued-call.ts";
+import { queuedCall, whileLive } from "../queued-call.ts";
 import { estimateMessagesTokens, estimateTokens } from "../tokens.ts";
-import { testGrammarFor } from "../test-grammar.ts";
+import { testGrammarFor, type TestGrammarHook } from "../test-grammar.ts";
 import type { ChatCallOptions, ChatEngine, ChatRequest, ChatResult, FinishReason } from "../types.ts";
 import { ModelTooBigError, mapWorkerError } from "./errors.ts";
 import { KV_SLOTS, planMemory, type MemoryPlan } from "./memory.ts";
@@ -42,6 +42,8 @@ export interface WllamaEngineOptions {
   label: string;
   onDispose?: () => void;
   onCall?: (record: CallRecord) => void;
+  /** Tests only: a grammar per request (src/engines/test-grammar.ts); never from settings. */
+  testGrammar?: TestGrammarHook;
 }
 
 function toFinishReason(value: string | null): FinishReason {
@@ -107,7 +109,7 @@ export class WllamaEngine implements ChatEngine {
       interrupt: () => this.options.worker.cancel(id),
       mapError: (err) => mapWorkerError(err, { libllama: this.options.libllama, modelName: this.options.info.name }),
       run: (live) => {
-        const grammar = testGrammarFor(request.messages);
+        const grammar = testGrammarFor(this.options.testGrammar, request.messages);
         return this.options.worker.complete(
           {
             id,
@@ -119,11 +121,7 @@ export class WllamaEngine implements ChatEngine {
             ...(this.options.info.thinkingSwitch ? { thinking: request.thinking ?? false } : {}),
             ...(grammar ? { grammar } : {}),
           },
-          onToken
-            ? (delta) => {
-                if (live()) onToken(delta);
-              }
-            : undefined,
+          whileLive(onToken, live),
         );
       },
     });

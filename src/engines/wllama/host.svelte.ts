@@ -22,17 +22,11 @@ import type { WllamaLoadProgress } from "./load-progress.ts";
 import type { WllamaAssets, WllamaEnvironment } from "./protocol.ts";
 import type { WllamaSettings } from "./settings.ts";
 import { NO_SIMD_REASON, hasWasmSimd } from "./simd.ts";
+import { wllamaAssets } from "./assets.ts";
 
 /** Where the page serves llama.cpp's wasm: copied from node_modules at build (scripts/copy-wllama.mjs). */
 export function pageAssets(): WllamaAssets {
-  const base = new URL(`${import.meta.env.BASE_URL}wllama/`, location.href);
-  return {
-    wasm: new URL("wllama.wasm", base).href,
-    compatWasm: new URL("compat/wllama.wasm", base).href,
-    compatWorker: new URL("compat/wllama.js", base).href,
-    simdWasm: new URL("simd/wllama.wasm", base).href,
-    simdWorker: new URL("simd/wllama.js", base).href,
-  };
+  return wllamaAssets(new URL(`${import.meta.env.BASE_URL}wllama/`, location.href));
 }
 
 /** The window a model gets with these settings: the person's choice, else its default. */
@@ -306,9 +300,12 @@ export class WllamaHost implements EngineHost {
     ).find((p) => p.id === model.id);
     this.downloads = { ...this.downloads, [model.id]: { bytes: prior?.bytes ?? 0, total: null, running: true } };
     try {
-      const stored = await this.client().download({ id: model.id, url: catalogUrl(model), fileName: model.fileName }, (bytes, total) => {
-        this.downloads = { ...this.downloads, [model.id]: { bytes, total, running: true } };
-      });
+      const stored = await this.client().download(
+        { id: model.id, url: catalogUrl(model, this.ctx.testSeams?.catalogBase?.()), fileName: model.fileName },
+        (bytes, total) => {
+          this.downloads = { ...this.downloads, [model.id]: { bytes, total, running: true } };
+        },
+      );
       const { [model.id]: _done, ...rest } = this.downloads;
       this.downloads = rest;
       await this.refresh();
@@ -393,6 +390,7 @@ export class WllamaHost implements EngineHost {
         build: "simd",
         libllama: env.libllama,
         label: model.info.title ?? model.info.name.replace(/\.gguf$/i, ""),
+        ...(this.ctx.testSeams?.testGrammar ? { testGrammar: this.ctx.testSeams.testGrammar } : {}),
         onCall: (record) => this.count(record),
       });
     this.hostStatus = { loading: 0, detail: "Starting llama.cpp…" };

@@ -92,4 +92,4 @@ export function pythonFormatFacts(): Array<{ kind: string; places: Exclude<Place
   return FORMATS.flatMap((f) => (f.places.unit === "line" ? [] : [{ kind: f.kind, places: f.places }]));
 }
 
-export type { DocumentFormat, ExtractedFormat, ExtractOptions, Extracted, FieldsOf, ParserOf, Places, TextFormat } from "./types.ts";
+export type { DocumentFormat, ExtractedFormat, Places } from "./types.ts";

@@ -1,32 +1,19 @@
 // Chromium through playwright-core, with the flags the rest of the e2e suite uses.
 import type { BrowserContext, ElementHandle, Page } from "playwright-core";
 import { launch, watchErrors } from "../harness.ts";
-import { findTarget, pageExpression } from "./page-side.ts";
+import { HandlePage } from "./handle-page.ts";
 import type { EngineBrowser, EnginePage, PageOptions, Target } from "./types.ts";
 
-class ChromiumPage implements EnginePage {
+class ChromiumPage extends HandlePage<ElementHandle<Element>> implements EnginePage {
   readonly engine = "chromium" as const;
   constructor(
     private readonly context: BrowserContext,
     private readonly page: Page,
     private readonly seen: string[],
-  ) {}
-
-  private async element(target: Target): Promise<ElementHandle<Element>> {
-    const handle = (await this.page.evaluateHandle(pageExpression(findTarget, target))).asElement();
-    if (!handle) throw new Error(`No element for ${JSON.stringify(target)}`);
-    return handle as ElementHandle<Element>;
+  ) {
+    super(page);
   }
 
-  async goto(url: string) {
-    await this.page.goto(url);
-  }
-  async reload() {
-    await this.page.reload();
-  }
-  evaluate<R, A = undefined>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<R> {
-    return this.page.evaluate(pageExpression(fn as (arg: never) => unknown, arg)) as Promise<R>;
-  }
   async click(target: Target) {
     await (await this.element(target)).click();
   }

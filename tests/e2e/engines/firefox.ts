@@ -9,13 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser, type BrowserContext, type ElementHandle, type Page } from "puppeteer-core";
-import { fillElement, findTarget, markTarget, pageExpression } from "./page-side.ts";
+import { HandlePage } from "./handle-page.ts";
+import { fillElement, markTarget, pageExpression } from "./page-side.ts";
 import { waitUntilClickable } from "./wait.ts";
 import type { EngineBrowser, EnginePage, FileSpec, PageOptions, Target } from "./types.ts";
 
 export const FIREFOX = process.env.FIREFOX_PATH ?? "/usr/bin/firefox-esr";
 
-class FirefoxPage implements EnginePage {
+class FirefoxPage extends HandlePage<ElementHandle<Element>> implements EnginePage {
   readonly engine = "firefox" as const;
   private readonly seen: string[] = [];
   private marks = 0;
@@ -25,27 +26,13 @@ class FirefoxPage implements EnginePage {
     private readonly context: BrowserContext,
     private readonly page: Page,
   ) {
+    super(page);
     page.on("pageerror", (e) => this.seen.push(`pageerror: ${e instanceof Error ? e.message : String(e)}`));
     page.on("console", (m) => {
       if (m.type() === "error") this.seen.push(`console: ${m.text()}`);
     });
   }
 
-  private async element(target: Target): Promise<ElementHandle<Element>> {
-    const handle = (await this.page.evaluateHandle(pageExpression(findTarget, target))).asElement();
-    if (!handle) throw new Error(`No element for ${JSON.stringify(target)}`);
-    return handle as ElementHandle<Element>;
-  }
-
-  async goto(url: string) {
-    await this.page.goto(url);
-  }
-  async reload() {
-    await this.page.reload();
-  }
-  evaluate<R, A = undefined>(fn: (arg: A) => R | Promise<R>, arg?: A): Promise<R> {
-    return this.page.evaluate(pageExpression(fn as (arg: never) => unknown, arg)) as Promise<R>;
-  }
   async click(target: Target) {
     // A toast over the button would take the click: wait for a clear path, then click through
     // a locator, which also waits until the element stops moving.

@@ -49,12 +49,6 @@ export async function waitFor(page: EnginePage, target: Target, timeout = 30_000
   await waitForFunction(page, exists, target, { timeout, what: JSON.stringify(target) });
 }
 
-/** The whole text of the target (whitespace-normalised), or null when it is absent. */
-export function textOf(page: EnginePage, target: Target): Promise<string | null> {
-  const fn = new Function("t", `const el = (${findTargetSource})(t); return el ? el.textContent.replace(/\\s+/g, " ").trim() : null;`);
-  return page.evaluate(fn as (t: Target) => string | null, target);
-}
-
 /** Waits until the target's text contains `text`; returns that text. */
 export async function waitForText(page: EnginePage, target: Target, text: string | RegExp, timeout = 30_000): Promise<string> {
   const pattern =
@@ -85,4 +79,40 @@ export async function applyLinkSettings(page: EnginePage, timeout = 60_000): Pro
   await waitForFunction(page, () => !document.querySelector("dialog.link-settings[open]"), undefined, {
     what: "the link's settings to be applied",
   });
+}
+
+/**
+ * Clicks the page's Stop and returns the milliseconds until the run shows "Stopped", timed by the
+ * page's own clock (a MutationObserver, so no poll interval is counted). Shared by the engine
+ * tests and bench/engines.ts.
+ */
+export async function timeStop(page: EnginePage, timeout: number): Promise<number> {
+  const clicked = await page.evaluate(() => {
+    const w = window as unknown as { __stop: { clicked?: number; shown?: number } };
+    w.__stop = {};
+    new MutationObserver(() => {
+      if (
+        w.__stop.clicked &&
+        !w.__stop.shown &&
+        Array.from(document.querySelectorAll(".exchange .chip")).some((c) => c.textContent?.includes("Stopped"))
+      ) {
+        w.__stop.shown = performance.now();
+      }
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+    const stop = Array.from(document.querySelectorAll("button")).find((b) => b.textContent?.trim() === "Stop");
+    w.__stop.clicked = performance.now();
+    stop?.click();
+    return !!stop;
+  });
+  if (!clicked) throw new Error("The page showed no Stop button to click");
+  const stopped = await waitForFunction(
+    page,
+    () => {
+      const s = (window as unknown as { __stop: { clicked: number; shown?: number } }).__stop;
+      return s.shown === undefined ? null : { ms: s.shown - s.clicked };
+    },
+    undefined,
+    { timeout, what: "the run to show Stopped" },
+  );
+  return stopped!.ms;
 }

@@ -1,7 +1,7 @@
 // Test page for tests/e2e/webllm-generation.test.ts: the product's WebLLM engine (model worker,
 // client, WebLLMEngine), the RLM loop (RlmSession) and the browser REPL (Pyodide), wired as the
 // app wires them, with a custom model whose files the test serves from this machine. The model's
-// replies are fixed by grammars through the engines' test hook (src/engines/test-grammar.ts).
+// replies are fixed by grammars through the engines' test hook option (src/engines/test-grammar.ts).
 import { DEFAULT_CONFIG, RlmSession, type RlmEvent, type RlmResult } from "../../../../src/core/index.ts";
 import type { ChatMessage } from "../../../../src/engines/types.ts";
 import { ModelWorkerClient, customModelSpec, loadWebLLMEngines, type WebLLMEngines } from "../../../../src/engines/webllm/index.ts";
@@ -24,7 +24,7 @@ let script: Script = { root: [], sub: "", subMarker: "\u0000" };
 /** Every request's grammar choice, in order, for the test to check the flow. */
 const requests: Array<{ kind: "root" | "sub"; turn: number }> = [];
 
-(globalThis as { __rlmTestGrammar?: unknown }).__rlmTestGrammar = (messages: ChatMessage[]) => {
+const testGrammar = (messages: ChatMessage[]) => {
   const last = messages.at(-1);
   if (last?.role === "user" && last.content.includes(script.subMarker)) {
     requests.push({ kind: "sub", turn: 0 });
@@ -70,6 +70,7 @@ const api = {
       engines = await loadWebLLMEngines({
         root: { model: spec, contextWindow: window },
         ...(input.separateSub ? { sub: { model: spec, contextWindow: window } } : {}),
+        testGrammar,
         onProgress: (role, s) => {
           statuses.push(`${role}: ${s.message}`);
           statusTimes.push({ at: (performance.now() - loadStartedAt) / 1000, status: `${role}: ${s.message}` });
