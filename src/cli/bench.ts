@@ -1,6 +1,7 @@
 // `rlm bench`: the long-context task suites, RLM against direct answering, on any
 // OpenAI-compatible endpoint or a local GGUF run here by llama.cpp (--model-file). Results go to a JSONL file (a rerun resumes it), a summary table,
 // SVG charts and one visualizer trajectory per RLM run.
+import { registeredTestGrammar } from "./test-hook.ts";
 import { mkdirSync } from "node:fs";
 import { basename, join } from "node:path";
 import { samplingOf } from "../core/sampling.ts";
@@ -122,7 +123,12 @@ export async function benchMain(argv: string[], io: CliIO): Promise<number> {
   process.on("SIGINT", onSigint);
   let engines: OpenedEngines | undefined;
   try {
-    engines = await chosen.open({ fetch: nodeHttpFetch, stderr: io.stderr, signal: controller.signal });
+    engines = await chosen.open({
+      fetch: nodeHttpFetch,
+      stderr: io.stderr,
+      signal: controller.signal,
+      testGrammar: registeredTestGrammar(),
+    });
     const { root, sub } = engines;
     const tasks = planTasks(plan);
     const outcome = await runBench({
