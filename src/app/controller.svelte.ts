@@ -43,6 +43,8 @@ export class AppController {
   private readonly sessions: OpenSessions;
   private readonly documents: SessionDocuments;
   private readonly runs: RunDriver;
+  /** start()'s one run: files chosen before it ends wait for it (addFiles). */
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly deps: AppDeps) {
     // Settings in the page link are only a proposal, shown by App.svelte (LinkSettingsDialog);
@@ -74,8 +76,13 @@ export class AppController {
     });
   }
 
-  /** Opens storage and the last session (its Python starts), then checks for a GPU. */
-  async start(): Promise<void> {
+  /** Opens storage and the last session (its Python starts), then checks for a GPU. Once. */
+  start(): Promise<void> {
+    this.starting ??= this.openLibrary();
+    return this.starting;
+  }
+
+  private async openLibrary(): Promise<void> {
     this.library = await SessionLibrary.open(this.deps.openStore, this.notices);
     await this.library.refresh();
     const last = this.library.sessions[0];
@@ -102,6 +109,9 @@ export class AppController {
 
   /** Reads dropped or picked files off the main thread and adds them to the open session. */
   async addFiles(inputs: IngestInput[], dropProblems: IngestProblemView[] = []): Promise<void> {
+    // The page lists its pickers before storage and the session are open (seconds on a busy
+    // machine): a file chosen then waits for them instead of being dropped without a word.
+    await this.starting?.catch(() => undefined);
     // A model file dropped on the page (a .gguf) is a model, not a document: an engine takes it.
     const nameOf = (i: IngestInput) => i.path ?? (i.file as File).name ?? "";
     const taker = this.engines.fileTaker(inputs.map(nameOf));

@@ -58,7 +58,14 @@ interface Harness {
 
 function harness(
   store = new MemoryStore(),
-  extra: { baseUrl?: string; addDelayMs?: number; failStarts?: number; download?: AppDeps["download"] } = {},
+  extra: {
+    baseUrl?: string;
+    addDelayMs?: number;
+    failStarts?: number;
+    download?: AppDeps["download"];
+    /** Storage opens only once this settles (a slow IndexedDB on a busy machine). */
+    storageOpens?: Promise<void>;
+  } = {},
 ): Harness {
   const repls: ScriptedRepl[] = [];
   // The person's saved settings: the scripted server as an OpenAI-compatible endpoint.
@@ -68,7 +75,10 @@ function harness(
   // mode=rlm: these runs script the RLM loop; auto mode would answer their tiny documents directly.
   saved.run.mode = "rlm";
   const deps: AppDeps = {
-    openStore: async () => store,
+    openStore: async () => {
+      await extra.storageOpens;
+      return store;
+    },
     createRepl: (onStatus) => {
       const failing = repls.length < (extra.failStarts ?? 0);
       const r = new ScriptedRepl({
@@ -104,6 +114,21 @@ describe("the page's controller", () => {
     expect((await store.loadExchanges(id))[0]).toMatchObject({ status: "answered", answer: "42" });
     expect((await store.loadDocuments(id)).map((d) => d.path)).toEqual(["notes.txt"]);
     expect((await store.getSession(id))?.title).toBe("What is the answer?");
+  });
+
+  it("keeps a file chosen while the page still opens its storage: it is added once the session is open", async () => {
+    // The page lists its pickers at once; storage and the first session open after it (seconds on
+    // a busy machine). A file picked then was dropped without a word (a fresh-clone run's e2e
+    // waited 60 s for it to be listed).
+    let openStorage!: () => void;
+    const storageOpens = new Promise<void>((resolve) => (openStorage = resolve));
+    const { app, store } = harness(new MemoryStore(), { storageOpens });
+    const starting = app.start();
+    const adding = app.addFiles([file("early.txt", "picked before the session opened")]);
+    openStorage();
+    await Promise.all([starting, adding]);
+    expect(app.view.record?.documents.map((d) => d.path)).toEqual(["early.txt"]);
+    expect((await store.loadDocuments(app.view.record!.id)).map((d) => d.path)).toEqual(["early.txt"]);
   });
 
   it("compare mode answers directly beside the run, with the session's engine and sampling, from the stored bytes", async () => {
