@@ -18,8 +18,13 @@ export interface PythonRuntime {
   removeDocument(name: string): string;
   /** `context` becomes this text; returns its description as JSON. */
   setContext(text: string): string;
-  /** The coroutine function itself: the caller chooses a promising call (JSPI) or a plain one. */
+  /**
+   * A plain function returning the cell's result JSON, or None when the cell's code awaited
+   * something (then `finishCell`, a coroutine function, gives it). The caller chooses a
+   * promising call (JSPI) or a plain one.
+   */
   runCell: PyCallable;
+  finishCell: PyCallable;
   beginQuestion(historyJson: string): void;
   resetNamespace(): void;
   sourcePassages(rangesJson: string): string;
@@ -43,6 +48,7 @@ export function bindRuntime(py: PyodideInterface): PythonRuntime {
   const probe = method("probe");
   const recordSources = method("record_sources");
   const runCell = method("run_cell");
+  const finishCell = method("finish_cell");
   const pythonVersion = String(runtime.python_version);
   return {
     loadDocuments: (names, sources, shape, kinds) => String(loadDocuments(names, sources, shape, kinds)),
@@ -50,6 +56,7 @@ export function bindRuntime(py: PyodideInterface): PythonRuntime {
     removeDocument: (name) => String(removeDocument(name)),
     setContext: (value) => String(setContext(value)),
     runCell,
+    finishCell,
     beginQuestion: (historyJson) => void beginQuestion(historyJson),
     resetNamespace: () => void resetNamespace(),
     sourcePassages: (rangesJson) => String(sourcePassages(rangesJson)),

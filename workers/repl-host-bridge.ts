@@ -20,11 +20,9 @@ export function runtimeHasJspi(): boolean {
   return "Suspending" in WebAssembly || "Suspender" in WebAssembly;
 }
 
-/** What the host module reads of the worker as it runs: Python once started, and the cell under way. */
+/** What the host module reads of the worker as it runs: Python once started. */
 export interface BridgeState {
   python(): PyodideInterface;
-  /** Python is about to return the cell's result (see cell_ending below). */
-  cellEnding(): void;
 }
 
 export interface HostBridge {
@@ -52,12 +50,6 @@ export function connectHost(options: ReplBootOptions, ownInterruptBuffer: Shared
       state.python().checkInterrupt();
     },
     call: (requestJson: string) => call(String(requestJson)),
-    // Python's last step of a cell, taking nothing from it: the cell's start and result are sent
-    // by the worker's own code (repl-runtime.ts), which Python cannot reach. This only lets the
-    // host check at once that the worker still answers, so work the cell left queued that wedges
-    // the worker before Python's return reaches JavaScript is found now, not at the time limit.
-    // Model code calling it early can only get its own worker found silent and rebuilt.
-    cell_ending: () => state.cellEnding(),
     // Python arms the interrupt buffer while a cell's own code runs, and only then (see
     // interrupts in workers/python/rlm_runtime/host.py).
     // A buffer of the worker's own (the sandboxed frame's) cannot be cleared by the host before

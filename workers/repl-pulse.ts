@@ -3,13 +3,11 @@ import type { PulseToHost } from "../src/repl/messages.ts";
 
 export interface Pulse {
   cellStarted(id: number): void;
-  /** Python is returning cell `id`'s result: the host checks that the worker still answers. */
-  cellEnding(id: number): void;
   cellFinished(id: number, result: string): void;
 }
 
 /**
- * The worker's end of the private port: heartbeats, and each cell's start, end and result. The
+ * The worker's end of the private port: heartbeats, and each cell's start and result. The
  * port's postMessage is taken now, before any Python runs, so a cell that patches
  * MessagePort.prototype cannot silence or fake it. A heartbeat's answer first goes twice round a
  * private channel and a timer turn, so work a cell left queued runs before it: a worker that
@@ -28,7 +26,6 @@ export function privatePulse(port: MessagePort): Pulse {
   port.onmessage = (event: MessageEvent) => bounce([event.data, 1]);
   return {
     cellStarted: (id) => send({ started: id } satisfies PulseToHost),
-    cellEnding: (id) => send({ ending: id } satisfies PulseToHost),
     cellFinished: (id, result) => send({ id, result } satisfies PulseToHost),
   };
 }

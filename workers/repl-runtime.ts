@@ -147,19 +147,20 @@ function documentCalls(
   };
 }
 
-/** What the worker's calls share: Python once started, the private port, and the cell under way. */
+/** What the worker's calls share: Python once started, and the private port. */
 interface WorkerState {
   started: Started | undefined;
   pulse: Pulse | null;
-  /** The cell Python is running, as this code numbered it, and whether its end was announced. */
-  cell: { id: number; ending: boolean } | null;
 }
 
 /**
  * A cell's start and result are said here, on the private port, and never by Python: model code
- * could otherwise post a result of its own ahead of the real one (issue 32). The start goes out as
- * the call is taken (a worker that work left behind holds never takes it); the result is what
- * Python's call returned, out before the Comlink reply.
+ * could otherwise post a result of its own ahead of the real one, or fake or silence a signal of
+ * its end (issue 32). The start goes out as the call is taken (a worker that work left behind
+ * holds never takes it); the result is what Python's call returned, out before the Comlink reply.
+ * Python's run_cell is a plain call, so its return reaches this code before any work the cell
+ * left queued runs: that work can wedge the worker only after the result is out, where the
+ * host's heartbeat after the cell finds it.
  */
 async function runOneCell(
   state: WorkerState,
@@ -167,22 +168,26 @@ async function runOneCell(
   hooks: ReplWorkerHooks,
   cell: { code: string; outputCap: number; id: number },
 ) {
-  const { runCell } = runtime;
-  state.cell = { id: cell.id, ending: false };
   state.pulse?.cellStarted(cell.id);
   try {
-    // callPromising: JSPI can only suspend a stack that was entered through a promising call.
-    // Without JSPI, calling the coroutine function returns a plain Promise.
-    const args = [cell.code, cell.outputCap];
-    const pending = runtimeHasJspi() ? runCell.callPromising(...args) : runCell(...args);
-    const raw: unknown = await pending;
+    // No `await` on a plain call's value: even that would let a queued microtask run first.
+    let raw = callCell(runtime.runCell, [cell.code, cell.outputCap]);
+    if (raw instanceof Promise) raw = await raw;
+    if (raw === undefined) raw = await callCell(runtime.finishCell, []);
     const result = typeof raw === "string" ? capForHost(raw, cell.outputCap) : droppedResult(-1);
     state.pulse?.cellFinished(cell.id, result);
     return result;
   } finally {
-    state.cell = null;
     hooks.afterCell?.();
   }
+}
+
+/**
+ * callPromising where JSPI is: it can only suspend a stack entered through a promising call (a
+ * sub-call waits so). A plain call otherwise, which returns at once for a plain function.
+ */
+function callCell(fn: PythonRuntime["runCell"], args: unknown[]): unknown {
+  return runtimeHasJspi() ? fn.callPromising(...args) : fn(...args);
 }
 
 /** The kind Python gets with a document (the host checked it against the format registry); plain text without one. */
@@ -191,17 +196,12 @@ function kindOf(doc: ContextDocumentInput): string {
 }
 
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
-  const state: WorkerState = { started: undefined, pulse: null, cell: null };
+  const state: WorkerState = { started: undefined, pulse: null };
   const need = (): Started => {
     if (!state.started) throw new Error("The Python REPL is not started yet. Wait for it to finish loading.");
     return state.started;
   };
-  const cellEnding = () => {
-    if (!state.cell || state.cell.ending) return;
-    state.cell.ending = true;
-    state.pulse?.cellEnding(state.cell.id);
-  };
-  const bridgeState: BridgeState = { python: () => need().py, cellEnding };
+  const bridgeState: BridgeState = { python: () => need().py };
 
   return {
     async boot(options: ReplBootOptions): Promise<ReplBootInfo> {

@@ -264,14 +264,13 @@ export class ReplClient implements SessionRepl {
     const never = new Promise<never>(() => undefined);
     // Work an earlier cell left behind (a message handler that spins) keeps the cell from even
     // starting: the worker says when it takes a cell, and silence means it is wedged. Work the
-    // cell itself left queued can wedge it as the cell ends, before the result goes out.
+    // cell itself left queued runs after its result is out, and the heartbeat after it (runCell) finds it.
     const notStarted = pulse ? pulse.startedOrWedged(id, WEDGED_BEFORE) : never;
-    const silentAtEnd = pulse ? pulse.silentAfterEnding(id, WEDGED) : never;
     const reply = t.api.runCell(code, this.outputCap, id);
     const delivered = pulse ? Promise.race([pulse.result(id), reply.then(() => never)]) : reply;
     const execution = delivered.then((raw) => this.acceptResult(raw));
     execution.catch(() => undefined); // a cell lost to a kill or a dead worker is not waited for
-    return Promise.race([execution, notStarted, silentAtEnd]);
+    return Promise.race([execution, notStarted]);
   }
 
   /** A worker that answers with something else is not trusted with this cell. */

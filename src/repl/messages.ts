@@ -102,11 +102,8 @@ export function isSubcallRelayMessage(v: unknown): v is SubcallRelayMessage {
 /** A heartbeat: the worker's own JS answers with the same number once its queued work has run. */
 export type HostToPulse = number;
 
-/**
- * Sent by the worker's own code, never by Python: a cell taken, a cell's result on its way (the
- * host then checks that the worker still answers), and the result itself.
- */
-export type PulseToHost = { started: number } | { ending: number } | { id: number; result: string };
+/** Sent by the worker's own code, never by Python: a cell taken, and the result Python returned. */
+export type PulseToHost = { started: number } | { id: number; result: string };
 
 // --- the snapshot port: a frame's worker has no storage, the page keeps its snapshot ----------
 

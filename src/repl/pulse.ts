@@ -3,12 +3,12 @@
 // travels here cannot be intercepted by model code in flight:
 //   host → worker: a number (a heartbeat); the worker answers with the same number once the
 //                   work already queued in it has run.
-//   worker → host: { started: id } when the worker takes cell `id`, { ending: id } when Python
-//                   is returning its result, and { id, result } with the result Python returned.
-//                   All three are sent by the worker's own code, never by Python (model code
-//                   could otherwise post a result of its own ahead of the real one): a start
-//                   that never comes means work an earlier cell left behind holds the worker; an
-//                   end followed by silence means such work wedged it as the cell ended.
+//   worker → host: { started: id } when the worker takes cell `id`, and { id, result } with
+//                   the result Python returned. Both are sent by the worker's own code, never by
+//                   Python (model code could otherwise post a result of its own ahead of the real
+//                   one): a start that never comes means work an earlier cell left behind holds
+//                   the worker. Work a cell leaves queued runs only after its result is out
+//                   (workers/repl-runtime.ts), and the heartbeat after the cell finds it.
 // Everything that arrives is checked, like every other message from the worker. The shapes are
 // HostToPulse and PulseToHost (messages.ts).
 import type { HostToPulse } from "./messages.ts";
@@ -41,18 +41,6 @@ export class WorkerPulse {
     return new Promise((resolve) => {
       void this.next((d) => isRecord(d) && d.started === id, this.timeoutMs).then((d) => {
         if (d === undefined) resolve({ gone: why });
-      });
-    });
-  }
-
-  /**
-   * Resolves with `why` if the worker stops answering once cell `id` is ending (work the cell left
-   * queued ran before its result could go out); stays pending otherwise.
-   */
-  silentAfterEnding(id: number, why: string): Promise<{ gone: string }> {
-    return new Promise((resolve) => {
-      void this.next((d) => isRecord(d) && d.ending === id).then(async () => {
-        if (!(await this.alive())) resolve({ gone: why });
       });
     });
   }

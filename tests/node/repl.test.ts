@@ -28,6 +28,27 @@ describe.each(["jspi", "sab"] as const)("REPL with %s sub-calls", (mode) => {
     expect(r.execution_time).toBeGreaterThanOrEqual(0.09);
   });
 
+  it("a cell that awaits (top-level await) runs to its end, sub-calls and errors included", async () => {
+    // Such a cell cannot end in one plain call: the worker awaits the rest of it (cells.finish_cell).
+    const code = [
+      "import asyncio",
+      "await asyncio.sleep(0.01)",
+      "x = llm_query('after')",
+      "try:",
+      "    await asyncio.sleep(0)",
+      "    raise ValueError('inside')",
+      "except ValueError as e:",
+      "    print('caught', e)",
+      "print(x)",
+    ].join("\n");
+    const r = await repl.runCell(code);
+    expect(r.error).toBeNull();
+    expect(r.stdout).toBe("caught inside\nllm:AFTER\n");
+    const failed = await repl.runCell("import asyncio\nawait asyncio.sleep(0)\n1/0");
+    expect(failed.error).toBe("ZeroDivisionError");
+    expect((await repl.runCell("print('next')")).stdout).toBe("next\n");
+  });
+
   it("llm_query_batched keeps order and rlm_query reaches the host as an rlm request", async () => {
     const r = await repl.runCell("print(llm_query_batched(['a', 'b', 'c']))\nprint(rlm_query('d'))\nprint(llm_query_batched([]))");
     expect(r.stdout.trim().split("\n")).toEqual(["['llm:A', 'llm:B', 'llm:C']", "rlm:D", "[]"]);

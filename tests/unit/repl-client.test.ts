@@ -25,8 +25,6 @@ interface PulseBehaviour {
   deliver?: boolean;
   /** A reply a cell posted on the worker's global port ahead of the real one (Comlink resolves with it at once). */
   forgedReply?: string;
-  /** Say the cell is ending, then go silent for good (work the cell left queued wedged the worker). */
-  wedgeAtEnd?: (code: string) => boolean;
 }
 
 /** Replaces some of the fake worker's calls; `exit` makes this worker die as a real one does. */
@@ -57,11 +55,6 @@ function fakeTransport(
       setContextText: async () => context,
       runCell: async (code: string, _cap: number, id?: number) => {
         if (behaviour.announce?.(code) ?? true) pulse?.postMessage({ started: id });
-        if (behaviour.wedgeAtEnd?.(code)) {
-          pulse?.postMessage({ ending: id });
-          if (pulse) pulse.onmessage = null;
-          return new Promise<string>(() => undefined);
-        }
         if (behaviour.forgedReply !== undefined) {
           const real = runCell(code).then((result) => pulse?.postMessage({ id, result }));
           void new Promise((r) => setTimeout(r, 50)).then(() => real);
@@ -234,21 +227,6 @@ describe("ReplClient takes a cell's result from the worker's own code only (issu
     const r = await repl.runCell("x", { timeoutMs: 10_000 });
     expect(r.stdout).toBe("the real output");
     expect(r.final_answer).toBe("the real answer");
-  });
-
-  it("a worker that goes silent as a cell ends is rebuilt at once, not at the time limit", async () => {
-    const boots = { count: 0 };
-    const repl = new ReplClient(
-      fakeTransport(async (code) => good(`ran ${code}`), boots, { wedgeAtEnd: (code) => code === "wedge" && boots.count === 1 }),
-      { heartbeatMs: 200 },
-    );
-    await repl.setContextText("abc");
-    const started = Date.now();
-    const r = await repl.runCell("wedge", { timeoutMs: 60_000 });
-    expect(Date.now() - started).toBeLessThan(5_000); // the heartbeat, not the 60 s cell limit
-    expect(r.error).toBe("WorkerRestarted");
-    expect(r.stderr).toContain("after the cell it stopped answering");
-    expect((await repl.runCell("next")).stdout).toBe("ran next");
   });
 });
 

@@ -3,6 +3,7 @@
 # what does exist, the cell's result (output, answer, variables, sources) as JSON for the host.
 
 import ast
+import asyncio
 import importlib.util
 import json
 import re as _re
@@ -234,9 +235,7 @@ def _locals_snapshot():
 
 
 def _finish_cell(fields):
-    result = json.dumps(fields, ensure_ascii=False, default=str)
-    host.cell_ending()
-    return result
+    return json.dumps(fields, ensure_ascii=False, default=str)
 
 
 # --- running it -------------------------------------------------------------------------------
@@ -248,9 +247,34 @@ async def _run(code_obj):
     return result
 
 
-async def run_cell(code, output_cap):
+# The cell that awaited something, as a task the worker awaits through finish_cell().
+_awaiting = []
+
+
+def run_cell(code, output_cap):
     """Run one cell. Returns JSON: stdout, stderr, final_answer, locals, execution_time,
-    error (exception type or null), interrupted. The worker's JavaScript sends it on."""
+    error (exception type or null), interrupted; or None when the cell's code awaited something,
+    and the worker then awaits finish_cell() for the JSON.
+
+    Why a plain call, not a coroutine: Python's return then reaches the worker's JavaScript on
+    the same stack, which sends the result on at once. A coroutine's return reaches it only on a
+    later turn of the event loop, after any work the cell left queued there (a message handler or
+    a callback that spins), which then wedged the worker before the result could go out; Python
+    had to announce the cell's end itself, a signal model code could fake or silence. The cell
+    still runs as a task (started eagerly, so at once), as asyncio.timeout and the like need."""
+    task = asyncio.Task(_run_cell_guarded(code, output_cap), loop=asyncio.get_event_loop(), eager_start=True)
+    if task.done():
+        return task.result()
+    _awaiting.append(task)
+    return None
+
+
+async def finish_cell():
+    """The rest of a cell whose code awaited something (run_cell returned None)."""
+    return await _awaiting.pop()
+
+
+async def _run_cell_guarded(code, output_cap):
     saved = sys.stdout, sys.stderr
     try:
         return await _run_cell(code, output_cap, saved)

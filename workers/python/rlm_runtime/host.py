@@ -4,9 +4,9 @@
 #   _rlm_host.call(json)      -> Promise[str]    (jspi: awaited with run_sync)
 #   _rlm_host.call_blocking(json) -> str         (sab: blocks on Atomics, checks interrupts)
 #   _rlm_host.interrupts(on)  arms (or disarms) the host's interrupt buffer
-#   _rlm_host.cell_ending()   the last step of a cell: the host checks the worker still answers
-#                             (a cell's start and result are said by the worker's JavaScript, not here)
 #   _rlm_host.sleep_slice(ms) a short sleep that Stop can end
+# A cell's start, end and result are said by the worker's JavaScript, never from here (see
+# cells.run_cell): model code could fake or silence anything Python says.
 # Every request is JSON {"kind": "llm"|"rlm", "prompts": [...], "model": str|None}; every reply is
 # JSON {"results": [str, ...]} or {"interrupted": true}.
 
@@ -45,13 +45,6 @@ def interrupts(on):
     swallowed there (the cell then ran on past its limit). One sent outside a cell waits in the
     buffer, and the host clears it before its next call."""
     _rlm_host.interrupts(bool(on))
-
-
-def cell_ending():
-    try:
-        _rlm_host.cell_ending()
-    except Exception:
-        pass
 
 
 def sleep_slice(ms):

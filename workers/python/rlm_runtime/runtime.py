@@ -31,8 +31,11 @@ class Runtime:
 
     # --- questions and cells --------------------------------------------------------------------
 
-    async def run_cell(self, code, output_cap):
-        return await cells.run_cell(code, output_cap)
+    def run_cell(self, code, output_cap):
+        return cells.run_cell(code, output_cap)
+
+    async def finish_cell(self):
+        return await cells.finish_cell()
 
     def begin_question(self, history_json):
         """A new question: `history` holds the earlier ones, a previous submission is forgotten,
