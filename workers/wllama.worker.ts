@@ -194,48 +194,11 @@ const api: WllamaWorkerApi = {
     await api.unload();
     recentLog.length = 0;
     const build = buildHere(request.build);
-    // Models reach llama.cpp as Blobs (model-store.ts), never through wllama's downloader: its
-    // cache manager is never used, and its default one throws where the page has no storage
-    // (WebKitGTK under automation), so it gets a stand-in that is only ever stored.
-    const instance = new Wllama(
-      { default: request.assets.wasm },
-      {
-        logger,
-        suppressNativeLog: false,
-        cacheManager: NO_DOWNLOADS,
-        modelManager: NO_DOWNLOADS_MODELS,
-        // Our SIMD build reports the llama.cpp it was built from (docs/llama-wasm-build.md), not
-        // the one wllama's JavaScript was released with; the glue protocol is wllama's own.
-        skipVersionCheck: build === "simd",
-      },
-    );
-    // Never the CDN default: the compat build is served by the page like every other file.
-    // 'firefox_safari' lets a Firefox without JSPI use it too (wllama's default leaves it broken).
-    instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");
-    if (build === "compat") forceCompat(instance, request.assets.compatWasm, request.assets.compatWorker);
-    if (build === "simd") forceCompat(instance, request.assets.simdWasm, request.assets.simdWorker);
+    const instance = newInstance(request, build);
     const progress = loadReporter((p) => callQuietly(onProgress, p), Math.round(request.kvTokens / Math.max(1, request.slots)));
     progress.start();
     try {
-      const { parts } = await openStoredModel(request.modelId);
-      const files = progress.files(
-        parts.map((f) => (f.blob instanceof File && f.blob.name === f.name ? f.blob : new File([f.blob], f.name))),
-      );
-      await instance.loadModel(files, {
-        n_ctx: request.kvTokens,
-        n_parallel: request.slots,
-        n_threads: request.threads,
-        // CPU only: wllama's WebGPU path has produced garbage on Linux/Vulkan (wllama #218).
-        n_gpu_layers: 0,
-        // Stop is checked between batches: 512 keeps a cancelled prefill to one batch's time.
-        n_batch: 512,
-        n_ubatch: 512,
-        ...(request.kvCacheType ? { cache_type_k: request.kvCacheType, cache_type_v: request.kvCacheType } : {}),
-        ...(request.flashAttention !== undefined ? { flash_attn: request.flashAttention } : {}),
-      });
-      // llama.cpp can abort inside the load (an unknown architecture) and wllama still resolve:
-      // its own log says whether the model really loaded.
-      if (recentLog.some((line) => LOAD_FAILED.test(line))) throw new Error("llama.cpp aborted while loading the model");
+      await loadStoredModel(instance, request, progress);
     } catch (err) {
       await instance.exit().catch(() => undefined);
       if (err instanceof Error && err.name === "ModelStoreError") throw namedError("ModelStoreError", err.message);
@@ -244,18 +207,7 @@ const api: WllamaWorkerApi = {
     wllama = instance;
     lastLoad = request;
     reloadAfterStop = false;
-    const info = instance.getLoadedContextInfo();
-    return {
-      seconds: (performance.now() - started) / 1000,
-      threads: instance.getNumThreads(),
-      multiThread: instance.isMultithread(),
-      compat: instance.getWorkerResources().compat,
-      simd: build === "simd",
-      kvTokens: info.n_ctx,
-      trainedContext: info.n_ctx_train,
-      hasChatTemplate: !!instance.getChatTemplate(),
-      memoryLog: recentLog.filter((line) => MEMORY_LINE.test(line)),
-    };
+    return loadOutcome(instance, build, started);
   },
 
   async complete(request: WllamaCompletionRequest, onDelta?: (delta: string) => void): Promise<WllamaCompletionResult> {
@@ -339,6 +291,68 @@ post({ rlmWllamaWorkerDiagnostic: "ready", message: "" });
  * cross-origin isolated, yet gives its workers none), wllama's own builds run instead: its compat
  * build falls back to one thread there by itself. Slower (no SIMD dot products), but it answers.
  */
+/** A Wllama for this load, on the build chosen for this browser. */
+function newInstance(request: WllamaLoadRequest, build: WllamaLoadRequest["build"]): Wllama {
+  // Models reach llama.cpp as Blobs (model-store.ts), never through wllama's downloader: its
+  // cache manager is never used, and its default one throws where the page has no storage
+  // (WebKitGTK under automation), so it gets a stand-in that is only ever stored.
+  const instance = new Wllama(
+    { default: request.assets.wasm },
+    {
+      logger,
+      suppressNativeLog: false,
+      cacheManager: NO_DOWNLOADS,
+      modelManager: NO_DOWNLOADS_MODELS,
+      // Our SIMD build reports the llama.cpp it was built from (docs/llama-wasm-build.md), not
+      // the one wllama's JavaScript was released with; the glue protocol is wllama's own.
+      skipVersionCheck: build === "simd",
+    },
+  );
+  // Never the CDN default: the compat build is served by the page like every other file.
+  // 'firefox_safari' lets a Firefox without JSPI use it too (wllama's default leaves it broken).
+  instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");
+  if (build === "compat") forceCompat(instance, request.assets.compatWasm, request.assets.compatWorker);
+  if (build === "simd") forceCompat(instance, request.assets.simdWasm, request.assets.simdWorker);
+  return instance;
+}
+
+/** The stored model's parts into llama.cpp, with the request's context and cache settings. */
+async function loadStoredModel(instance: Wllama, request: WllamaLoadRequest, progress: ReturnType<typeof loadReporter>): Promise<void> {
+  const { parts } = await openStoredModel(request.modelId);
+  const files = progress.files(parts.map((f) => (f.blob instanceof File && f.blob.name === f.name ? f.blob : new File([f.blob], f.name))));
+  await instance.loadModel(files, {
+    n_ctx: request.kvTokens,
+    n_parallel: request.slots,
+    n_threads: request.threads,
+    // CPU only: wllama's WebGPU path has produced garbage on Linux/Vulkan (wllama #218).
+    n_gpu_layers: 0,
+    // Stop is checked between batches: 512 keeps a cancelled prefill to one batch's time.
+    n_batch: 512,
+    n_ubatch: 512,
+    ...(request.kvCacheType ? { cache_type_k: request.kvCacheType, cache_type_v: request.kvCacheType } : {}),
+    ...(request.flashAttention !== undefined ? { flash_attn: request.flashAttention } : {}),
+  });
+  // llama.cpp can abort inside the load (an unknown architecture) and wllama still resolve:
+  // its own log says whether the model really loaded.
+  if (recentLog.some((line) => LOAD_FAILED.test(line))) throw new Error("llama.cpp aborted while loading the model");
+}
+
+/** What the page learns of a finished load. */
+function loadOutcome(instance: Wllama, build: WllamaLoadRequest["build"], started: number): WllamaLoadOutcome {
+  const info = instance.getLoadedContextInfo();
+  return {
+    seconds: (performance.now() - started) / 1000,
+    threads: instance.getNumThreads(),
+    multiThread: instance.isMultithread(),
+    compat: instance.getWorkerResources().compat,
+    simd: build === "simd",
+    kvTokens: info.n_ctx,
+    trainedContext: info.n_ctx_train,
+    hasChatTemplate: !!instance.getChatTemplate(),
+    memoryLog: recentLog.filter((line) => MEMORY_LINE.test(line)),
+  };
+}
+
 function buildHere(asked: WllamaLoadRequest["build"]): WllamaLoadRequest["build"] {
   return asked === "simd" && typeof SharedArrayBuffer === "undefined" ? undefined : asked;
 }

@@ -11,7 +11,7 @@
 import * as Comlink from "comlink";
 import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
-import { sandboxFrameMain } from "./sandbox-frame-main.ts";
+import { frameScript } from "./sandbox-frame-main.ts";
 import {
   SANDBOXED_WORKER_FILE,
   SANDBOX_CRASHED,
@@ -260,7 +260,7 @@ function snapshotPort(setting: SnapshotSetting | undefined): { setting: Snapshot
 
 /** The frame's document: its script, allowed by hash, and a policy that lets it and its workers reach nothing. */
 async function frameDocument(): Promise<string> {
-  const script = `(${sandboxFrameMain.toString()})();`;
+  const script = frameScript();
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(script));
   const hash = btoa(String.fromCharCode(...new Uint8Array(digest)));
   const policy = [
