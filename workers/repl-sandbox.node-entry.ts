@@ -21,6 +21,8 @@ import {
 } from "../src/repl/protocol.ts";
 import type {
   CacheWriteReply,
+  CacheWriteRequest,
+  DocumentBytes,
   SubcallMessage,
   ParentToSandbox,
   SandboxBootOptions,
@@ -121,7 +123,7 @@ async function call(method: string, args: unknown[]): Promise<unknown> {
 /** Blobs cannot cross the IPC channel; the parent sends their bytes (see src/repl/node-sandbox.ts). */
 function asWorkerArgument(arg: unknown): unknown {
   if (Array.isArray(arg)) return arg.map(asWorkerArgument);
-  const doc = arg as { name?: unknown; bytes?: unknown; kind?: unknown };
+  const doc = arg as { [K in keyof DocumentBytes]?: unknown };
   if (doc && typeof doc.name === "string" && doc.bytes instanceof Uint8Array)
     return {
       name: doc.name,
@@ -146,7 +148,8 @@ async function boot(options: SandboxBootOptions): Promise<ReplBootInfo> {
     const cacheChannel = new MessageChannel();
     cache = cacheChannel.port1;
     cache.onmessage = (event: MessageEvent) => {
-      const { id, write } = event.data as { id: number; write: never };
+      // Passed on unchecked: the parent trusts nothing from this process and checks it (isCacheWrite).
+      const { id, write } = event.data as CacheWriteRequest;
       send({ kind: "cache", id, write });
     };
     snapshot = { ...snapshot, writes: cacheChannel.port2 };

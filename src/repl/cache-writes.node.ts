@@ -8,7 +8,14 @@ import { unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { crc32 } from "node:zlib";
 import { pruneCacheFiles, writeFileAtomically, type CacheFileKind } from "./atomic-file.node.ts";
-import { CODE_CACHE_PREFIX, CODE_CACHE_SUFFIX, isCacheWrite, type CacheWrite, type CacheWriteReply } from "./messages.ts";
+import {
+  CODE_CACHE_PREFIX,
+  CODE_CACHE_SUFFIX,
+  isCacheWrite,
+  type CacheWrite,
+  type CacheWriteReply,
+  type CacheWriteRequest,
+} from "./messages.ts";
 
 /** Carries out one write; rejects with the reason when it cannot. */
 export type CacheWriter = (write: CacheWrite) => Promise<void>;
@@ -72,6 +79,6 @@ export function portCacheWriter(port: MessagePort): CacheWriter {
     new Promise<void>((resolve, reject) => {
       const id = ++nextId;
       waiting.set(id, (reply) => (reply.error === undefined ? resolve() : reject(new Error(reply.error))));
-      port.postMessage({ id, write });
+      port.postMessage({ id, write } satisfies CacheWriteRequest);
     });
 }

@@ -11,7 +11,7 @@
 //   the service worker's sub-call relay      service worker ⇄ page                     SubcallRelayMessage / SubcallRelayAnswer
 //   the snapshot port (frame workers)        worker ⇄ page                             SnapshotPortRequest / SnapshotPortAnswer
 //   Node's IPC channel                       CLI ⇄ sandbox process                     ParentToSandbox / SandboxToParent
-//   the cache-write port (Node)              worker ⇄ sandbox relay ⇄ CLI              CacheWrite / CacheWriteReply
+//   the cache-write port (Node)              worker ⇄ sandbox relay ⇄ CLI              CacheWriteRequest / CacheWriteReply
 //
 // This module imports nothing: the workers build on it, and it on nothing of theirs.
 import type { ReplBootOptions, SandboxReport } from "./protocol.ts";
@@ -131,6 +131,16 @@ export interface SnapshotPortAnswer {
 /** The REPL worker's API calls, by name (ReplWorkerApi), with their arguments made cloneable. */
 export type SandboxCall = { kind: "call"; id: number; method: string; args: unknown[] };
 
+/**
+ * A document argument as it crosses the IPC channel, where a Blob cannot: its bytes (or a document
+ * by path the sandbox may read itself, which crosses as it is). The relay makes it a Blob again.
+ */
+export interface DocumentBytes {
+  name: string;
+  bytes: Uint8Array;
+  kind?: string;
+}
+
 /** Boot options as they cross the process boundary: the ports and buffers are the relay's own. */
 export type SandboxBootOptions = Omit<ReplBootOptions, "hostPort" | "pingPort" | "sabBuffer" | "interruptBuffer">;
 
@@ -233,6 +243,12 @@ export function isCacheWrite(v: unknown): v is CacheWrite {
     default:
       return false;
   }
+}
+
+/** A write asked on the write port (worker → relay), answered by a CacheWriteReply with its id. */
+export interface CacheWriteRequest {
+  id: number;
+  write: CacheWrite;
 }
 
 /** A reply on the write port: the request's id, and why it failed if it did. */

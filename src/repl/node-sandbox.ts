@@ -20,7 +20,14 @@ import {
 } from "../node/python-sandbox.mjs";
 import { localCacheWriter, type CacheWriter } from "./cache-writes.node.ts";
 import type { ContextDocumentInput, ReplBootInfo, ReplBootOptions, ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
-import { parseSandboxMessage, type CacheWrite, type ParentToSandbox, type SandboxToParent, type SandboxWalls } from "./messages.ts";
+import {
+  parseSandboxMessage,
+  type CacheWrite,
+  type DocumentBytes,
+  type ParentToSandbox,
+  type SandboxToParent,
+  type SandboxWalls,
+} from "./messages.ts";
 import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 
 /** Which walls stand (tests prove each alone; everything else keeps both). */
@@ -226,10 +233,10 @@ async function crossable(arg: unknown, launch: SandboxLaunch): Promise<unknown> 
   if (Array.isArray(arg)) return Promise.all(arg.map((a) => crossable(a, launch)));
   if (!isDocument(arg)) return arg;
   const kind = arg.kind === undefined ? {} : { kind: arg.kind };
-  if ("data" in arg) return { name: arg.name, bytes: new Uint8Array(await arg.data.arrayBuffer()), ...kind };
+  if ("data" in arg) return { name: arg.name, bytes: new Uint8Array(await arg.data.arrayBuffer()), ...kind } satisfies DocumentBytes;
   if (mayRead(launch, resolve(arg.path))) return arg;
   const { readFile } = await import("node:fs/promises");
-  return { name: arg.name, bytes: new Uint8Array(await readFile(arg.path)), ...kind };
+  return { name: arg.name, bytes: new Uint8Array(await readFile(arg.path)), ...kind } satisfies DocumentBytes;
 }
 
 function isDocument(v: unknown): v is ContextDocumentInput {
