@@ -158,9 +158,11 @@ interface WorkerState {
  * could otherwise post a result of its own ahead of the real one, or fake or silence a signal of
  * its end (issue 32). The start goes out as the call is taken (a worker that work left behind
  * holds never takes it); the result is what Python's call returned, out before the Comlink reply.
- * Python's run_cell is a plain call, so its return reaches this code before any work the cell
- * left queued runs: that work can wedge the worker only after the result is out, where the
- * host's heartbeat after the cell finds it.
+ * Python's run_cell is a plain call, so its return reaches this code before any task the cell
+ * left queued (a timer, a message handler) runs: such work can wedge the worker only after the
+ * result is out, where the host's heartbeat after the cell finds it. (Under JSPI the return
+ * comes as a promise, and a microtask the cell queued runs first: a wedge there is found at the
+ * cell's time limit, as one a cell awaiting something leaves.)
  */
 async function runOneCell(
   state: WorkerState,
