@@ -118,7 +118,7 @@ const walls = [
     // call contract, and the two snapshot stores the host and the worker share.
     name: "the workers (above all the REPL's: repl*, lockdown*, snapshot-*, the Python glue) never import src/app, src/ui or src/store, and of src/repl only messages.ts, protocol.ts, snapshot-store.ts and cache-writes.node.ts",
     files: ["workers/**/*.{ts,mts,mjs}"],
-    ignores: ["workers/render.worker.ts"],
+    ignores: ["workers/browser/render.worker.ts"],
     imports: [into("app|ui|store") + "/", into("repl") + "/(?!(messages|protocol|snapshot-store|cache-writes\\.node)\\.ts$)"],
   },
   {
@@ -131,7 +131,7 @@ const walls = [
   },
   {
     name: "the render worker may use the page's renderer (src/ui/render), nothing else of the page",
-    files: ["workers/render.worker.ts"],
+    files: ["workers/browser/render.worker.ts"],
     imports: [into("app|store") + "/", into("ui") + "/(?!render/)"],
   },
   {

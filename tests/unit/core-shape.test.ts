@@ -11,7 +11,7 @@ const MAX_FUNCTION_LINES = 60;
 const MAX_CLASS_LINES = 300;
 
 /** The folders held to the limits: `**` takes subfolders too. */
-const AREAS = ["src/core/**", "src/repl", "src/app", "workers"];
+const AREAS = ["src/core/**", "src/repl", "src/app", "workers/**"];
 
 /**
  * Known exceptions, each the name the check prints. These are in other owners' areas or wait for
@@ -21,7 +21,7 @@ const AREAS = ["src/core/**", "src/repl", "src/app", "workers"];
 const KNOWN: string[] = [
   // issue 37 #1: the loop's and the page's big objects, each to be split by its owner.
   // The model workers' owner (not this split).
-  "workers/wllama.worker.ts: function load",
+  "workers/browser/wllama.worker.ts: function load",
   // Sent to the sandboxed frame as its source text (Function.prototype.toString), so it must
   // hold everything it calls; its inner functions are short.
   "src/repl/sandbox-frame-main.ts: function sandboxFrameMain",
