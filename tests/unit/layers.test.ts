@@ -35,6 +35,20 @@ const crossings: [file: string, code: string][] = [
   ["workers/shared/repl-host-bridge.ts", `import type { ReplTransport } from "../../src/repl/types.ts";`],
   ["workers/node/repl-worker.node.mjs", `await import("../../src/app/settings.ts");`],
   ["workers/browser/render.worker.ts", `import { formatBytes } from "../../src/ui/markdown.ts";`],
+  // Rooms by process (issue 37 #3): the page's workers and the runtime both processes share never
+  // reach Node, and the Node sandbox's code never reaches the page's workers.
+  ["workers/browser/repl-browser-api.ts", `import { fileSnapshotStore } from "../node/snapshot-store.node.ts";`],
+  ["workers/browser/model.worker.ts", `import { readFileSync } from "node:fs";`],
+  ["workers/browser/repl.worker.ts", `import { cachedBundle } from "../../src/node/esbuild-cache.mjs";`],
+  ["workers/browser/render.worker.ts", `import { readFileSync } from "fs";`],
+  ["workers/shared/repl-runtime.ts", `import { lockDownNode } from "../node/lockdown.node.ts";`],
+  ["workers/shared/snapshot-boot.ts", `import { portSnapshotStore } from "../browser/snapshot-store-port.ts";`],
+  ["workers/shared/shared-wasm.ts", `import { readFileSync } from "node:fs";`],
+  ["workers/shared/lockdown.ts", `import { RLM_FLAGS } from "../../src/cli/flags.mjs";`],
+  ["workers/node/repl-entry.node.ts", `import { RUNTIME_FILES } from "../browser/runtime-package.browser.ts";`],
+  ["workers/node/repl-worker.node.mjs", `await import("../browser/repl-browser-api.ts");`],
+  ["workers/node/lockdown.node.ts", `import { RLM_FLAGS } from "../../src/cli/flags.mjs";`],
+  ["workers/node/repl-entry.node.ts", `import { SessionStore } from "../../src/store/index.ts";`],
   ["src/ui/App.svelte", `<script lang="ts">\n  import { ReplClient } from "../repl/index.ts";\n</script>\n<p>{ReplClient.name}</p>`],
   ["src/ui/render/view.ts", `import { WebLLMClient } from "../../engines/webllm/client.ts";`],
   [
@@ -92,6 +106,13 @@ const allowed: [file: string, code: string][] = [
   ["workers/shared/repl-host-bridge.ts", `import type { SubcallMessage } from "../../src/repl/messages.ts";`],
   ["workers/shared/snapshot-boot.ts", `import { SnapshotRejected } from "../../src/repl/snapshot-store.ts";`],
   ["workers/node/repl-entry.node.ts", `import { localCacheWriter } from "../../src/repl/cache-writes.node.ts";`],
+  [
+    "workers/node/repl-entry.node.ts",
+    `import { createReplWorker } from "../shared/repl-runtime.ts";\nimport { dirname } from "node:path";`,
+  ],
+  ["workers/node/repl-worker.node.mjs", `import { cachedBundle } from "../../src/node/esbuild-cache.mjs";`],
+  ["workers/browser/repl-browser-api.ts", `import { createReplWorker } from "../shared/repl-runtime.ts";`],
+  ["workers/shared/snapshot-boot.ts", `import { checksum } from "./snapshot-format.ts";`],
   [
     "src/repl/browser.ts",
     `export const w = () => new Worker(new URL("../../workers/browser/repl.worker.ts", import.meta.url), { type: "module" });`,
