@@ -164,6 +164,13 @@ const walls = [
     imports: [into("app|store") + "/", into("ui") + "/(?!render/)", into("node|cli") + "/", NODE_BUILTINS],
   },
   {
+    // The CLI stands on the Node plumbing; the plumbing takes what it needs as arguments, so the
+    // two never import each other in a circle (issue 37 #3).
+    name: "src/node is the plumbing under src/cli: it never imports src/cli",
+    files: ["src/node/**/*.{ts,mts,mjs}"],
+    imports: [into("cli") + "/"],
+  },
+  {
     // Components read the controller's state and call its methods. Types of stored records are
     // fine (`import type`); values from src/store would be IndexedDB itself.
     name: "src/ui talks to Pyodide, WebLLM, workers and IndexedDB only through the controller (src/app)",

@@ -18,8 +18,6 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveCacheDir } from "../cli/cache-dir.mjs";
-import { RLM_FLAGS, readArgs } from "../cli/flags.mjs";
 import { BUNDLE_DIR, cachedBundle } from "./esbuild-cache.mjs";
 
 const root = new URL("../../", import.meta.url);
@@ -202,25 +200,6 @@ export async function endSandboxes(waitMs = 1000) {
   );
   await Promise.race([Promise.all(ending), new Promise((done) => (timer = setTimeout(done, waitMs)))]);
   clearTimeout(timer);
-}
-
-/**
- * The launch `rlm` will ask for, read from its arguments before the CLI's TypeScript has loaded
- * (by the same plain-JavaScript reader and flags): the --context-file documents and the cache
- * directory. Only a guess: a sandbox started for other paths is not taken, and the CLI starts the right one.
- */
-export function launchFromArgv(argv, env) {
-  if (argv[0] === "warmup" || argv[0] === "bench") return null;
-  let values;
-  try {
-    // rlm's own table and reader (src/cli/flags.mjs), so the guess reads the arguments as the
-    // command will; not strict, since refusing a bad flag is the command's to say.
-    ({ values } = readArgs(RLM_FLAGS, argv, env, { strict: false }));
-  } catch {
-    return null;
-  }
-  const cache = resolveCacheDir({ cacheDir: values["cache-dir"], noCache: values["no-cache"], env });
-  return sandboxLaunch({ documents: values["context-file"].map((f) => resolve(f)), cacheDir: cache.dir });
 }
 
 /** Starts the sandbox `rlm` is likely to need now; it does not keep the process alive until taken. */

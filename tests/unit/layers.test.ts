@@ -49,6 +49,9 @@ const crossings: [file: string, code: string][] = [
   ["workers/node/repl-worker.node.mjs", `await import("../browser/repl-browser-api.ts");`],
   ["workers/node/lockdown.node.ts", `import { RLM_FLAGS } from "../../src/cli/flags.mjs";`],
   ["workers/node/repl-entry.node.ts", `import { SessionStore } from "../../src/store/index.ts";`],
+  // src/cli stands on src/node, never the reverse: the two imported each other (issue 37 #3).
+  ["src/node/python-sandbox.mjs", `import { RLM_FLAGS } from "../cli/flags.mjs";`],
+  ["src/node/http-fetch.ts", `const { resolveCacheDir } = await import("../cli/cache-dir.mjs");`],
   ["src/ui/App.svelte", `<script lang="ts">\n  import { ReplClient } from "../repl/index.ts";\n</script>\n<p>{ReplClient.name}</p>`],
   ["src/ui/render/view.ts", `import { WebLLMClient } from "../../engines/webllm/client.ts";`],
   [
@@ -126,6 +129,8 @@ const allowed: [file: string, code: string][] = [
     `<script lang="ts">\n  import { formatMB } from "../engines/webllm/index.ts";\n</script>\n<p>{formatMB(1)}</p>`,
   ],
   ["src/ui/render/render-client.ts", `export const w = new Worker(new URL("../../../workers/browser/render.worker.ts", import.meta.url));`],
+  ["src/cli/prestart.mjs", `import { sandboxLaunch } from "../node/python-sandbox.mjs";`],
+  ["src/node/python-sandbox.mjs", `import { BUNDLE_DIR } from "./esbuild-cache.mjs";`],
 ];
 
 describe("the layer walls (eslint.config.js)", () => {

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { launchFromArgv, mayRead, sameLaunch, sandboxLaunch } from "../../src/node/python-sandbox.mjs";
+import { mayRead, sameLaunch, sandboxLaunch } from "../../src/node/python-sandbox.mjs";
+import { launchFromArgv } from "../../src/cli/prestart.mjs";
 import { describeSandbox } from "../../src/cli/timing.ts";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "rlm-launch-")));
