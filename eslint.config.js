@@ -24,6 +24,16 @@ const NO_TEST_GLOBALS = [
   "CallExpression[callee.object.name='Symbol'][callee.property.name='for']",
 ];
 
+/** Node's builtin modules, by either name (`node:fs`, `fs`). */
+const NODE_BUILTINS = "^(node:|(" + builtinModules.join("|").replaceAll("/", "\\/") + ")(/|$))";
+
+/**
+ * What every worker keeps to: nothing of the page (its state, views, storage), and of src/repl
+ * only its boundary (issue 37 #2): the messages, the worker's call contract, and the two snapshot
+ * stores the host and the worker share.
+ */
+const WORKER_IMPORTS = [into("app|ui|store") + "/", into("repl") + "/(?!(messages|protocol|snapshot-store|cache-writes\\.node)\\.ts$)"];
+
 /** The engines that are folders of their own (src/engines/<engine>/, each with a registry entry). */
 const ENGINES = ["llama-node", "openai", "webllm", "wllama"];
 
@@ -44,7 +54,7 @@ const walls = [
       into("repl") + "/(?!(protocol|types)\\.ts$)",
       // WebLLM's client side starts the model worker and probes WebGPU.
       into("engines/webllm") + "/",
-      "^(node:|(" + builtinModules.join("|").replaceAll("/", "\\/") + ")(/|$))",
+      NODE_BUILTINS,
       "^(pyodide|@mlc-ai/web-llm|comlink)(/|$)",
       // Vite's ?worker / ?url / ?raw suffixes mean nothing to Node, where the core also runs.
       "\\?",
@@ -118,8 +128,27 @@ const walls = [
     // call contract, and the two snapshot stores the host and the worker share.
     name: "the workers (above all the REPL's: repl*, lockdown*, snapshot-*, the Python glue) never import src/app, src/ui or src/store, and of src/repl only messages.ts, protocol.ts, snapshot-store.ts and cache-writes.node.ts",
     files: ["workers/**/*.{ts,mts,mjs}"],
-    ignores: ["workers/render.worker.ts"],
-    imports: [into("app|ui|store") + "/", into("repl") + "/(?!(messages|protocol|snapshot-store|cache-writes\\.node)\\.ts$)"],
+    ignores: ["workers/browser/render.worker.ts"],
+    imports: WORKER_IMPORTS,
+  },
+  // Rooms by process (issue 37 #3). Each restates the wall above for its files (the later wall's
+  // rule wins) and adds the rooms it may not enter. `into("node")` matches both the sibling
+  // `../node/` and `../../src/node/`.
+  {
+    name: "workers/browser/ runs in the page's workers: no Node builtin, nothing of workers/node/, src/node or src/cli (and the workers' wall)",
+    files: ["workers/browser/**/*.{ts,mts,mjs}"],
+    ignores: ["workers/browser/render.worker.ts"],
+    imports: [...WORKER_IMPORTS, into("node|cli") + "/", NODE_BUILTINS],
+  },
+  {
+    name: "workers/node/ runs in the CLI's sandbox process: nothing of workers/browser/ or src/cli (and the workers' wall)",
+    files: ["workers/node/**/*.{ts,mts,mjs}"],
+    imports: [...WORKER_IMPORTS, into("browser|cli") + "/"],
+  },
+  {
+    name: "workers/shared/ runs in both: no Node builtin, nothing of workers/browser/, workers/node/, src/node or src/cli (and the workers' wall)",
+    files: ["workers/shared/**/*.{ts,mts,mjs}"],
+    imports: [...WORKER_IMPORTS, into("browser|node|cli") + "/", NODE_BUILTINS],
   },
   {
     // The other half of the boundary: what the workers build on never builds on them, so the
@@ -131,8 +160,15 @@ const walls = [
   },
   {
     name: "the render worker may use the page's renderer (src/ui/render), nothing else of the page",
-    files: ["workers/render.worker.ts"],
-    imports: [into("app|store") + "/", into("ui") + "/(?!render/)"],
+    files: ["workers/browser/render.worker.ts"],
+    imports: [into("app|store") + "/", into("ui") + "/(?!render/)", into("node|cli") + "/", NODE_BUILTINS],
+  },
+  {
+    // The CLI stands on the Node plumbing; the plumbing takes what it needs as arguments, so the
+    // two never import each other in a circle (issue 37 #3).
+    name: "src/node is the plumbing under src/cli: it never imports src/cli",
+    files: ["src/node/**/*.{ts,mts,mjs}"],
+    imports: [into("cli") + "/"],
   },
   {
     // Components read the controller's state and call its methods. Types of stored records are

@@ -5,7 +5,8 @@
 // the fallback when the bundle cannot be built.
 import { quickHelp } from "../src/cli/help.mjs";
 import { cachedBundle } from "../src/node/esbuild-cache.mjs";
-import { endSandboxes, launchFromArgv, prestartSandbox } from "../src/node/python-sandbox.mjs";
+import { launchFromArgv } from "../src/cli/prestart.mjs";
+import { endSandboxes, prestartSandbox } from "../src/node/python-sandbox.mjs";
 
 const argv = process.argv.slice(2);
 const help = quickHelp(argv);

@@ -8,7 +8,7 @@ import { SANDBOXED_WORKER_FILE } from "../src/repl/messages.ts";
 // an opaque origin, where Chromium runs classic workers only: so it is built apart, as one
 // self-contained classic script, by esbuild (already a dependency, for the CLI's bundle).
 export function sandboxedReplWorker(): Plugin {
-  const entry = fileURLToPath(new URL("../workers/repl-sandboxed.worker.ts", import.meta.url));
+  const entry = fileURLToPath(new URL("../workers/browser/repl-sandboxed.worker.ts", import.meta.url));
   const rawText: EsbuildPlugin = {
     name: "raw-text",
     setup(b) {

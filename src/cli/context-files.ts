@@ -1,5 +1,5 @@
 // Documents for the CLI. Text files go to the REPL worker by path and the worker reads them
-// itself (workers/host-file-node.ts): the host never holds a copy, so a 500 MB file costs its
+// itself (workers/node/host-file.node.ts): the host never holds a copy, so a 500 MB file costs its
 // bytes and the decoded str inside Python, not four copies on the way there. Stdin has no path,
 // so it is read here. Anything that is not text (a zip, a PDF, a Word file, an image) goes
 // through the page's own ingest (src/ingest), so a zip becomes the same `context` dict the page

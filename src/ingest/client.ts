@@ -39,7 +39,7 @@ export type IngestWorkerFactory = () => Worker;
 
 export const defaultIngestWorker: IngestWorkerFactory = () =>
   // Vite bundles the worker only when it sees this literal `new Worker(new URL(...))` form.
-  new Worker(new URL("../../workers/ingest.worker.ts", import.meta.url), { type: "module", name: "ingest" });
+  new Worker(new URL("../../workers/browser/ingest.worker.ts", import.meta.url), { type: "module", name: "ingest" });
 
 /** Files from an <input type="file"> (with `webkitdirectory`, paths come along) or a drop. */
 export function toIngestInputs(files: Iterable<File | IngestInput>): IngestInput[] {

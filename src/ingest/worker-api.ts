@@ -1,4 +1,4 @@
-// The object the ingest worker exposes. Kept apart from workers/ingest.worker.ts so tests can
+// The object the ingest worker exposes. Kept apart from workers/browser/ingest.worker.ts so tests can
 // expose the same API over a MessageChannel with Node's parsers.
 import type { Extractors } from "./extractors.ts";
 import { ingestFiles } from "./ingest.ts";

@@ -16,7 +16,6 @@ export function sandboxLaunch(options?: { documents?: string[]; cacheDir?: strin
 export function mayRead(launch: SandboxLaunch, path: string): boolean;
 export function sameLaunch(a: SandboxLaunch, b: SandboxLaunch): boolean;
 export function spawnSandbox(launch: SandboxLaunch): Promise<SandboxProcess>;
-export function launchFromArgv(argv: string[], env: Record<string, string | undefined>): SandboxLaunch | null;
 export function prestartSandbox(launch: SandboxLaunch | null): void;
 export function takePrestartedSandbox(launch: SandboxLaunch): Promise<SandboxProcess | null>;
 export function endSandboxes(waitMs?: number): Promise<void>;

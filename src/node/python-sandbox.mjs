@@ -9,7 +9,7 @@
 // environment variables (an API key in the parent's environment is not there to read) and with
 // code generation from strings off (eval, Function) for every thread. Node before 25 has no
 // network permission: the network is closed by the second wall, inside the worker thread
-// (workers/lockdown.node.ts), which leaves Python nothing that can open a socket.
+// (workers/node/lockdown.node.ts), which leaves Python nothing that can open a socket.
 //
 // Plain JavaScript: bin/rlm.mjs starts this process before the CLI's own modules load (the two
 // then overlap), and the CLI takes it if it was started for the same documents and cache.
@@ -18,15 +18,13 @@ import { mkdirSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resolveCacheDir } from "../cli/cache-dir.mjs";
-import { RLM_FLAGS, readArgs } from "../cli/flags.mjs";
 import { BUNDLE_DIR, cachedBundle } from "./esbuild-cache.mjs";
 
 const root = new URL("../../", import.meta.url);
-const relayEntry = new URL("workers/repl-sandbox.node-entry.ts", root);
-const workerEntry = new URL("workers/repl.node-entry.ts", root);
-const workerScript = new URL("workers/repl.node-worker.mjs", root);
-const sandboxScript = new URL("workers/repl-sandbox.node.mjs", root);
+const relayEntry = new URL("workers/node/repl-sandbox-entry.node.ts", root);
+const workerEntry = new URL("workers/node/repl-entry.node.ts", root);
+const workerScript = new URL("workers/node/repl-worker.node.mjs", root);
+const sandboxScript = new URL("workers/node/repl-sandbox.node.mjs", root);
 
 /**
  * Python is CPython compiled to WebAssembly. V8 first compiles each wasm function with its fast
@@ -91,7 +89,9 @@ export function sandboxLaunch({ documents = [], cacheDir = null, walls = { outer
   const reads = grants([
     packageDir("pyodide"),
     packageDir("comlink"),
-    fileURLToPath(new URL("workers/", root)),
+    // The rooms of workers/ this process runs (its own, the shared runtime and the Python
+    // package), not the page's workers/browser/.
+    ...["workers/node/", "workers/shared/", "workers/python/"].map((dir) => fileURLToPath(new URL(dir, root))),
     fileURLToPath(new URL("src/node/", root)),
     fileURLToPath(BUNDLE_DIR),
     ...(cacheDir ? cacheDirectory(cacheDir) : []),
@@ -136,8 +136,8 @@ function sandboxEnv(launch) {
 }
 
 /**
- * Starts a sandbox process for `launch`. Its first module (workers/repl-sandbox.node.mjs) starts
- * the REPL worker thread, then its main thread relays to it (workers/repl-sandbox.node-entry.ts);
+ * Starts a sandbox process for `launch`. Its first module (workers/node/repl-sandbox.node.mjs) starts
+ * the REPL worker thread, then its main thread relays to it (workers/node/repl-sandbox-entry.node.ts);
  * both run from bundles made current here, since the sandbox cannot write the bundle cache.
  */
 export async function spawnSandbox(launch) {
@@ -200,25 +200,6 @@ export async function endSandboxes(waitMs = 1000) {
   );
   await Promise.race([Promise.all(ending), new Promise((done) => (timer = setTimeout(done, waitMs)))]);
   clearTimeout(timer);
-}
-
-/**
- * The launch `rlm` will ask for, read from its arguments before the CLI's TypeScript has loaded
- * (by the same plain-JavaScript reader and flags): the --context-file documents and the cache
- * directory. Only a guess: a sandbox started for other paths is not taken, and the CLI starts the right one.
- */
-export function launchFromArgv(argv, env) {
-  if (argv[0] === "warmup" || argv[0] === "bench") return null;
-  let values;
-  try {
-    // rlm's own table and reader (src/cli/flags.mjs), so the guess reads the arguments as the
-    // command will; not strict, since refusing a bad flag is the command's to say.
-    ({ values } = readArgs(RLM_FLAGS, argv, env, { strict: false }));
-  } catch {
-    return null;
-  }
-  const cache = resolveCacheDir({ cacheDir: values["cache-dir"], noCache: values["no-cache"], env });
-  return sandboxLaunch({ documents: values["context-file"].map((f) => resolve(f)), cacheDir: cache.dir });
 }
 
 /** Starts the sandbox `rlm` is likely to need now; it does not keep the process alive until taken. */

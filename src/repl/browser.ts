@@ -22,7 +22,7 @@ export interface BrowserReplOptions extends ReplClientOptions {
 }
 
 function startWorker(): ReplTransport {
-  const worker = new Worker(new URL("../../workers/repl.worker.ts", import.meta.url), { type: "module", name: "python-repl" });
+  const worker = new Worker(new URL("../../workers/browser/repl.worker.ts", import.meta.url), { type: "module", name: "python-repl" });
   const exitListeners: Array<(reason: string) => void> = [];
   let booted = false;
   worker.addEventListener("error", (event) => {

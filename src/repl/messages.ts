@@ -97,7 +97,7 @@ export function isSubcallRelayMessage(v: unknown): v is SubcallRelayMessage {
   return m.type === "rlm-subcall" && typeof m.token === "string" && typeof m.request === "string";
 }
 
-// --- the private pulse port (src/repl/pulse.ts, workers/repl-pulse.ts) ---------------------
+// --- the private pulse port (src/repl/pulse.ts, workers/shared/repl-pulse.ts) ---------------------
 
 /** A heartbeat: the worker's own JS answers with the same number once its queued work has run. */
 export type HostToPulse = number;
@@ -212,7 +212,7 @@ export const CODE_CACHE_SUFFIX = ".bin";
 export type CacheWrite =
   /** A new snapshot: its envelope header, then Pyodide's bytes. */
   | { op: "snapshot"; key: string; header: Uint8Array; payload: Uint8Array }
-  /** The stamp of a snapshot that passed its full check (see snapshot-store-node.ts). */
+  /** The stamp of a snapshot that passed its full check (see snapshot-store.node.ts). */
   | { op: "snapshot-stamp"; key: string; stamp: string }
   /** Forget a snapshot that was rejected or would not restore. */
   | { op: "snapshot-remove"; key: string }

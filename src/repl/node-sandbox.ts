@@ -1,7 +1,7 @@
 // A REPL worker inside the CLI's Python sandbox process (src/node/python-sandbox.mjs), seen from
 // the parent as one more ReplTransport: the worker's API calls, its sub-call and heartbeat ports,
 // and Stop travel over the process's IPC channel, and the relay in the sandbox
-// (workers/repl-sandbox.node-entry.ts) hands them to the worker thread. Shared memory cannot cross
+// (workers/node/repl-sandbox-entry.node.ts) hands them to the worker thread. Shared memory cannot cross
 // the boundary, so the client treats this worker like the page's sandboxed frame: Stop is a
 // message (`interrupt`), and the sandbox owns the buffers.
 //
@@ -34,7 +34,7 @@ import type { ReplTransport, ReplTransportFactory } from "./types.ts";
 export interface SandboxWallSetting {
   /** The sandbox process's own: the permission model, no environment, no string compilation. */
   outer: boolean;
-  /** The worker's lockdown (workers/lockdown.node.ts). */
+  /** The worker's lockdown (workers/node/lockdown.node.ts). */
   inner: boolean;
 }
 

@@ -12,7 +12,7 @@ import type { ReplClientOptions } from "./types.ts";
 import { nodeSandboxTransportFactory, type SandboxWallSetting } from "./node-sandbox.ts";
 
 /** Plain JavaScript: it runs the worker from its cached bundle, or through tsx. */
-const workerUrl = new URL("../../workers/repl.node-worker.mjs", import.meta.url);
+const workerUrl = new URL("../../workers/node/repl-worker.node.mjs", import.meta.url);
 
 export interface NodeReplOptions extends ReplClientOptions {
   /**

@@ -111,7 +111,7 @@ export interface SandboxReport {
   noStringCode: boolean;
   /** How many environment variables the process holds (it is started with none, or only TZ). */
   envVars: number;
-  /** The worker's own lockdown (workers/lockdown.node.ts) is up. */
+  /** The worker's own lockdown (workers/node/lockdown.node.ts) is up. */
   lockdown: boolean;
 }
 
@@ -587,7 +587,7 @@ export const SAB_DEFAULT_BYTES = 8 * 1024 * 1024;
 /**
  * Writes a sub-call's reply where Python, blocked in "sab" mode, waits for it, and wakes it. The
  * host does this for a worker it shares memory with; the sandbox process's relay does it for its
- * own worker (workers/repl-sandbox.node-entry.ts).
+ * own worker (workers/node/repl-sandbox-entry.node.ts).
  */
 export function writeBlockingReply(buffer: SharedArrayBuffer, reply: string): void {
   const ctrl = new Int32Array(buffer, 0, 2);

@@ -1,6 +1,6 @@
-// Where snapshots live. The boot code (workers/snapshot-boot.ts) only sees this interface; each runtime
+// Where snapshots live. The boot code (workers/shared/snapshot-boot.ts) only sees this interface; each runtime
 // injects its own: Cache Storage in the browser worker (below), a file in Node
-// (workers/snapshot-store-node.ts, kept apart so the browser bundle never imports node:fs).
+// (workers/node/snapshot-store.node.ts, kept apart so the browser bundle never imports node:fs).
 
 /** A stored snapshot that must not be restored; the message says why, for --verbose and logs. */
 export class SnapshotRejected extends Error {

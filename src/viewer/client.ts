@@ -19,7 +19,7 @@ export type DocIndexWorkerFactory = () => Worker;
 
 export const defaultDocIndexWorker: DocIndexWorkerFactory = () =>
   // Vite bundles the worker only when it sees this literal `new Worker(new URL(...))` form.
-  new Worker(new URL("../../workers/doc-index.worker.ts", import.meta.url), { type: "module", name: "doc-index" });
+  new Worker(new URL("../../workers/browser/doc-index.worker.ts", import.meta.url), { type: "module", name: "doc-index" });
 
 export class DocumentIndexer {
   private api: Comlink.Remote<DocIndexWorkerApi> | null = null;

@@ -1,4 +1,4 @@
-// What the document-index worker offers (workers/doc-index.worker.ts). Blobs cross as handles.
+// What the document-index worker offers (workers/browser/doc-index.worker.ts). Blobs cross as handles.
 import type { WrapTable } from "./rows.ts";
 import type { DocumentIndex, FindOptions, FindResult, IndexRequest } from "./types.ts";
 

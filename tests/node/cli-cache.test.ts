@@ -10,9 +10,9 @@ import { join } from "node:path";
 import { version as pyodideVersion } from "pyodide";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SnapshotRejected } from "../../src/repl/snapshot-store.ts";
-import { openEnvelope, snapshotKey, runtimeText } from "../../workers/snapshot-format.ts";
-import { readRuntimePackage } from "../../workers/runtime-package.node.ts";
-import { snapshotFileName } from "../../workers/snapshot-store-node.ts";
+import { openEnvelope, snapshotKey, runtimeText } from "../../workers/shared/snapshot-format.ts";
+import { readRuntimePackage } from "../../workers/node/runtime-package.node.ts";
+import { snapshotFileName } from "../../workers/node/snapshot-store.node.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;

@@ -13,7 +13,7 @@ import { crc32 } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { localCacheWriter } from "../../src/repl/cache-writes.node.ts";
-import { PyodideImportRefused, asScript, pyodideScript } from "../../workers/pyodide-code-cache.node.ts";
+import { PyodideImportRefused, asScript, pyodideScript } from "../../workers/node/pyodide-code-cache.node.ts";
 
 import { startRepl } from "./helpers.ts";
 

@@ -12,9 +12,15 @@ import { version as pyodideVersion } from "pyodide";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ReplClient } from "../../src/repl/client.ts";
 import type { ReplBootInfo } from "../../src/repl/protocol.ts";
-import { PYODIDE_INITIAL_HEAP_BYTES, envelopeHeader, openEnvelope, snapshotKey, runtimeText } from "../../workers/snapshot-format.ts";
-import { readRuntimePackage } from "../../workers/runtime-package.node.ts";
-import { snapshotFileName, snapshotStampName } from "../../workers/snapshot-store-node.ts";
+import {
+  PYODIDE_INITIAL_HEAP_BYTES,
+  envelopeHeader,
+  openEnvelope,
+  snapshotKey,
+  runtimeText,
+} from "../../workers/shared/snapshot-format.ts";
+import { readRuntimePackage } from "../../workers/node/runtime-package.node.ts";
+import { snapshotFileName, snapshotStampName } from "../../workers/node/snapshot-store.node.ts";
 import { startRepl } from "./helpers.ts";
 
 const runtimeSource = runtimeText(readRuntimePackage());

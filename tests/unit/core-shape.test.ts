@@ -11,7 +11,7 @@ const MAX_FUNCTION_LINES = 60;
 const MAX_CLASS_LINES = 300;
 
 /** The folders held to the limits: `**` takes subfolders too. */
-const AREAS = ["src/core/**", "src/repl", "src/app", "workers"];
+const AREAS = ["src/core/**", "src/repl", "src/app", "workers/**"];
 
 /**
  * Known exceptions, each the name the check prints; a new entry here is a step back, and the

@@ -5,8 +5,10 @@
 import { mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { launchFromArgv, mayRead, sameLaunch, sandboxLaunch } from "../../src/node/python-sandbox.mjs";
+import { mayRead, sameLaunch, sandboxLaunch } from "../../src/node/python-sandbox.mjs";
+import { launchFromArgv } from "../../src/cli/prestart.mjs";
 import { describeSandbox } from "../../src/cli/timing.ts";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "rlm-launch-")));
@@ -28,6 +30,15 @@ describe("the sandbox's launch", () => {
     expect(mayRead(launch, join(dir, "cache", "python-snapshot-x.bin"))).toBe(true);
     expect(mayRead(launch, join(dir, "b.txt"))).toBe(false);
     expect(mayRead(launch, "/etc/passwd")).toBe(false);
+  });
+
+  it("grants the rooms of workers/ the sandbox runs (node, shared, the Python package), not the page's workers", () => {
+    const launch = sandboxLaunch({});
+    const code = (path: string) => fileURLToPath(new URL(`../../workers/${path}`, import.meta.url));
+    expect(mayRead(launch, code("node/repl-entry.node.ts"))).toBe(true);
+    expect(mayRead(launch, code("shared/repl-runtime.ts"))).toBe(true);
+    expect(mayRead(launch, code("python/rlm_runtime/runtime.py"))).toBe(true);
+    expect(mayRead(launch, code("browser/model.worker.ts"))).toBe(false);
   });
 
   it("grants a linked document where it really is too, and makes a missing cache directory (only existing paths can be granted)", () => {

@@ -15,7 +15,7 @@ const context = JSON.stringify({ type: "str", total_chars: 3, items: 1 });
 const good = (stdout: string, final: string | null = null) =>
   JSON.stringify({ stdout, stderr: "", final_answer: final, locals: {}, execution_time: 0, error: null, interrupted: false });
 
-/** How the fake worker's own JS behaves on the private port (the real one: workers/repl-runtime.ts). */
+/** How the fake worker's own JS behaves on the private port (the real one: workers/shared/repl-runtime.ts). */
 interface PulseBehaviour {
   /** Announce each cell's start (a wedged worker does not). */
   announce?: (code: string) => boolean;

@@ -1,9 +1,9 @@
 // The Python runtime package as each entry gets it: the browser's bundled list and Node's reading
 // of the directory hold the same files, and the snapshot key covers every one of them.
 import { describe, expect, it } from "vitest";
-import { RUNTIME_FILES } from "../../workers/runtime-package.browser.ts";
-import { readRuntimePackage } from "../../workers/runtime-package.node.ts";
-import { runtimeText, snapshotKey } from "../../workers/snapshot-format.ts";
+import { RUNTIME_FILES } from "../../workers/browser/runtime-package.browser.ts";
+import { readRuntimePackage } from "../../workers/node/runtime-package.node.ts";
+import { runtimeText, snapshotKey } from "../../workers/shared/snapshot-format.ts";
 
 describe("the runtime package's files", () => {
   it("are the same for the browser worker and the Node worker, each module once, in one order", () => {

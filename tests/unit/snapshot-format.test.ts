@@ -2,7 +2,7 @@
 // runtime or Pyodide means another key; a damaged, cut or foreign file is rejected with a reason.
 import { describe, expect, it } from "vitest";
 import { SnapshotRejected } from "../../src/repl/snapshot-store.ts";
-import { checksum, envelopeHeader, fingerprint, openEnvelope, snapshotKey } from "../../workers/snapshot-format.ts";
+import { checksum, envelopeHeader, fingerprint, openEnvelope, snapshotKey } from "../../workers/shared/snapshot-format.ts";
 
 /** The textbook definition, in BigInt arithmetic, to check the fast one against. */
 function bigIntFnv(text: string): string {

@@ -3,7 +3,7 @@
 // 30 MiB), and stops answering once the worker has booted.
 import { afterEach, describe, expect, it } from "vitest";
 import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../src/repl/messages.ts";
-import { portSnapshotStore } from "../../workers/snapshot-store-port.ts";
+import { portSnapshotStore } from "../../workers/browser/snapshot-store-port.ts";
 
 const channels: MessageChannel[] = [];
 afterEach(() => {

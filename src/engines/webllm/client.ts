@@ -19,9 +19,9 @@ import type { GpuProbe, WebLLMModelRecord } from "./types.ts";
 
 export type { WorkerLike };
 
-/** Starts workers/model.worker.ts. The `new URL(…, import.meta.url)` form is what Vite bundles. */
+/** Starts workers/browser/model.worker.ts. The `new URL(…, import.meta.url)` form is what Vite bundles. */
 export function spawnModelWorker(): Worker {
-  return new Worker(new URL("../../../workers/model.worker.ts", import.meta.url), { type: "module", name: "rlm-model" });
+  return new Worker(new URL("../../../workers/browser/model.worker.ts", import.meta.url), { type: "module", name: "rlm-model" });
 }
 
 export class ModelWorkerClient implements ModelWorkerApi {

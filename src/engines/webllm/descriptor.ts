@@ -1,5 +1,5 @@
 // WebLLM on the GPU (WebGPU): what the settings hold and how the app names it. The engine runs in
-// workers/model.worker.ts; the page's side is page.ts beside this file.
+// workers/browser/model.worker.ts; the page's side is page.ts beside this file.
 import { defineEngine } from "../descriptor.ts";
 import { findCatalogEntry } from "./catalog.ts";
 import type { CustomModelInput } from "./custom-model.ts";

@@ -1,5 +1,5 @@
 // Local models through WebLLM. The main thread imports only this; web-llm itself (6 MB) is
-// loaded by workers/model.worker.ts alone.
+// loaded by workers/browser/model.worker.ts alone.
 export type { GpuProbe } from "./types.ts";
 export { CATALOG, findCatalogEntry } from "./catalog.ts";
 export { formatMB, windowOptions } from "./memory.ts";

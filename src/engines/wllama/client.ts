@@ -16,9 +16,9 @@ import {
   type WllamaWorkerApi,
 } from "./protocol.ts";
 
-/** Starts workers/wllama.worker.ts (the literal `new URL(…, import.meta.url)` is what Vite bundles). */
+/** Starts workers/browser/wllama.worker.ts (the literal `new URL(…, import.meta.url)` is what Vite bundles). */
 export function spawnWllamaWorker(): Worker {
-  return new Worker(new URL("../../../workers/wllama.worker.ts", import.meta.url), { type: "module", name: "rlm-llama-cpp" });
+  return new Worker(new URL("../../../workers/browser/wllama.worker.ts", import.meta.url), { type: "module", name: "rlm-llama-cpp" });
 }
 
 export class WllamaWorkerClient implements WllamaWorkerApi {

@@ -1,5 +1,5 @@
 // llama.cpp in the page (wllama, CPU): what the settings hold and how the app names it. The engine
-// runs in workers/wllama.worker.ts; the page's side is page.ts beside this file.
+// runs in workers/browser/wllama.worker.ts; the page's side is page.ts beside this file.
 import { defineEngine } from "../descriptor.ts";
 import { WLLAMA_DEFAULTS, type WllamaSettings } from "./settings.ts";
 

@@ -1,5 +1,5 @@
 // The llama.cpp (wllama) worker's API as seen through Comlink: one interface, implemented by
-// workers/wllama.worker.ts and called by WllamaWorkerClient. Plain data only; callbacks are
+// workers/browser/wllama.worker.ts and called by WllamaWorkerClient. Plain data only; callbacks are
 // top-level arguments (Comlink honours Comlink.proxy only there).
 import type { NamedBlob } from "./model-file.ts";
 import type { PartialDownload, StoredModel } from "./model-store.ts";

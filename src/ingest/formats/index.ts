@@ -1,5 +1,5 @@
 // The document formats: one entry each. Adding a format is a file in this folder and one line in
-// FORMATS (plus its parser's loader in workers/ingest.worker.ts and src/ingest/node.ts when it
+// FORMATS (plus its parser's loader in workers/browser/ingest.worker.ts and src/ingest/node.ts when it
 // loads one). Everything that used to ask `kind === "pdf"` asks these functions instead: ingest
 // (sniffing, extraction, misnamed files, zip packages), the viewer (page markers), the document
 // list (labels), the suggestions (questions), and Python's facts (pythonFormatFacts).

@@ -32,7 +32,7 @@ export type RenderWorkerFactory = () => RenderWorkerLike;
 
 export const defaultRenderWorker: RenderWorkerFactory = () =>
   // Vite bundles the worker only when it sees this literal `new Worker(new URL(...))` form.
-  new Worker(new URL("../../../workers/render.worker.ts", import.meta.url), {
+  new Worker(new URL("../../../workers/browser/render.worker.ts", import.meta.url), {
     type: "module",
     name: "render",
   }) as unknown as RenderWorkerLike;

@@ -1,5 +1,5 @@
 // Lets a worker start Pyodide from a WebAssembly.Module compiled earlier: by the page (browser
-// workers), or by the Node worker thread itself while it was still loading (repl.node-worker.mjs).
+// workers), or by the Node worker thread itself while it was still loading (repl-worker.node.mjs).
 // Pyodide has no option for it: its Emscripten settings always load pyodide.asm.wasm themselves,
 // a browser through fetch and WebAssembly.instantiateStreaming, Node by reading the file and
 // calling WebAssembly.instantiate on its bytes. So for the duration of one loadPyodide() call,

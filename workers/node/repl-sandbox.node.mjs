@@ -1,7 +1,7 @@
 // The first module of the CLI's Python sandbox process (src/node/python-sandbox.mjs starts it). It
 // starts the REPL worker thread at once, since that thread's start and Pyodide's WebAssembly
 // compile are the longest part of a warm run, keeps whatever the parent says meanwhile, and only
-// then loads the relay (repl-sandbox.node-entry.ts, bundled) that serves the parent. Plain
+// then loads the relay (repl-sandbox-entry.node.ts, bundled) that serves the parent. Plain
 // JavaScript, so nothing is compiled before the worker is on its way.
 import { Worker } from "node:worker_threads";
 

@@ -12,8 +12,8 @@ import {
   SAB_STATE_TOO_LARGE,
   type ReplBootOptions,
   type SyncMode,
-} from "../src/repl/protocol.ts";
-import type { SubcallMessage } from "../src/repl/messages.ts";
+} from "../../src/repl/protocol.ts";
+import type { SubcallMessage } from "../../src/repl/messages.ts";
 
 /** The same test Pyodide makes: the new (Suspending) or the old (Suspender) JSPI API. */
 export function runtimeHasJspi(): boolean {

@@ -1,5 +1,5 @@
 // What the worker tells the host on the private port (see src/repl/pulse.ts).
-import type { PulseToHost } from "../src/repl/messages.ts";
+import type { PulseToHost } from "../../src/repl/messages.ts";
 
 export interface Pulse {
   cellStarted(id: number): void;

@@ -19,7 +19,7 @@
 //   (lockStackTraceHooks; Pyodide's JavaScript runs strict, pyodide-code-cache.node.ts);
 // - timers: only functions, and whatever a cell leaves scheduled is cancelled when it ends.
 import type { PyodideInterface } from "pyodide";
-import { guardTimers, lockStackTraceHooks, removeGlobals, removeStringCompilation } from "./lockdown.ts";
+import { guardTimers, lockStackTraceHooks, removeGlobals, removeStringCompilation } from "../shared/lockdown.ts";
 
 /** Globals of a Node worker that reach the network, other threads or the host. */
 const NODE_NETWORK_GLOBALS = [

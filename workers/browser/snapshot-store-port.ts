@@ -2,8 +2,8 @@
 // origin, so no Cache Storage of its own: the page keeps the snapshot and answers this worker's
 // requests over a port it closes once the worker has booted (so model code, which runs only
 // after the boot, can never write a snapshot that later sessions would restore).
-import type { SnapshotPortAnswer, SnapshotPortRequest } from "../src/repl/messages.ts";
-import { readBlob, type SnapshotStore } from "../src/repl/snapshot-store.ts";
+import type { SnapshotPortAnswer, SnapshotPortRequest } from "../../src/repl/messages.ts";
+import { readBlob, type SnapshotStore } from "../../src/repl/snapshot-store.ts";
 
 type Unsent<T> = T extends unknown ? Omit<T, "id"> : never;
 

@@ -1,5 +1,5 @@
 // The worker side of the REPL, shared by the browser worker (repl-browser-api.ts) and the Node
-// worker thread (repl.node-entry.ts). Its boot runs four named phases, each a function of its own:
+// worker thread (repl-entry.node.ts). Its boot runs four named phases, each a function of its own:
 //   1. connectHost   how Python reaches the host: the sync mode, the sub-call channel and the
 //                    `_rlm_host` module (repl-host-bridge.ts), ready before Python starts;
 //   2. startPython   Pyodide with the runtime package, from a memory snapshot when it can
@@ -10,7 +10,7 @@
 // Every later call goes to the runtime object's methods.
 import type { PyodideInterface } from "pyodide";
 import { bootPython, type PyodideFiles, type PythonBootResult } from "./snapshot-boot.ts";
-import type { SnapshotStore } from "../src/repl/snapshot-store.ts";
+import type { SnapshotStore } from "../../src/repl/snapshot-store.ts";
 import type { SharedWasm } from "./shared-wasm.ts";
 import type {
   BootPhase,
@@ -20,7 +20,7 @@ import type {
   ReplBootOptions,
   ReplWorkerApi,
   SnapshotSetting,
-} from "../src/repl/protocol.ts";
+} from "../../src/repl/protocol.ts";
 import { capForHost, droppedResult } from "./repl-cell-results.ts";
 import { documentSources, type MountHostFile } from "./repl-documents.ts";
 import { connectHost, runtimeHasJspi, type BridgeState } from "./repl-host-bridge.ts";

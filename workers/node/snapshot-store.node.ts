@@ -14,10 +14,10 @@
 // the CLI's sandbox is the parent process.
 import { closeSync, fstatSync, openSync, readFileSync, type BigIntStats } from "node:fs";
 import { join } from "node:path";
-import { readWhole } from "../src/node/read-whole.mjs";
-import { localCacheWriter, snapshotFileName, snapshotStampName, type CacheWriter } from "../src/repl/cache-writes.node.ts";
-import { checksum, envelopeHeaderOf } from "./snapshot-format.ts";
-import type { SnapshotStore, StoredSnapshot } from "../src/repl/snapshot-store.ts";
+import { readWhole } from "../../src/node/read-whole.mjs";
+import { localCacheWriter, snapshotFileName, snapshotStampName, type CacheWriter } from "../../src/repl/cache-writes.node.ts";
+import { checksum, envelopeHeaderOf } from "../shared/snapshot-format.ts";
+import type { SnapshotStore, StoredSnapshot } from "../../src/repl/snapshot-store.ts";
 
 export { snapshotFileName, snapshotStampName };
 

@@ -8,7 +8,7 @@
 import "./classic-worker-guard.ts";
 import * as Comlink from "comlink";
 import { browserReplWorker } from "./repl-browser-api.ts";
-import type { SandboxWorkerSetup } from "../src/repl/messages.ts";
+import type { SandboxWorkerSetup } from "../../src/repl/messages.ts";
 
 self.addEventListener(
   "message",

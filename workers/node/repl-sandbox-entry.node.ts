@@ -18,7 +18,7 @@ import {
   type ReplBootInfo,
   type ReplWorkerApi,
   type SyncMode,
-} from "../src/repl/protocol.ts";
+} from "../../src/repl/protocol.ts";
 import type {
   CacheWriteReply,
   CacheWriteRequest,
@@ -28,7 +28,7 @@ import type {
   SandboxBootOptions,
   SandboxToParent,
   SandboxWalls,
-} from "../src/repl/messages.ts";
+} from "../../src/repl/messages.ts";
 
 const send = (message: SandboxToParent) => process.send?.(message);
 

@@ -6,7 +6,7 @@
 // silently), that a file was cut short by a full disk (the heap would be restored half-empty and
 // crash later, not at restore), or that a file is not a snapshot at all. The envelope answers all three before Pyodide sees a byte.
 import type { RuntimeFile } from "./runtime-package.ts";
-import { SnapshotRejected } from "../src/repl/snapshot-store.ts";
+import { SnapshotRejected } from "../../src/repl/snapshot-store.ts";
 
 /**
  * Bump when anything besides the Pyodide version and the runtime's files changes what the heap

@@ -1,12 +1,12 @@
 // The document viewer's worker: builds a stored document's map and searches it, so opening or
 // searching a 100 MB document never blocks the page. API: DocIndexWorkerApi (src/viewer/protocol.ts).
 import * as Comlink from "comlink";
-import { findAll } from "../src/viewer/find.ts";
-import { buildDocumentIndex } from "../src/viewer/index-builder.ts";
-import type { DocIndexWorkerApi } from "../src/viewer/protocol.ts";
-import { wrapTable } from "../src/viewer/rows.ts";
-import { sequentialReader } from "../src/viewer/text.ts";
-import type { DocumentIndex } from "../src/viewer/types.ts";
+import { findAll } from "../../src/viewer/find.ts";
+import { buildDocumentIndex } from "../../src/viewer/index-builder.ts";
+import type { DocIndexWorkerApi } from "../../src/viewer/protocol.ts";
+import { wrapTable } from "../../src/viewer/rows.ts";
+import { sequentialReader } from "../../src/viewer/text.ts";
+import type { DocumentIndex } from "../../src/viewer/types.ts";
 
 /** The documents indexed in this page, by the client's key: their bytes and map, to read long lines for wrapping. */
 const documents = new Map<number, { blob: Blob; index: DocumentIndex }>();

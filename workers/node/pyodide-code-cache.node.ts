@@ -27,7 +27,7 @@ import { pathToFileURL } from "node:url";
 import { cachedDataVersionTag } from "node:v8";
 import vm from "node:vm";
 import { crc32 } from "node:zlib";
-import { CODE_CACHE_FILES, CODE_CACHE_HEADER_BYTES, CODE_CACHE_MAGIC, type CacheWriter } from "../src/repl/cache-writes.node.ts";
+import { CODE_CACHE_FILES, CODE_CACHE_HEADER_BYTES, CODE_CACHE_MAGIC, type CacheWriter } from "../../src/repl/cache-writes.node.ts";
 
 type CreatePyodideModule = (settings: object) => Promise<unknown>;
 

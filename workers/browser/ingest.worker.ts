@@ -1,9 +1,9 @@
 // The ingest worker: reads dropped files into documents off the main thread, so a 1 GB text
 // file or a 300-page PDF never freezes the page. API: IngestWorkerApi (src/ingest/protocol.ts).
 import * as Comlink from "comlink";
-import { createExtractors } from "../src/ingest/extractors.ts";
-import type { IngestProgressCallback } from "../src/ingest/types.ts";
-import { createIngestWorkerApi } from "../src/ingest/worker-api.ts";
+import { createExtractors } from "../../src/ingest/extractors.ts";
+import type { IngestProgressCallback } from "../../src/ingest/types.ts";
+import { createIngestWorkerApi } from "../../src/ingest/worker-api.ts";
 
 // Each parsed format's parser (src/ingest/formats/), loaded on its first file, not at worker
 // start: most drops are text. pdfjs for PDF, mammoth for DOCX.

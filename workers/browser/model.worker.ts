@@ -13,10 +13,10 @@ import {
   type InitProgressReport,
   type ModelRecord,
 } from "@mlc-ai/web-llm";
-import { resolveWeightsBaseUrl } from "../src/engines/webllm/custom-model.ts";
-import { describeRawError } from "../src/engines/webllm/errors.ts";
-import { probeGpu } from "../src/engines/webllm/gpu-probe.ts";
-import { parseProgressText, type LoadProgressReport } from "../src/engines/webllm/progress.ts";
+import { resolveWeightsBaseUrl } from "../../src/engines/webllm/custom-model.ts";
+import { describeRawError } from "../../src/engines/webllm/errors.ts";
+import { probeGpu } from "../../src/engines/webllm/gpu-probe.ts";
+import { parseProgressText, type LoadProgressReport } from "../../src/engines/webllm/progress.ts";
 import type {
   LoadOutcome,
   LoadRequest,
@@ -26,11 +26,11 @@ import type {
   WorkerCompletionResult,
   WorkerDiagnostic,
   WorkerState,
-} from "../src/engines/webllm/protocol.ts";
-import type { WebLLMModelRecord } from "../src/engines/webllm/types.ts";
+} from "../../src/engines/webllm/protocol.ts";
+import type { WebLLMModelRecord } from "../../src/engines/webllm/types.ts";
 import { ChatStreamTally } from "./chat-stream.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
-import { openAiSampling } from "../src/core/sampling.ts";
+import { openAiSampling } from "../../src/core/sampling.ts";
 
 const engine = new MLCEngine();
 

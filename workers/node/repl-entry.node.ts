@@ -1,4 +1,4 @@
-// The REPL worker as a Node worker thread: in the CLI's sandbox process (workers/repl-sandbox.node-entry.ts
+// The REPL worker as a Node worker thread: in the CLI's sandbox process (workers/node/repl-sandbox-entry.node.ts
 // starts it there), or directly in a test's process. Snapshots are files in the directory the host
 // names (the CLI's cache directory); without one, Python boots from scratch.
 import { constants as fsConstants } from "node:fs";
@@ -8,16 +8,16 @@ import { parentPort, workerData } from "node:worker_threads";
 import { version as pyodideVersion } from "pyodide";
 import * as Comlink from "comlink/dist/esm/comlink.mjs";
 import nodeEndpoint from "comlink/dist/esm/node-adapter.mjs";
-import { localCacheWriter, portCacheWriter, type CacheWriter } from "../src/repl/cache-writes.node.ts";
-import { mountHostFile } from "./host-file-node.ts";
+import { localCacheWriter, portCacheWriter, type CacheWriter } from "../../src/repl/cache-writes.node.ts";
+import { mountHostFile } from "./host-file.node.ts";
 import { jsGlobals, lockDownNode, type NodeLockdown } from "./lockdown.node.ts";
-import { createReplWorker } from "./repl-runtime.ts";
+import { createReplWorker } from "../shared/repl-runtime.ts";
 import { pyodideScript, type PyodideScript } from "./pyodide-code-cache.node.ts";
 import { readRuntimePackage } from "./runtime-package.node.ts";
-import { fileSnapshotStore } from "./snapshot-store-node.ts";
-import type { SnapshotSetting } from "../src/repl/protocol.ts";
+import { fileSnapshotStore } from "./snapshot-store.node.ts";
+import type { SnapshotSetting } from "../../src/repl/protocol.ts";
 
-if (!parentPort) throw new Error("repl.node-entry.ts must run as a worker thread");
+if (!parentPort) throw new Error("repl-entry.node.ts must run as a worker thread");
 // Emscripten's NODEFS asks `process.binding("constants")` for the file-open flags as Python starts,
 // and the permission model of the sandbox process refuses process.binding outright. The flags are
 // public (fs.constants); nothing else is answered.
@@ -27,11 +27,11 @@ withBinding.binding = (name: string) => (name === "constants" ? { fs: fsConstant
 // Pyodide finds its own files from a stack trace, which source maps (tsx, --enable-source-maps in
 // the parent's flags) point at its TypeScript sources: "Cannot find module …/src/js/pyodide.asm.mjs".
 const pyodideDir = `${dirname(createRequire(import.meta.url).resolve("pyodide/package.json"))}/`;
-// Pyodide's WebAssembly, compiling since the thread's first module ran (repl.node-worker.mjs).
+// Pyodide's WebAssembly, compiling since the thread's first module ran (repl-worker.node.mjs).
 const slot = Symbol.for("recursive-reader.pyodide-wasm");
 const prefetched = (globalThis as Record<symbol, { wasm: string; compiling: Promise<WebAssembly.Module | null> } | undefined>)[slot];
 delete (globalThis as Record<symbol, unknown>)[slot];
-/** What the sandbox process hands its worker (workers/repl-sandbox.node-entry.ts). */
+/** What the sandbox process hands its worker (workers/node/repl-sandbox-entry.node.ts). */
 const setup = (workerData ?? {}) as { interruptBuffer?: SharedArrayBuffer };
 let script: PyodideScript | null = null;
 let lockdown: NodeLockdown | null = null;

@@ -21,7 +21,7 @@ import type {
   WllamaTimings,
   WllamaWorkerApi,
   WllamaWorkerDiagnostic,
-} from "../src/engines/wllama/protocol.ts";
+} from "../../src/engines/wllama/protocol.ts";
 import {
   deleteStoredModel,
   downloadModel,
@@ -29,12 +29,12 @@ import {
   openStoredModel,
   partialDownloads,
   storeModel,
-} from "../src/engines/wllama/model-store.ts";
-import { inspectModel } from "../src/engines/wllama/model-file.ts";
-import { loadReporter, type WllamaLoadProgress } from "../src/engines/wllama/load-progress.ts";
+} from "../../src/engines/wllama/model-store.ts";
+import { inspectModel } from "../../src/engines/wllama/model-file.ts";
+import { loadReporter, type WllamaLoadProgress } from "../../src/engines/wllama/load-progress.ts";
 import { ChatStreamTally } from "./chat-stream.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
-import { openAiSampling } from "../src/core/sampling.ts";
+import { openAiSampling } from "../../src/core/sampling.ts";
 
 let wllama: Wllama | null = null;
 /** Requests under way; `prefilling` until their first chunk (a token) arrives. */

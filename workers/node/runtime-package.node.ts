@@ -2,9 +2,9 @@
 // workers/python/rlm_runtime/, so a new module needs no list of its own here. (The sandbox process
 // may read workers/: src/node/python-sandbox.mjs.)
 import { readFileSync, readdirSync } from "node:fs";
-import { RUNTIME_PACKAGE, packageFiles, type RuntimeFile } from "./runtime-package.ts";
+import { RUNTIME_PACKAGE, packageFiles, type RuntimeFile } from "../shared/runtime-package.ts";
 
-const pythonDir = new URL("./python/", import.meta.url);
+const pythonDir = new URL("../python/", import.meta.url);
 
 export function readRuntimePackage(): RuntimeFile[] {
   const names = readdirSync(new URL(`${RUNTIME_PACKAGE}/`, pythonDir), { recursive: true, encoding: "utf8" });

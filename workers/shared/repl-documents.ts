@@ -1,6 +1,6 @@
 // Where Python reads a document from, released once Python has decoded it.
 import type { PyodideInterface } from "pyodide";
-import type { ContextDocumentInput } from "../src/repl/protocol.ts";
+import type { ContextDocumentInput } from "../../src/repl/protocol.ts";
 
 /** Makes a host file readable at `at` in Python's file system (Node only). */
 export type MountHostFile = (py: PyodideInterface, hostPath: string, at: string) => void;

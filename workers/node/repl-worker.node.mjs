@@ -1,12 +1,12 @@
 // The Node REPL worker thread's first module. Node 20 cannot run TypeScript by itself: the worker
-// runs from a cached plain-JavaScript bundle of repl.node-entry.ts (src/node/esbuild-cache.mjs),
+// runs from a cached plain-JavaScript bundle of repl-entry.node.ts (src/node/esbuild-cache.mjs),
 // since tsx compiling in a worker thread costs about 0.7 s of CPU per start (its loader thread
 // plus a round trip to it for every import); tsx is the fallback when the bundle cannot be had.
 import { closeSync, fstatSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { workerData } from "node:worker_threads";
-import { cachedBundle } from "../src/node/esbuild-cache.mjs";
-import { readWhole } from "../src/node/read-whole.mjs";
+import { cachedBundle } from "../../src/node/esbuild-cache.mjs";
+import { readWhole } from "../../src/node/read-whole.mjs";
 
 // Python's WebAssembly starts compiling now, on V8's background threads, while this thread loads
 // its bundle, reads the snapshot and compiles Pyodide's JavaScript; Pyodide would otherwise start
@@ -38,7 +38,7 @@ async function readWasm(path) {
   }
 }
 
-const entry = new URL("./repl.node-entry.ts", import.meta.url);
+const entry = new URL("./repl-entry.node.ts", import.meta.url);
 // The sandbox process names the bundle its parent made current: it may not build one itself.
 const given = workerData?.bundle ? new URL(workerData.bundle) : null;
 const bundle = given ?? (process.env.RLM_NO_BUNDLE ? null : await cachedBundle(entry, "repl-worker"));
@@ -47,5 +47,5 @@ if (bundle) {
 } else {
   const { register } = await import("tsx/esm/api");
   register();
-  await import("./repl.node-entry.ts");
+  await import("./repl-entry.node.ts");
 }

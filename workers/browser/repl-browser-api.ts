@@ -6,12 +6,12 @@
 // Content-Security-Policy (a header set by the server, see vite.config.ts, or the sandboxed
 // frame's own policy) is the wall the browser enforces; lockDown() is the second wall, for hosts
 // that fail to send that header (the sandbox e2e test runs the attacks against each wall alone).
-import { guardTimers, lockStackTraceHooks, removeGlobals, removeStringCompilation } from "./lockdown.ts";
-import { createReplWorker, type ReplWorkerHooks } from "./repl-runtime.ts";
-import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../src/repl/snapshot-store.ts";
+import { guardTimers, lockStackTraceHooks, removeGlobals, removeStringCompilation } from "../shared/lockdown.ts";
+import { createReplWorker, type ReplWorkerHooks } from "../shared/repl-runtime.ts";
+import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "../../src/repl/snapshot-store.ts";
 import { portSnapshotStore } from "./snapshot-store-port.ts";
 import { RUNTIME_FILES } from "./runtime-package.browser.ts";
-import type { ReplWorkerApi } from "../src/repl/protocol.ts";
+import type { ReplWorkerApi } from "../../src/repl/protocol.ts";
 
 /** Globals that reach the network, other origins' data, storage or other contexts. */
 const NETWORK_GLOBALS = [

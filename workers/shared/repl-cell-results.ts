@@ -1,7 +1,7 @@
 // A cell's result on its way out of the worker: cut to the host's limit before it crosses (the
 // page cuts again itself), or replaced by an error the page shows when it cannot be read.
-import { FINAL_ANSWER_MAX_CHARS, capText, maxCellResultChars } from "../src/repl/protocol.ts";
-import { groupDigits } from "../src/core/numbers.ts";
+import { FINAL_ANSWER_MAX_CHARS, capText, maxCellResultChars } from "../../src/repl/protocol.ts";
+import { groupDigits } from "../../src/core/numbers.ts";
 
 // Taken when the worker's modules load, before any Python runs: a cell can replace JSON.parse on
 // the global, not these.

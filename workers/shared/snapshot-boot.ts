@@ -7,7 +7,7 @@
 // `_snapshotDeserializer`, `makeMemorySnapshot`): pinned pyodide, and tests/node/snapshot.test.ts
 // restores, runs, interrupts and sub-calls after every upgrade.
 import { loadPyodide, version as pyodideVersion, type PyodideInterface } from "pyodide";
-import type { BootPhase, SnapshotBootReport } from "../src/repl/protocol.ts";
+import type { BootPhase, SnapshotBootReport } from "../../src/repl/protocol.ts";
 import {
   PYODIDE_INITIAL_HEAP_BYTES,
   PYODIDE_SNAPSHOT_HEADER_MAX_BYTES,
@@ -16,7 +16,7 @@ import {
   runtimeText,
   snapshotKey,
 } from "./snapshot-format.ts";
-import { SnapshotRejected, type SnapshotStore } from "../src/repl/snapshot-store.ts";
+import { SnapshotRejected, type SnapshotStore } from "../../src/repl/snapshot-store.ts";
 import { RUNTIME_PACKAGE, type RuntimeFile } from "./runtime-package.ts";
 import { withSharedWasm, withWrapperCache, type SharedWasm } from "./shared-wasm.ts";
 
