@@ -8,7 +8,7 @@
 //                   Python (model code could otherwise post a result of its own ahead of the real
 //                   one): a start that never comes means work an earlier cell left behind holds
 //                   the worker. Work a cell leaves queued runs only after its result is out
-//                   (workers/repl-runtime.ts), and the heartbeat after the cell finds it.
+//                   (workers/shared/repl-runtime.ts), and the heartbeat after the cell finds it.
 // Everything that arrives is checked, like every other message from the worker. The shapes are
 // HostToPulse and PulseToHost (messages.ts).
 import type { HostToPulse } from "./messages.ts";
