@@ -6,7 +6,7 @@ import { RlmSession } from "../../src/core/session.ts";
 import { parseJsonl } from "../../src/core/trajectory.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
-import { between, repl as code } from "../fixtures/scripted-server.ts";
+import { between, repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
 import { config, engines, text } from "./helpers.ts";
@@ -17,6 +17,17 @@ beforeEach(async () => {
   stack.server.requests.length = 0;
   await stack.repl.resetNamespace();
 });
+
+/** The root's next step: checks the model was shown each of `shown` (contained or matched), then runs `next`. */
+function afterSeeing(shown: (string | RegExp)[], next: string): (req: ScriptedRequest) => string {
+  return (req) => {
+    for (const s of shown) {
+      if (typeof s === "string") expect(req.lastUser).toContain(s);
+      else expect(req.lastUser).toMatch(s);
+    }
+    return code(next);
+  };
+}
 
 async function ask(question: string, overrides: Parameters<typeof config>[0] = {}, events?: RlmEvent[]) {
   const { root, sub } = engines(stack.server);
@@ -49,11 +60,8 @@ describe("the RLM loop", () => {
           "print(reply)",
         ].join("\n"),
       ),
-      (req) => {
-        // The root saw the sub-model's reply in the REPL output.
-        expect(req.lastUser).toContain("7319-ALPHA");
-        return code("FINAL(reply)");
-      },
+      // The root saw the sub-model's reply in the REPL output.
+      afterSeeing(["7319-ALPHA"], "FINAL(reply)"),
     ];
     stack.server.scripts.sub = (req) => {
       const chunk = between(req.lastUser, "<<", ">>");
@@ -100,25 +108,13 @@ describe("the RLM loop", () => {
     });
 
     it("FINAL_VAR of a missing variable tells the model and keeps going", async () => {
-      stack.server.scripts.root = [
-        "FINAL_VAR(nothing_here)",
-        (req) => {
-          expect(req.lastUser).toContain("no variable named 'nothing_here'");
-          return code("FINAL('recovered')");
-        },
-      ];
+      stack.server.scripts.root = ["FINAL_VAR(nothing_here)", afterSeeing(["no variable named 'nothing_here'"], "FINAL('recovered')")];
       const result = await ask("Q?");
       expect(result.answer).toBe("recovered");
     });
 
     it("a text FINAL written next to code is not accepted before the output is seen", async () => {
-      stack.server.scripts.root = [
-        code("x = 2 + 2\nprint(x)") + "\nFINAL(5)",
-        (req) => {
-          expect(req.lastUser).toContain("not accepted");
-          return code("FINAL(x)");
-        },
-      ];
+      stack.server.scripts.root = [code("x = 2 + 2\nprint(x)") + "\nFINAL(5)", afterSeeing(["not accepted"], "FINAL(x)")];
       const result = await ask("2+2?");
       expect(result.answer).toBe("4");
     });
@@ -145,11 +141,7 @@ describe("the RLM loop", () => {
     await stack.repl.setContextText("abc");
     stack.server.scripts.root = [
       code("kept = 41\nprint(undefined_name)"),
-      (req) => {
-        expect(req.lastUser).toContain("NameError: name 'undefined_name' is not defined");
-        expect(req.lastUser).toContain("at line 2");
-        return code("FINAL(kept + 1)");
-      },
+      afterSeeing(["NameError: name 'undefined_name' is not defined", "at line 2"], "FINAL(kept + 1)"),
     ];
     const result = await ask("Q");
     expect(result.answer).toBe("42");
@@ -201,14 +193,7 @@ describe("the RLM loop", () => {
 
   it("gives the cell an Error: string when a sub-call fails, and the run continues", async () => {
     await stack.repl.setContextText("abc");
-    stack.server.scripts.root = [
-      code("r = llm_query('please fail')\nprint(r)"),
-      (req) => {
-        expect(req.lastUser).toContain("Error:");
-        expect(req.lastUser).toContain("HTTP 500");
-        return code("FINAL('handled')");
-      },
-    ];
+    stack.server.scripts.root = [code("r = llm_query('please fail')\nprint(r)"), afterSeeing(["Error:", "HTTP 500"], "FINAL('handled')")];
     stack.server.scripts.sub = { text: "", status: 500, error: "backend exploded" };
     const events: RlmEvent[] = [];
     const result = await ask("Q", {}, events);
@@ -242,11 +227,7 @@ describe("the RLM loop", () => {
     await stack.repl.setContextText("abc");
     stack.server.scripts.root = [
       code("r = llm_query('x' * 200_000)\nprint(r)"),
-      (req) => {
-        expect(req.lastUser).toMatch(/Error: the prompt is about [\d,]+ tokens/);
-        expect(req.lastUser).toContain("Split it into pieces");
-        return code("FINAL('ok')");
-      },
+      afterSeeing([/Error: the prompt is about [\d,]+ tokens/, "Split it into pieces"], "FINAL('ok')"),
     ];
     const result = await ask("Q");
     expect(result.answer).toBe("ok");
