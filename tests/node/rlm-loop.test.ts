@@ -29,7 +29,7 @@ function afterSeeing(shown: (string | RegExp)[], next: string): (req: ScriptedRe
   };
 }
 
-async function ask(question: string, overrides: Parameters<typeof config>[0] = {}, events?: RlmEvent[]) {
+async function ask(question: string, overrides: Parameters<typeof config>[0] = {}, events?: RlmEvent[], signal?: AbortSignal) {
   const { root, sub } = engines(stack.server);
   return runRlm({
     question,
@@ -38,6 +38,7 @@ async function ask(question: string, overrides: Parameters<typeof config>[0] = {
     subEngine: sub,
     config: config(overrides),
     ...(events ? { onEvent: (e: RlmEvent) => events.push(e) } : {}),
+    ...(signal ? { signal } : {}),
   });
 }
 
@@ -274,16 +275,7 @@ describe("the RLM loop", () => {
     stack.server.scripts.root = [code("marker = 'kept'\nprint(marker)"), code("import time\nwhile True:\n    time.sleep(0.01)")];
     const controller = new AbortController();
     const events: RlmEvent[] = [];
-    const { root, sub } = engines(stack.server);
-    const pending = runRlm({
-      question: "Q",
-      repl: stack.repl,
-      rootEngine: root,
-      subEngine: sub,
-      config: config(),
-      signal: controller.signal,
-      onEvent: (e) => events.push(e),
-    });
+    const pending = ask("Q", {}, events, controller.signal);
     while (!events.some((e) => e.type === "cell-started" && e.turn === 1)) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 200));
     const stoppedAt = Date.now();
@@ -298,15 +290,7 @@ describe("the RLM loop", () => {
     await stack.repl.setContextText("abc");
     stack.server.scripts.root = [{ text: "", hang: true }];
     const controller = new AbortController();
-    const { root, sub } = engines(stack.server);
-    const pending = runRlm({
-      question: "Q",
-      repl: stack.repl,
-      rootEngine: root,
-      subEngine: sub,
-      config: config(),
-      signal: controller.signal,
-    });
+    const pending = ask("Q", {}, undefined, controller.signal);
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
     const result = await pending;
