@@ -48,8 +48,7 @@ describe("runaway and crashing code", () => {
   it("a cell that runs out of memory is reported and the REPL keeps working", async () => {
     stack.server.scripts.root = (req) =>
       req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))");
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
     await page.locator(".docs .name", { hasText: "m.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Allocate");
@@ -68,8 +67,7 @@ describe("runaway and crashing code", () => {
 
 describe("bad input", () => {
   it("each bad file gets a clear message and the session keeps what it had", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles({ name: "good.txt", mimeType: "text/plain", buffer: Buffer.from("keep me") });
     await page.locator(".docs .name", { hasText: "good.txt" }).waitFor();
 
@@ -133,8 +131,7 @@ describe("bad input", () => {
 describe("durability", () => {
   it("a listed document whose bytes were never stored is taken off the list after a reload, and named", async () => {
     stack.server.scripts.root = code("FINAL(sorted(context) if isinstance(context, dict) else 'one: ' + context)");
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles([
       { name: "kept.txt", mimeType: "text/plain", buffer: Buffer.from("still here") },
       { name: "lost.txt", mimeType: "text/plain", buffer: Buffer.from("never stored") },
