@@ -211,8 +211,7 @@ describe("effort presets", () => {
   });
 
   it("on a document that fits the window, say once that it is one direct call rather than three times the same", async () => {
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page, { mode: "auto" });
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP }, { mode: "auto" });
     await uploadText(page, "short.txt", "A short note.\n".repeat(20));
     await page
       .getByTestId("direct-note")

@@ -24,8 +24,7 @@ describe("runaway and crashing code", () => {
       expect(req.lastUser).toContain("All variables were lost");
       return code("FINAL('survived; kept exists: ' + str('kept' in dir()))");
     };
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page, { cellTimeout: "2" });
+    const { context, page, errors } = await stack.openPage({}, { cellTimeout: "2" });
     await documentInput(page).setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("text") });
     await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Spin");
@@ -111,8 +110,7 @@ describe("bad input", () => {
   });
 
   it("a file larger than the app accepts is refused with a size message, before it is read", async () => {
-    const { context, page } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page } = await stack.openPage();
     const dir = mkdtempSync(join(tmpdir(), "rlm-huge-"));
     const huge = join(dir, "huge.log");
     execFileSync("truncate", ["-s", "2G", huge]);

@@ -26,8 +26,8 @@ export interface UsedStack {
   readonly browser: Stack["browser"];
   /** Opens the app pointed at the scripted server (with more URL settings) and waits until Python is ready. */
   open(page: Page, extra?: Record<string, string>, timeout?: number): Promise<void>;
-  /** A new page (newPage's context options) with the app opened as `open` leaves it: how most browser tests begin. */
-  openPage(options?: Parameters<typeof newPage>[1]): Promise<OpenedPage>;
+  /** A new page (newPage's context options) with the app opened as `open(page, extra)` leaves it: how most browser tests begin. */
+  openPage(options?: Parameters<typeof newPage>[1], extra?: Record<string, string>): Promise<OpenedPage>;
 }
 
 /** A page of its own context, and the errors the page has thrown so far (watchErrors). */
@@ -67,9 +67,9 @@ export function useStack(start: () => Promise<Stack> = () => startStack(), setup
       return up().browser;
     },
     open,
-    async openPage(options) {
+    async openPage(options, extra) {
       const opened = await newPage(up().browser, options);
-      await open(opened.page);
+      await open(opened.page, extra);
       return opened;
     },
   };
