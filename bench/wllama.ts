@@ -19,7 +19,7 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import type { WllamaKvCacheType } from "../src/engines/wllama/protocol.ts";
 import { tinyQwenGguf, type QwenShapeName, type QwenWeights } from "../tests/fixtures/gguf/index.ts";
-import type { WllamaBenchApi } from "./browser/wllama-bench.ts";
+import { callWllamaBench, openWllamaBench } from "./browser/wllama-page.ts";
 import { startBenchPages } from "./browser/server.ts";
 import { launchChromium } from "./lib/chromium.ts";
 import { Report, load, today } from "./lib/report.ts";
@@ -162,14 +162,6 @@ async function native(modelPath: string): Promise<Map<string, Rate>> {
   return out;
 }
 
-function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Parameters<WllamaBenchApi[K]>) {
-  return page.evaluate(
-    ([n, a]) =>
-      (window as unknown as { wllamaBench: Record<string, (...x: unknown[]) => unknown> }).wllamaBench[n as string]!(...(a as unknown[])),
-    [name, args] as const,
-  ) as Promise<Awaited<ReturnType<WllamaBenchApi[K]>>>;
-}
-
 const nativeKey = (threads: number, cache: Cache) => `${threads}/${cacheName(cache)}`;
 const key = (threads: number, build: Build, cache: Cache) => `${threads}/${build}/${cacheName(cache)}`;
 // Every build at every thread count: our build starts at one thread since branch wt-simd's
@@ -184,20 +176,22 @@ function memoryNotes(log: string[]): string[] {
 }
 
 async function measure(p: Page, threads: number, build: Build, cache: Cache, notes: string[]): Promise<Rate> {
-  const loaded = await call(p, "load", threads, KV_TOKENS, build === "default" ? undefined : build, pageCache(cache));
+  const loaded = await callWllamaBench(p, "load", threads, KV_TOKENS, build === "default" ? undefined : build, pageCache(cache));
   console.log(`page ${threads} thread(s) ${build} ${cacheName(cache)}: loaded in ${loaded.seconds.toFixed(1)} s`);
   notes.push(
     `${threads} thread(s), ${build} build, ${cacheName(cache)}: loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,
     ...memoryNotes(loaded.memoryLog),
   );
-  await call(p, "prefill", "warm up"); // the first call pays one-off costs
+  await callWllamaBench(p, "prefill", "warm up"); // the first call pays one-off costs
   const rate: Rate = { prefill: [], decode: [] };
   for (let run = 0; run < (ONLY_STOP ? 0 : RUNS); run++) {
     const text = `${Math.random()} ${PROMPT}`;
-    const pre = await call(p, "prefill", text);
+    const pre = await callWllamaBench(p, "prefill", text);
     rate.prefill.push(tps(pre.promptTokens, pre.promptMs));
     // the same prompt again comes from the slot's cache: only the decode is new
-    const dec = DECODE_DEEP ? await call(p, "continueAfter", text, DECODE_TOKENS) : await call(p, "decode", DECODE_TOKENS);
+    const dec = DECODE_DEEP
+      ? await callWllamaBench(p, "continueAfter", text, DECODE_TOKENS)
+      : await callWllamaBench(p, "decode", DECODE_TOKENS);
     rate.decode.push(tps(dec.predictedTokens, dec.predictedMs));
     console.log(
       `page ${threads} thread(s) ${build} ${cacheName(cache)} run ${run + 1}: prefill ${rate.prefill.at(-1)!.toFixed(0)} tok/s (${pre.promptTokens} tokens), decode ${rate.decode.at(-1)!.toFixed(1)} tok/s`,
@@ -214,13 +208,10 @@ async function page(modelPath: string): Promise<{ rates: Map<string, Rate>; note
   try {
     const context = await browser.newContext();
     const p = await context.newPage();
-    await p.goto(`${server.url}wllama.html`);
-    await p.waitForFunction(() => "wllamaBench" in window);
-    await p.locator("#model").setInputFiles(modelPath);
-    const stored = await call(p, "store");
+    const stored = await openWllamaBench(p, server.url, modelPath);
     console.log(`stored in ${stored.seconds.toFixed(1)} s`);
     notes.push(`kept in OPFS in ${stored.seconds.toFixed(1)} s (${Math.round(stored.bytes / 1024 ** 2)} MiB)`);
-    const env = await call(p, "environment");
+    const env = await callWllamaBench(p, "environment");
     console.log(`hardwareConcurrency ${env.hardwareConcurrency}, isolated ${env.crossOriginIsolated}`);
     notes.push(`navigator.hardwareConcurrency in the worker: ${env.hardwareConcurrency}; cross-origin isolated ${env.crossOriginIsolated}`);
     for (const [threads, build, cache] of RUNS_OF_BUILDS) {
@@ -234,7 +225,7 @@ async function page(modelPath: string): Promise<{ rates: Map<string, Rate>; note
       }
     }
     const long = `${PROMPT} ${PROMPT} ${PROMPT}`;
-    const stop = STOP ? await call(p, "abortPrefill", long, 500) : null;
+    const stop = STOP ? await callWllamaBench(p, "abortPrefill", long, 500) : null;
     if (stop)
       notes.push(
         `Stop 0.5 s into a ~${Math.round(PROMPT_WORDS * 3 * 1.45).toLocaleString("en-US")}-token prefill (${THREADS.at(-1)} thread(s)): the call ended ${Math.round(stop.stopMs)} ms after Stop; the next request ${stop.nextWorks ? "worked" : "FAILED"}`,

@@ -75,6 +75,10 @@ export function subModel(request: ChatRequest): string {
 function documentStrategies(task: BenchTask): Strategy[] {
   const fact = factPatterns(task.question)!;
   const ask = (window: string) => `llm_query("<<" + ${window} + ">>\\n" + ${py(task.question)})`;
+  // The map both chunked strategies start with: every chunk asked the question, the replies in order.
+  const mapChunks =
+    `chunks = [context[i:i + ${CHUNK}] for i in range(0, len(context), ${CHUNK})]\n` +
+    `replies = llm_query_batched(["<<" + c + ">>\\n" + ${py(task.question)} for c in chunks])\n`;
   return [
     {
       name: "regex, window, sub-call",
@@ -99,13 +103,7 @@ function documentStrategies(task: BenchTask): Strategy[] {
       name: "map over chunks",
       traceless: false,
       reply: (turn) =>
-        turn === 0
-          ? repl(
-              `chunks = [context[i:i + ${CHUNK}] for i in range(0, len(context), ${CHUNK})]\n` +
-                `replies = llm_query_batched(["<<" + c + ">>\\n" + ${py(task.question)} for c in chunks])\n` +
-                `found = [r for r in replies if r != "NONE"]\nprint(len(chunks), found)`,
-            )
-          : repl("FINAL(found[0])"),
+        turn === 0 ? repl(`${mapChunks}found = [r for r in replies if r != "NONE"]\nprint(len(chunks), found)`) : repl("FINAL(found[0])"),
     },
     {
       name: "map over chunks, then reduce",
@@ -113,8 +111,7 @@ function documentStrategies(task: BenchTask): Strategy[] {
       reply: (turn) =>
         turn === 0
           ? repl(
-              `chunks = [context[i:i + ${CHUNK}] for i in range(0, len(context), ${CHUNK})]\n` +
-                `replies = llm_query_batched(["<<" + c + ">>\\n" + ${py(task.question)} for c in chunks])\n` +
+              mapChunks +
                 `answer_text = llm_query("Combine these findings into one answer:\\n<<" + "\\n".join(replies) + ">>\\n" + ${py(task.question)})\nprint(answer_text)`,
             )
           : repl("FINAL(answer_text)"),

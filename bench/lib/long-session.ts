@@ -4,6 +4,7 @@
 // question, and megabytes of steps (each turn's prompt is the whole conversation so far, each
 // sub-call's prompt a piece of the document, kept both in the turns and in the records).
 import type { Page } from "playwright-core";
+import { seedOldDatabase } from "../../tests/fixtures/old-database.ts";
 
 export interface LongSession {
   exchanges: Array<Record<string, unknown>>;
@@ -123,30 +124,8 @@ export function longSession(count: number, turns = 12, subcalls = 6): LongSessio
 
 /** Writes `session` as a version-1 database on the app's origin, from a page that is not the app. */
 export async function seedVersion1(page: Page, appUrl: string, session: LongSession): Promise<void> {
-  const blank = new URL("seed-v1-database", appUrl).href;
-  await page.route(blank, (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>seed</title>" }));
-  await page.goto(blank);
-  await page.evaluate(async (exchanges) => {
-    await new Promise<void>((resolve, reject) => {
-      const open = indexedDB.open("browser-rlm", 1);
-      open.onupgradeneeded = () => {
-        const db = open.result;
-        db.createObjectStore("sessions", { keyPath: "id" }).createIndex("updatedAt", "updatedAt");
-        db.createObjectStore("documents", { keyPath: ["sessionId", "path"] }).createIndex("sessionId", "sessionId");
-        db.createObjectStore("exchanges", { keyPath: "id" }).createIndex("sessionId", "sessionId");
-      };
-      open.onerror = () => reject(open.error);
-      open.onsuccess = () => {
-        const db = open.result;
-        const tx = db.transaction(["sessions", "exchanges"], "readwrite");
-        tx.objectStore("sessions").put({ id: "long-session", title: "A long session", createdAt: 1, updatedAt: Date.now(), documents: [] });
-        for (const e of exchanges) tx.objectStore("exchanges").put(e);
-        tx.oncomplete = () => {
-          db.close();
-          resolve();
-        };
-        tx.onerror = () => reject(tx.error);
-      };
-    });
-  }, session.exchanges);
+  await seedOldDatabase(page, appUrl, 1, {
+    sessions: [{ id: "long-session", title: "A long session", createdAt: 1, updatedAt: Date.now(), documents: [] }],
+    exchanges: session.exchanges,
+  });
 }

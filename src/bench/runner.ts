@@ -12,7 +12,8 @@
 import { EngineAbortedError } from "../engines/errors.ts";
 import type { ChatEngine } from "../engines/types.ts";
 import { RlmSession, type SessionDocument } from "../core/session.ts";
-import { DEFAULT_CONFIG, type RlmConfig, type RlmEvent, type RlmResult, type UsageSummary } from "../core/types.ts";
+import { DEFAULT_CONFIG, type RlmConfig, type RlmEvent, type RlmResult } from "../core/types.ts";
+import { totalTokens } from "../core/usage.ts";
 import type { ContextDocumentInput, ContextInfo, ContextShape } from "../repl/protocol.ts";
 import type { Repl, SessionRepl } from "../repl/types.ts";
 import { latestResults, resultKey, type ResultStore } from "./results.ts";
@@ -87,16 +88,6 @@ export class MissingReplError extends Error {
 
 class Stopped extends Error {
   override name = "Stopped";
-}
-
-function totals(usage: UsageSummary): { promptTokens: number; completionTokens: number } {
-  let promptTokens = 0;
-  let completionTokens = 0;
-  for (const m of Object.values(usage.models)) {
-    promptTokens += m.promptTokens;
-    completionTokens += m.completionTokens;
-  }
-  return { promptTokens, completionTokens };
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -237,16 +228,16 @@ export async function runBench(options: BenchRunOptions): Promise<BenchRunOutcom
       });
       if (result.status === "stopped" || options.signal?.aborted) throw new Stopped();
       await options.onRlmResult?.(task, result);
-      const t = totals(result.usage);
+      const t = totalTokens(result.usage);
       // "failed" means the loop threw (server down, bad reply): a harness error, retried on resume.
       const status: BenchStatus = result.status === "failed" ? "error" : result.status;
       return {
         ...base(task, "rlm"),
         score: scoreAnswer(task.expected, result.answer),
         answer: result.answer,
-        promptTokens: t.promptTokens,
-        completionTokens: t.completionTokens,
-        tokens: t.promptTokens + t.completionTokens,
+        promptTokens: t.prompt,
+        completionTokens: t.completion,
+        tokens: t.prompt + t.completion,
         timeMs: Date.now() - started,
         status,
         ...(result.message ? { message: result.message } : {}),

@@ -2,14 +2,10 @@
 // goes on from where it stopped: the same prompt, the answer so far as the model's own turn, and a
 // request to go on. Before, a cut-off answer got the same green "Answered" as a finished one and
 // nothing offered the rest (issue 34 #4).
-import { EngineAbortedError } from "../engines/errors.ts";
-import type { ChatEngine } from "../engines/types.ts";
-import type { HistoryEntry } from "../repl/types.ts";
-import { answerDirectly, type DirectAnswer, type DocumentSource } from "./direct.ts";
-import { directQuestion } from "./direct-run.ts";
+import type { DirectAnswer } from "./direct.ts";
 import { groupDigits } from "./numbers.ts";
-import type { IterationRecord, RlmConfig, RlmEventListener, RlmResult } from "./types.ts";
-import { directEmitter, recordDirectTurn } from "./direct-turn.ts";
+import type { IterationRecord, RlmEventListener, RlmResult } from "./types.ts";
+import { callDirect, directEmitter, directEndedBy, recordDirectTurn, type DirectCallInput } from "./direct-turn.ts";
 import { UsageTracker } from "./usage.ts";
 
 /** What a cut-off answer says about itself (the page offers Continue beside it). */
@@ -31,15 +27,9 @@ export function continuesDirect(iterations: readonly IterationRecord[]): boolean
   return !!iterations.at(-1)?.direct?.cut_off;
 }
 
-export interface DirectContinueInput {
-  question: string;
-  previous: readonly HistoryEntry[];
-  engine: ChatEngine;
-  document: DocumentSource;
-  config: RlmConfig;
+export interface DirectContinueInput extends DirectCallInput {
   /** The run so far; its last step is the cut-off answer. */
   iterations: readonly IterationRecord[];
-  signal: AbortSignal;
   onEvent?: RlmEventListener;
 }
 
@@ -56,14 +46,8 @@ export async function continueDirect(i: DirectContinueInput): Promise<RlmResult>
   const outOfTime = AbortSignal.timeout(i.config.maxWallTimeMs);
   const signal = AbortSignal.any([i.signal, outOfTime]);
   try {
-    const direct = await answerDirectly({
-      engine: i.engine,
-      question: directQuestion(i.question, i.previous),
-      document: i.document,
+    const direct = await callDirect(i, turn, signal, emit, {
       ...(last.direct?.max_tokens ? { maxAnswerTokens: last.direct.max_tokens } : {}),
-      sampling: i.config.sampling,
-      signal,
-      onToken: (text) => emit({ type: "token", turn, text }),
       continueFrom: soFar,
     });
     const answer = soFar + direct.answer;
@@ -80,16 +64,6 @@ export async function continueDirect(i: DirectContinueInput): Promise<RlmResult>
   } catch (err) {
     // The answer so far stays, still cut off: a failed or stopped continuation loses nothing.
     const kept = { answer: soFar, iterations: [], usage: usage.snapshot(), mode, cutOff: cutOffMessage(last.direct?.max_tokens ?? 0) };
-    return { ...kept, ...whyItEnded(err, i, outOfTime) };
+    return { ...kept, ...directEndedBy(err, i, outOfTime) };
   }
-}
-
-/** Why a continuation ended without the rest: the time limit, Stop, or the engine's error. */
-function whyItEnded(err: unknown, i: DirectContinueInput, outOfTime: AbortSignal): Pick<RlmResult, "status" | "message"> {
-  if (outOfTime.aborted && !i.signal.aborted) {
-    const limit = Math.round(i.config.maxWallTimeMs / 1000);
-    return { status: "out-of-time", message: `The ${limit} s time limit was reached before the model finished its answer.` };
-  }
-  const stopped = i.signal.aborted || err instanceof EngineAbortedError;
-  return { status: stopped ? "stopped" : "failed", message: stopped ? "Stopped." : err instanceof Error ? err.message : String(err) };
 }

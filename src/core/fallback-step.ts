@@ -4,6 +4,7 @@
 // it into one step of the trajectory: a turn the harness took, with one "cell" that holds the
 // sub-calls (each with the ranges of `context` it carried, for citations).
 import type { CellResult } from "../repl/protocol.ts";
+import { emptyCellResult } from "./cell-result.ts";
 import type { Budgets } from "./budgets.ts";
 import type { FallbackDecision, FallbackEstimate } from "./fallback-cost.ts";
 import { runFallback, type FallbackPlan, type FallbackResult } from "./fallback.ts";
@@ -64,15 +65,13 @@ function cellOf(result: FallbackResult | null, error: string | null, ms: number)
     ? `Read ${result.chunksRead} of ${result.chunksTotal} parts; ${result.sources.length} held an answer.\n` +
       (result.answer ? `Answer: ${result.answer}\n` : "No part held an answer.\n")
     : "";
-  return {
+  return emptyCellResult({
     stdout,
     stderr: error ? `${error}\n` : "",
     final_answer: result?.answer || null,
-    locals: {},
     execution_time: ms / 1000,
     error: error ? "FallbackError" : null,
-    interrupted: false,
-  };
+  });
 }
 
 /** Runs the fallback as one trajectory step. Never throws: a failure (or Stop) is in `error`. */

@@ -3,6 +3,7 @@
 // loop (loop.ts) replays what this builds; the session (session.ts) decides whether the
 // worker still holds the run's variables.
 import type { CellResult } from "../repl/protocol.ts";
+import { emptyCellResult } from "./cell-result.ts";
 import { formatTurnOutput } from "./format.ts";
 import type { IterationRecord } from "./types.ts";
 
@@ -36,14 +37,14 @@ export function resumeNote(variablesKept: boolean): string {
 
 function observed(it: IterationRecord, outputCharsPerCell: number): string {
   if (!it.code_blocks.length) return "(no code ran in this turn)";
-  const results: CellResult[] = it.code_blocks.map((b) => ({
-    stdout: b.result.stdout,
-    stderr: b.result.stderr,
-    final_answer: b.result.final_answer,
-    locals: b.result.locals,
-    execution_time: b.result.execution_time,
-    error: null,
-    interrupted: false,
-  }));
+  const results: CellResult[] = it.code_blocks.map((b) =>
+    emptyCellResult({
+      stdout: b.result.stdout,
+      stderr: b.result.stderr,
+      final_answer: b.result.final_answer,
+      locals: b.result.locals,
+      execution_time: b.result.execution_time,
+    }),
+  );
   return formatTurnOutput(results, outputCharsPerCell, [], "");
 }

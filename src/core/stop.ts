@@ -2,6 +2,7 @@
 // the time limit tripped must not turn an "out of time" best answer into "stopped", and vice versa.
 
 import type { CellResult } from "../repl/protocol.ts";
+import { emptyCellResult } from "./cell-result.ts";
 
 export type StopReason = "user" | "timeout";
 
@@ -46,15 +47,13 @@ export function stoppedAfterGrace(signal: AbortSignal): Promise<CellResult> {
     const stopped = () =>
       setTimeout(
         () =>
-          resolve({
-            stdout: "",
-            stderr: "KeyboardInterrupt: the run was stopped while this cell was running.\n",
-            final_answer: null,
-            locals: {},
-            execution_time: 0,
-            error: "KeyboardInterrupt",
-            interrupted: true,
-          }),
+          resolve(
+            emptyCellResult({
+              stderr: "KeyboardInterrupt: the run was stopped while this cell was running.\n",
+              error: "KeyboardInterrupt",
+              interrupted: true,
+            }),
+          ),
         STOP_GRACE_MS,
       );
     if (signal.aborted) stopped();

@@ -2,7 +2,7 @@
 // record of their own (a run cut off by a reload, a model call that failed), so the stored steps
 // stay one form (turn-view.ts derives the view back), and for the store's v3 migration, which
 // folds what only the old stored view kept into each finished turn's record.
-import type { CellResult } from "../repl/protocol.ts";
+import { emptyCellResult } from "./cell-result.ts";
 import { blockRecord, subcallRecord } from "./records.ts";
 import type { CellView, SubcallView, TurnView } from "./turn-view.ts";
 import type { CodeBlockRecord, IterationRecord, SubcallRecord } from "./types.ts";
@@ -64,16 +64,7 @@ function withCallFacts(call: SubcallRecord, shown: SubcallView | undefined): Sub
 
 /** A cell shown without a record. One still running when the run was cut off is recorded as interrupted. */
 function blockOfCell(cell: CellView): CodeBlockRecord {
-  const result: CellResult = cell.result ?? {
-    stdout: "",
-    stderr: "",
-    final_answer: null,
-    locals: {},
-    execution_time: 0,
-    error: null,
-    interrupted: true,
-  };
-  return blockRecord(cell.code, result, cell.subcalls.map(callOfSubcall));
+  return blockRecord(cell.code, cell.result ?? emptyCellResult({ interrupted: true }), cell.subcalls.map(callOfSubcall));
 }
 
 /**

@@ -86,8 +86,7 @@ describe("the web app", () => {
       }
       return code("FINAL(reply)");
     });
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     // A real drop of a 10 MB file built inside the page.
     await page.evaluate(async () => {
       const line = "Nothing to see in this line of the report, just filler text.\n";
@@ -179,8 +178,7 @@ describe("the web app", () => {
       expect(req.firstUser).toContain("First question");
       return code("FINAL(history[0]['answer'] + ' / ' + context.strip())");
     });
-    const { context, page } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page } = await stack.openPage();
     await upload(page, "kept.txt", "document body");
     await ask(page, "First question");
     await lastAnswer(page).getByText("first answer").waitFor();
@@ -205,8 +203,7 @@ describe("the web app", () => {
 
   it("exports the answer, the trajectory and a fine-tuning dataset", async () => {
     route("Export me", (req) => (req.turn === 0 ? code("n = len(context)\nprint(n)") : code("FINAL(f'{n} characters')")));
-    const { context, page } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page } = await stack.openPage();
     await upload(page, "e.txt", "abcdef");
     await ask(page, "Export me");
     await lastAnswer(page).getByText("6 characters").waitFor();
@@ -233,8 +230,7 @@ describe("the web app", () => {
 
   it("reads PDF, DOCX and ZIP files into context", async () => {
     route("Describe the files", () => code("FINAL(' | '.join(f'{k}:{len(v)}:{v.split()[-1]}' for k, v in sorted(context.items())))"));
-    const { context, page } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page } = await stack.openPage();
     const pdf = buildPdf([["First page says apple"], ["Second page says banana"]]);
     const docx = buildDocx(["Word paragraph one", "Word paragraph cherry"]);
     const zip = zipOf({
@@ -273,8 +269,7 @@ describe("the web app", () => {
       return (prev as (r: ScriptedRequest) => string)(req);
     };
     try {
-      const { context, page } = await newPage(stack.browser);
-      await stack.open(page, { compare: "1", contextWindow: "4096" });
+      const { context, page } = await stack.openPage({}, { compare: "1", contextWindow: "4096" });
       await upload(page, "long.txt", "word ".repeat(50_000));
       await ask(page, "Compare this");
       const direct = page.getByRole("region", { name: "Direct answer" }).last();
@@ -290,8 +285,7 @@ describe("the web app", () => {
 
   it("settings persist, come from the URL, and the page works by keyboard at phone width in dark mode", async () => {
     route("Keyboard question", () => code("FINAL('typed without a mouse')"));
-    const { context, page } = await newPage(stack.browser, { viewport: { width: 390, height: 844 }, colorScheme: "dark" });
-    await stack.open(page, { maxIterations: "7" });
+    const { context, page } = await stack.openPage({ viewport: { width: 390, height: 844 }, colorScheme: "dark" }, { maxIterations: "7" });
     await page.getByRole("button", { name: "Settings" }).click();
     const dialog = page.getByRole("dialog", { name: "Settings" });
     expect(await dialog.getByLabel("Max iterations").inputValue()).toBe("7");

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { buildDocx, zipOf } from "../fixtures/docs/index.ts";
 import { hostileDocx } from "../fixtures/docs/hostile-docx.ts";
 import { repl } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, startStack, openSteps } from "./harness.ts";
+import { documentInput, startStack, openSteps } from "./harness.ts";
 import { useStack } from "./stack.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 import { expectNothingFor, waitUntil } from "./waits.ts";
@@ -39,8 +39,7 @@ describe("every file read ends", () => {
   ];
 
   it("after an empty file, a nested zip, a corrupt DOCX or a DOCX with entities, the bar goes and the reason stays", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     for (const c of cases) {
       await documentInput(page).setInputFiles({ name: c.name, mimeType: c.mimeType, buffer: Buffer.from(c.bytes) });
       const problem = page.locator(".problems li", { hasText: c.name });
@@ -67,8 +66,7 @@ describe("names are shown as they are", () => {
         "Done.",
       ),
     ]);
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles([
       { name: rlo, mimeType: "text/plain", buffer: Buffer.from("looks like a picture") },
       { name: zw, mimeType: "text/plain", buffer: Buffer.from("an invoice") },
@@ -120,8 +118,7 @@ describe("a repository's zip", () => {
       "tinyproj-main/README.md":
         "# Tinyproj [![CI](https://ci.example/badge.svg)](https://ci.example)\n\nA tiny project.\n\n## Installation\n\npip install tinyproj\n\n## Usage\n\npython -m tinyproj\n",
     });
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles({ name: "tinyproj-main.zip", mimeType: "application/zip", buffer: Buffer.from(repo) });
     await page.locator(".docs .name", { hasText: "README.md" }).waitFor({ timeout: 60_000 });
     await page.locator(".sessions .title", { hasText: /^Tinyproj$/ }).waitFor({ timeout: 10_000 });

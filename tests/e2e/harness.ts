@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { preview, type PreviewServer } from "vite";
+import { repl } from "../fixtures/scripted-server.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const BASE_ARGS = [
@@ -171,6 +172,25 @@ export async function startRoutedStack(routes: Map<string, QuestionRoute>): Prom
   };
   stack.server.scripts.sub = "sub reply";
   return stack;
+}
+
+/** A route that runs `first` on turn 0, then hangs on the next turn until the person stops the run. */
+export function hangAfter(first: string): QuestionRoute {
+  return (req) => (req.turn === 0 ? repl(first) : { text: "", hang: true });
+}
+
+/** A route for a run that is stopped and then continued: as hangAfter(first), and `after` once the run continues. */
+export function stopThenContinue(first: string, after: string): QuestionRoute {
+  const stopped = hangAfter(first);
+  return (req) => (req.lastUser.includes("now continues") ? repl(after) : stopped(req));
+}
+
+/** Waits until the run's progress line is at turn `turn` (the earlier turns are done). */
+export async function turnShown(page: Page, turn: number, timeout = 30_000): Promise<void> {
+  await page
+    .getByTestId("run-progress")
+    .getByText(new RegExp(`turn ${turn}/`))
+    .waitFor({ timeout });
 }
 
 /**

@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { repl } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, openaiUrl, startStack } from "./harness.ts";
+import { newPage, openaiUrl, startStack, uploadText } from "./harness.ts";
 import { useStack, useCanary } from "./stack.ts";
 import { QuestionScripts } from "./sandbox/drive.ts";
 
@@ -26,17 +26,21 @@ const proposal = (page: Page) => page.getByRole("dialog", { name: "Settings from
 const attackLink = (appUrl: string, extra = "") =>
   `${appUrl}?backend=openai&baseUrl=${encodeURIComponent(`${canary.url}/v1`)}&model=evil-model${extra}`;
 
-/** Points a fresh page at the scripted server through its link, confirmed, and saves a key for it. */
-async function setUpWithKey(page: Page): Promise<void> {
-  await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
-  await proposal(page).getByRole("button", { name: "Apply these settings" }).click();
+/** Saves KEY for the endpoint the page is set to, then adds a document `name` once Python is ready. */
+async function saveKeyAndAdd(page: Page, name: string, text: string): Promise<void> {
   await page.getByRole("button", { name: "Settings" }).click();
   const settings = page.getByRole("dialog", { name: "Settings" });
   await settings.getByLabel(/API key/).fill(KEY);
   await settings.getByRole("button", { name: "Save" }).click();
   await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-  await documentInput(page).setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("private notes") });
-  await page.locator(".docs .name", { hasText: "notes.txt" }).waitFor({ timeout: 60_000 });
+  await uploadText(page, name, text);
+}
+
+/** Points a fresh page at the scripted server through its link, confirmed, and saves a key for it. */
+async function setUpWithKey(page: Page): Promise<void> {
+  await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
+  await proposal(page).getByRole("button", { name: "Apply these settings" }).click();
+  await saveKeyAndAdd(page, "notes.txt", "private notes");
 }
 
 async function askAndSettle(page: Page, question: string): Promise<string> {
@@ -122,13 +126,7 @@ describe("settings from a link are a proposal, and keys stay with their origin",
     canary.reset();
     const { context, page } = await newPage(stack.browser);
     await page.goto(attackLink(stack.app.url));
-    await page.getByRole("button", { name: "Settings" }).click();
-    const settings = page.getByRole("dialog", { name: "Settings" });
-    await settings.getByLabel(/API key/).fill(KEY);
-    await settings.getByRole("button", { name: "Save" }).click();
-    await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout: 60_000 });
-    await documentInput(page).setInputFiles({ name: "n.txt", mimeType: "text/plain", buffer: Buffer.from("n") });
-    await page.locator(".docs .name", { hasText: "n.txt" }).waitFor({ timeout: 60_000 });
+    await saveKeyAndAdd(page, "n.txt", "n");
     await askAndSettle(page, "anything");
     expect(keyLeaks().length, "the canary would have seen a leaked key").toBeGreaterThan(0);
     await context.close();

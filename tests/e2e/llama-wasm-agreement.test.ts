@@ -4,10 +4,9 @@
 // build given the same prompt. A kernel that reads a block wrongly (a wrong nibble order, a lost
 // scale) changes the first token; float differences between SIMD and AVX2 sums could only flip
 // a near tie, which is why the prompt and the count are short.
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { WllamaBenchApi } from "../../bench/browser/wllama-bench.ts";
 import { startBenchPages } from "../../bench/browser/server.ts";
+import { callWllamaBench, openWllamaBench } from "../../bench/browser/wllama-page.ts";
 import { QWEN_SHAPES, tinyQwenGguf, type QwenShape } from "../fixtures/gguf/index.ts";
 import { launch } from "./harness.ts";
 
@@ -65,14 +64,6 @@ async function native(modelPath: string): Promise<{ text: string; promptTokens: 
   }
 }
 
-function call<K extends keyof WllamaBenchApi>(page: Page, name: K, ...args: Parameters<WllamaBenchApi[K]>) {
-  return page.evaluate(
-    ([n, a]) =>
-      (window as unknown as { wllamaBench: Record<string, (...x: unknown[]) => unknown> }).wllamaBench[n as string]!(...(a as unknown[])),
-    [name, args] as const,
-  ) as Promise<Awaited<ReturnType<WllamaBenchApi[K]>>>;
-}
-
 let pages: Awaited<ReturnType<typeof startBenchPages>>;
 let browser: Awaited<ReturnType<typeof launch>>;
 
@@ -95,20 +86,17 @@ describe("our SIMD build on one loaded model", () => {
     const modelPath = await tinyQwenGguf({ arch: "qwen2", weights: "q8_0" });
     const page = await browser.newPage();
     try {
-      await page.goto(`${pages.url}wllama.html`);
-      await page.waitForFunction(() => "wllamaBench" in window);
-      await page.locator("#model").setInputFiles(modelPath);
-      await call(page, "store");
+      await openWllamaBench(page, pages.url, modelPath);
       const words = Array.from({ length: 150 }, (_, i) => ["harbour", "ledger", "tide", "keeper", "lamp"][i % 5]).join(" ");
       for (const threads of [2, 1]) {
-        const loaded = await call(page, "load", threads, 4096, "simd");
+        const loaded = await callWllamaBench(page, "load", threads, 4096, "simd");
         expect(loaded.threads).toBe(threads);
         for (let i = 0; i < 3; i++) {
           // A different first word each time: the same prompt again would come from the slot's
           // cache (one token read), as it did in a fresh-clone run.
-          const prefill = await call(page, "prefill", `${["North", "South", "East"][i]} ${threads} ${words}`);
+          const prefill = await callWllamaBench(page, "prefill", `${["North", "South", "East"][i]} ${threads} ${words}`);
           expect(prefill.promptTokens).toBeGreaterThan(150);
-          const decode = await call(page, "decode", 8);
+          const decode = await callWllamaBench(page, "decode", 8);
           expect(decode.predictedTokens).toBe(8);
         }
       }
@@ -133,16 +121,13 @@ describe.skipIf(!nodeLlamaCpp).each(["q8_0", "q4_0", "q4_k"] as const)("our SIMD
     const expected = await native(modelPath);
     const page = await browser.newPage();
     try {
-      await page.goto(`${pages.url}wllama.html`);
-      await page.waitForFunction(() => "wllamaBench" in window);
-      await page.locator("#model").setInputFiles(modelPath);
-      await call(page, "store");
+      await openWllamaBench(page, pages.url, modelPath);
       // one thread: emscripten 3.1.6 then has no pthread pool and never started the runtime until
       // scripts/llama-wasm-postlink.mjs removed its wasm-instantiate dependency (the load hung)
-      const loaded = await call(page, "load", 1, 1024, "simd");
+      const loaded = await callWllamaBench(page, "load", 1, 1024, "simd");
       expect(loaded.threads).toBe(1);
       expect(loaded.compat).toBe(true);
-      const got = await call(page, "generate", TEXT, TOKENS);
+      const got = await callWllamaBench(page, "generate", TEXT, TOKENS);
       expect({ promptTokens: got.promptTokens, text: got.text }).toEqual(expected);
       // ggml_compute_forward_mul_mat takes the GEMM (0004-wasm-gemm-4x4.patch) for 4 tokens or more
       expect(got.promptTokens).toBeGreaterThanOrEqual(4);

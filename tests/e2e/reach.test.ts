@@ -7,7 +7,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { zipOf } from "../fixtures/docs/index.ts";
 import { repl as code } from "../fixtures/scripted-server.ts";
-import { documentInput, axeProblems, newPage } from "./harness.ts";
+import { documentInput, axeProblems, newPage, stopThenContinue } from "./harness.ts";
 import { useRoutedStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -30,8 +30,7 @@ describe("phone, keyboard, screen reader and scale", () => {
       req.turn === 0 ? code(LONG_CODE) : req.turn === 1 ? { text: code("print(1)"), delayMs: 60_000 } : "FINAL('x')",
     );
     routes.set("Answer with long code", (req) => (req.turn === 0 ? code(LONG_CODE) : code("FINAL(context[:20])")));
-    const { context, page, errors } = await newPage(stack.browser, { viewport: { width: 390, height: 800 } });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: { width: 390, height: 800 } });
     const problems: string[] = [];
     const check = async (state: string) => {
       for (const width of [1280, 390, 360]) {
@@ -87,11 +86,10 @@ describe("phone, keyboard, screen reader and scale", () => {
   });
 
   it("Tab, Enter and Esc alone: add a document with the picker button, ask, stop, continue, open a source", async () => {
-    routes.set("Where is the code", (req) => {
-      if (req.lastUser.includes("now continues")) return code("FINAL(found)");
-      if (req.turn === 0) return code("i = context.find('code')\nfound = context[i:i+16]\nprint(context[max(0, i - 20):i + 40])");
-      return { text: "", hang: true };
-    });
+    routes.set(
+      "Where is the code",
+      stopThenContinue("i = context.find('code')\nfound = context[i:i+16]\nprint(context[max(0, i - 20):i + 40])", "FINAL(found)"),
+    );
     const { context, page, errors } = await newPage(stack.browser);
     // Playwright catches file choosers only once a listener has switched that on; switched on
     // here, long before Enter, so the chooser Enter opens is never missed under load.
@@ -148,8 +146,7 @@ describe("phone, keyboard, screen reader and scale", () => {
   it("a 113-file zip lists every file, grouped by folder, and Remove all empties the list", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 113; i++) files[`repo/${i % 2 ? "src" : "docs"}/file-${String(i).padStart(3, "0")}.txt`] = `file number ${i}`;
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await upload(page, "repo.zip", zipOf(files), "application/zip");
     await expect.poll(() => page.locator(".docs .name").count(), { timeout: 60_000 }).toBe(113);
     expect(await page.getByText(/and \d+ more/).count()).toBe(0);
@@ -166,8 +163,7 @@ describe("phone, keyboard, screen reader and scale", () => {
 
 describe("sessions at scale", () => {
   it("search, rename and date groups in the session list, kept across a reload", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     const names = ["alpha-notes.txt", "beta-notes.txt", "gamma-notes.txt", "delta-notes.txt"];
     for (const [i, name] of names.entries()) {
       if (i) {

@@ -12,7 +12,7 @@ import { mkdirSync } from "node:fs";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { repl as code, gate } from "../fixtures/scripted-server.ts";
-import { askQuestion, newPage, uploadText, LAPTOP, PHONE, type QuestionRoute } from "./harness.ts";
+import { askQuestion, hangAfter, newPage, turnShown, uploadText, LAPTOP, PHONE, type QuestionRoute } from "./harness.ts";
 import { useRoutedStack } from "./stack.ts";
 
 const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -79,8 +79,7 @@ describe("the finished answer is in front of you", () => {
   for (const viewport of [LAPTOP, PHONE]) {
     it(`comes into view when the run ends, with the focus on something in view (${viewport.width} px)`, async () => {
       routes.set("Three turns", tallRun(3, "The ledger runs from **1871** to 1931."));
-      const { context, page, errors } = await newPage(stack.browser, { viewport });
-      await stack.open(page);
+      const { context, page, errors } = await stack.openPage({ viewport });
       await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
       await askQuestion(page, "Three turns, then the answer");
       await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
@@ -100,8 +99,7 @@ describe("the finished answer is in front of you", () => {
     // following and showed the answer, and no button was due (seen in two runs, issue 38).
     const scrolled = gate();
     routes.set("Slow walk", tallRun(5, "Found it: 42.", { answerAfter: scrolled.opened }));
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP });
     await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
     await askQuestion(page, "Slow walk through the ledger");
     await page.locator('.turn[data-turn="4"] pre.output', { hasText: "ECHOECHOECHO 29" }).waitFor({ timeout: 60_000 });
@@ -133,19 +131,15 @@ describe("the finished answer is in front of you", () => {
 describe("after Stop or a failure in a new session", () => {
   for (const viewport of [LAPTOP, PHONE]) {
     it(`the start panel stays away and nothing focused is covered; a failed run shows no empty totals nor an export of nothing (${viewport.width} px)`, async () => {
-      routes.set("Hold on", (req) => (req.turn === 0 ? code("print('looking')") : { text: "", hang: true }));
+      routes.set("Hold on", hangAfter("print('looking')"));
       routes.set("Break", () => ({ text: "", status: 500, error: "the model server broke" }));
-      const { context, page, errors } = await newPage(stack.browser, { viewport });
-      await stack.open(page);
+      const { context, page, errors } = await stack.openPage({ viewport });
       await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
       const steps = page.getByRole("region", { name: "Get an answer in three steps" });
       expect(await steps.count()).toBe(1);
 
       await askQuestion(page, "Hold on while I look");
-      await page
-        .getByTestId("run-progress")
-        .getByText(/turn 2\//)
-        .waitFor({ timeout: 30_000 });
+      await turnShown(page, 2);
       await page.keyboard.press("Escape");
       const stopped = last(page);
       await stopped.locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 15_000 });
@@ -181,8 +175,7 @@ describe("after Stop or a failure in a new session", () => {
 describe("effort presets", () => {
   it("say their limits as limits, and what runs here took only once one has run", async () => {
     routes.set("Where", () => code("print(len(context))\nFINAL('It is in chapter 3.')"));
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP });
     // 2 MB: the old page announced "Thorough ≈ 15 min · ≈ 4.5M tokens" for files like this.
     await uploadText(page, "big.txt", "A line of a long report.\n".repeat(80_000));
     const efforts = page.getByRole("radiogroup", { name: "Effort" });
@@ -218,8 +211,7 @@ describe("effort presets", () => {
   });
 
   it("on a document that fits the window, say once that it is one direct call rather than three times the same", async () => {
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page, { mode: "auto" });
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP }, { mode: "auto" });
     await uploadText(page, "short.txt", "A short note.\n".repeat(20));
     await page
       .getByTestId("direct-note")
@@ -237,8 +229,7 @@ describe("a phone's fixed chrome leaves the answer the screen", () => {
   for (const viewport of [PHONE, SMALL_PHONE]) {
     it(`header and question box take at most a quarter of the screen; the effort opens on demand (${viewport.width} px)`, async () => {
       routes.set("Phone", tallRun(2, "Answered on a phone.\n\n" + "A long line of the answer. ".repeat(60)));
-      const { context, page, errors } = await newPage(stack.browser, { viewport });
-      await stack.open(page);
+      const { context, page, errors } = await stack.openPage({ viewport });
       await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
       await askQuestion(page, "Phone question");
       await last(page).locator(".chip", { hasText: "Answered" }).waitFor({ timeout: 60_000 });
@@ -313,16 +304,12 @@ describe("the smaller things", () => {
   // One run, checked at both widths: the page's layout follows its width, and the message stays
   // until dismissed, so a second run only to see it at another width would repeat the same state.
   it("a message never covers Choose files…, Folder… or the Export buttons (1280 px, then 390 px)", async () => {
-    routes.set("Wait", (req) => (req.turn === 0 ? code("print('looking')") : { text: "", hang: true }));
+    routes.set("Wait", hangAfter("print('looking')"));
     routes.set("Answer", () => code("FINAL('The answer.')"));
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP });
     await uploadText(page, "ledger.txt", "The ledger.\n".repeat(40));
     await askQuestion(page, "Wait for me");
-    await page
-      .getByTestId("run-progress")
-      .getByText(/turn 2\//)
-      .waitFor({ timeout: 30_000 });
+    await turnShown(page, 2);
     // A file dropped while a question runs: a warning that stays until dismissed.
     await page.evaluate(() => {
       const data = new DataTransfer();

@@ -24,8 +24,7 @@ describe("runaway and crashing code", () => {
       expect(req.lastUser).toContain("All variables were lost");
       return code("FINAL('survived; kept exists: ' + str('kept' in dir()))");
     };
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page, { cellTimeout: "2" });
+    const { context, page, errors } = await stack.openPage({}, { cellTimeout: "2" });
     await documentInput(page).setInputFiles({ name: "doc.txt", mimeType: "text/plain", buffer: Buffer.from("text") });
     await page.locator(".docs .name", { hasText: "doc.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Spin");
@@ -48,8 +47,7 @@ describe("runaway and crashing code", () => {
   it("a cell that runs out of memory is reported and the REPL keeps working", async () => {
     stack.server.scripts.root = (req) =>
       req.turn === 0 ? code("before = 5\nbig = [0] * (10**9)") : code("FINAL('before=' + str(before))");
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles({ name: "m.txt", mimeType: "text/plain", buffer: Buffer.from("m") });
     await page.locator(".docs .name", { hasText: "m.txt" }).waitFor();
     await page.getByRole("textbox", { name: "Question" }).fill("Allocate");
@@ -68,8 +66,7 @@ describe("runaway and crashing code", () => {
 
 describe("bad input", () => {
   it("each bad file gets a clear message and the session keeps what it had", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles({ name: "good.txt", mimeType: "text/plain", buffer: Buffer.from("keep me") });
     await page.locator(".docs .name", { hasText: "good.txt" }).waitFor();
 
@@ -113,8 +110,7 @@ describe("bad input", () => {
   });
 
   it("a file larger than the app accepts is refused with a size message, before it is read", async () => {
-    const { context, page } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page } = await stack.openPage();
     const dir = mkdtempSync(join(tmpdir(), "rlm-huge-"));
     const huge = join(dir, "huge.log");
     execFileSync("truncate", ["-s", "2G", huge]);
@@ -133,8 +129,7 @@ describe("bad input", () => {
 describe("durability", () => {
   it("a listed document whose bytes were never stored is taken off the list after a reload, and named", async () => {
     stack.server.scripts.root = code("FINAL(sorted(context) if isinstance(context, dict) else 'one: ' + context)");
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage();
     await documentInput(page).setInputFiles([
       { name: "kept.txt", mimeType: "text/plain", buffer: Buffer.from("still here") },
       { name: "lost.txt", mimeType: "text/plain", buffer: Buffer.from("never stored") },

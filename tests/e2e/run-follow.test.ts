@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { repl as code, gate } from "../fixtures/scripted-server.ts";
-import { askQuestion, newPage, uploadText } from "./harness.ts";
+import { askQuestion, newPage, stopThenContinue, turnShown, uploadText } from "./harness.ts";
 import { useRoutedStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -82,20 +82,13 @@ describe("a run you can follow", () => {
   });
 
   it("Esc stops, Continue goes on with the stopped run's variables, and Copy / Retry / Edit & re-ask act on the answer", async () => {
-    routes.set("Keep a secret", (req) => {
-      if (req.lastUser.includes("now continues")) return code("FINAL(secret)");
-      if (req.turn === 0) return code("secret = 'PLUM-' + str(6 * 7)\nprint('kept')");
-      return { text: "", hang: true }; // waits for Stop
-    });
+    routes.set("Keep a secret", stopThenContinue("secret = 'PLUM-' + str(6 * 7)\nprint('kept')", "FINAL(secret)"));
     routes.set("Keep a fruit", () => code("FINAL('no fruit')"));
     const { context, page, errors } = await newPage(stack.browser, { permissions: ["clipboard-read", "clipboard-write"] });
     await open(page);
     await uploadText(page, "notes.txt", "some notes");
     await askQuestion(page, "Keep a secret");
-    await page
-      .getByTestId("run-progress")
-      .getByText(/turn 2\//)
-      .waitFor({ timeout: 30_000 });
+    await turnShown(page, 2);
     await page.keyboard.press("Escape");
     await page.locator(".exchange .chip", { hasText: "Stopped" }).waitFor({ timeout: 10_000 });
     // Focus lands on Continue, not at the top of the page.

@@ -6,7 +6,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { VANILLA_SYSTEM_PROMPT } from "../../src/core/direct.ts";
 import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
-import { documentInput, newPage, startStack, openSteps } from "./harness.ts";
+import { documentInput, startStack, openSteps } from "./harness.ts";
 import { useStack } from "./stack.ts";
 
 const SHOTS = new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -32,8 +32,7 @@ async function askAndWait(page: Page, question: string, expected: string) {
 describe("prompt profiles on the page", () => {
   it("the share link picks a profile, Settings changes it, and the model server receives that prompt", async () => {
     stack.server.scripts.root = () => code("FINAL('ok ' + str(len(context)))");
-    const { context, page, errors } = await newPage(stack.browser);
-    await stack.open(page, { prompt: "guided" });
+    const { context, page, errors } = await stack.openPage({}, { prompt: "guided" });
     await upload(page, "notes.txt", "Some notes.");
     await askAndWait(page, "First profile question", "ok 11");
     const guided = rootRequestsFor("First profile question");
@@ -68,8 +67,7 @@ describe("how an answer came about", () => {
         ? "23 November 2026"
         : (/dated ([\w ]+?)\./.exec(req.lastUser)?.[1] ?? "NOT FOUND");
     for (const width of [1280, 390]) {
-      const { context, page, errors } = await newPage(stack.browser, { viewport: { width, height: 860 } });
-      await stack.open(page, {});
+      const { context, page, errors } = await stack.openPage({ viewport: { width, height: 860 } });
       await upload(page, "letter.txt", "Dear Sam, this letter is dated 23 November 2026. Regards.");
       await askAndWait(page, "What is the date of the letter?", "23 November 2026");
       const how = page.getByTestId("how-answered").last();
@@ -93,8 +91,7 @@ describe("how an answer came about", () => {
 
   it("says when the answer stands though no output showed it (submitted again after the gate asked, issue 25)", async () => {
     stack.server.scripts.root = (req: ScriptedRequest) => (req.turn === 0 ? code("print(len(context))") : "FINAL(4815162)");
-    const { context, page, errors } = await newPage(stack.browser, { viewport: { width: 390, height: 860 } });
-    await stack.open(page, { mode: "rlm" });
+    const { context, page, errors } = await stack.openPage({ viewport: { width: 390, height: 860 } }, { mode: "rlm" });
     await upload(page, "minutes.txt", "The committee met and discussed the roads. ".repeat(2000));
     await askAndWait(page, "What is the magic number?", "4815162");
     const how = page.getByTestId("how-answered").last();
@@ -113,8 +110,7 @@ describe("how an answer came about", () => {
       req.messages[0]?.content === VANILLA_SYSTEM_PROMPT ? "It is blue." : code("FINAL('rlm ran')");
     for (const width of [1280, 390]) {
       stack.server.requests.length = 0;
-      const { context, page, errors } = await newPage(stack.browser, { viewport: { width, height: 860 } });
-      await stack.open(page, { mode: "auto" });
+      const { context, page, errors } = await stack.openPage({ viewport: { width, height: 860 } }, { mode: "auto" });
       await upload(page, "door.txt", "The door is blue.");
       await askAndWait(page, "What colour is the door?", "It is blue.");
       const how = page.getByTestId("how-answered").last();

@@ -10,7 +10,7 @@ import { mkdirSync } from "node:fs";
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
-import { askQuestion, axeProblems, newPage, openSteps, uploadText, LAPTOP, PHONE, type QuestionRoute } from "./harness.ts";
+import { askQuestion, axeProblems, openSteps, uploadText, LAPTOP, PHONE, type QuestionRoute } from "./harness.ts";
 import { useRoutedStack } from "./stack.ts";
 
 const SHOTS = process.env.UX_SHOTS ?? new URL("../../test-results/screenshots/", import.meta.url).pathname;
@@ -66,8 +66,7 @@ describe("the fallback asks before it spends", () => {
       routes.set("Vault", prose);
       stack.server.scripts.sub = helper;
       const scheme = viewport === PHONE ? "dark" : "light";
-      const { context, page, errors } = await newPage(stack.browser, { viewport, colorScheme: scheme });
-      await stack.open(page);
+      const { context, page, errors } = await stack.openPage({ viewport, colorScheme: scheme });
       await uploadText(page, "minutes.txt", bigDocument());
       const before = subcalls().length;
       await askQuestion(page, "Vault: what is the code?");
@@ -116,8 +115,7 @@ describe("the fallback asks before it spends", () => {
   it("Stop here spends nothing and says what it would have cost; Stop while asked stops the run", async () => {
     routes.set("Vault", prose);
     stack.server.scripts.sub = helper;
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP, colorScheme: "dark" });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP, colorScheme: "dark" });
     await uploadText(page, "minutes.txt", bigDocument());
     const before = subcalls().length;
     await askQuestion(page, "Vault: the code, please?");
@@ -148,8 +146,7 @@ describe("the fallback asks before it spends", () => {
   it("within the limits it reads without asking; the limit is the person's to set in Settings", async () => {
     routes.set("Small vault", prose);
     stack.server.scripts.sub = helper;
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP });
     await uploadText(page, "note.txt", `A short note about the harbour.\n${NEEDLE}\n`.repeat(3));
     await askQuestion(page, "Small vault: what is the code?");
     const exchange = last(page);
@@ -178,8 +175,7 @@ describe("the fallback asks before it spends", () => {
   it("names the right cause: the same code three times is not 'nothing that could run'", async () => {
     routes.set("Loop", () => code("print('looking')"));
     stack.server.scripts.sub = helper;
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP });
     await uploadText(page, "note.txt", `A short note about the harbour.\n${NEEDLE}\n`);
     await askQuestion(page, "Loop: what is the code?");
     const exchange = last(page);
@@ -212,8 +208,7 @@ describe("Retry and Edit are fresh tries", () => {
   it("Retry → Replace: the new try never sees the answer it replaces, and takes its place (1280 and 390 px)", async () => {
     routes.set("Which gate", wrongThenRight("Gate WRONG-123", "Gate 7"));
     routes.set("Which ship", () => code("FINAL('The Aurora.')"));
-    const { context, page, errors } = await newPage(stack.browser, { viewport: LAPTOP });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: LAPTOP });
     await uploadText(page, "harbour.txt", "The ship Aurora leaves from gate 7.\n".repeat(30));
     await askQuestion(page, "Which ship leaves?");
     await statusOf(last(page)).getByText("Answered").waitFor({ timeout: 60_000 });
@@ -260,8 +255,7 @@ describe("Retry and Edit are fresh tries", () => {
     routes.set("Who signed", () => code("FINAL('Signed by RIGHT-Jones.')"));
     routes.set("When does", () => code("FINAL('At dawn.')"));
     routes.set("Sum up", () => code("FINAL('Summed up.')"));
-    const { context, page, errors } = await newPage(stack.browser, { viewport: PHONE, colorScheme: "dark" });
-    await stack.open(page);
+    const { context, page, errors } = await stack.openPage({ viewport: PHONE, colorScheme: "dark" });
     await uploadText(page, "harbour.txt", "The permit is signed by Harbour Master Jones. The ship leaves at dawn.\n".repeat(30));
     await askQuestion(page, "Who signs the permit?");
     await answerOf(last(page)).getByText("Signed by WRONG-Smith").waitFor({ timeout: 60_000 });

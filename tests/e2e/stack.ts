@@ -26,7 +26,12 @@ export interface UsedStack {
   readonly browser: Stack["browser"];
   /** Opens the app pointed at the scripted server (with more URL settings) and waits until Python is ready. */
   open(page: Page, extra?: Record<string, string>, timeout?: number): Promise<void>;
+  /** A new page (newPage's context options) with the app opened as `open(page, extra)` leaves it: how most browser tests begin. */
+  openPage(options?: Parameters<typeof newPage>[1], extra?: Record<string, string>): Promise<OpenedPage>;
 }
+
+/** A page of its own context, and the errors the page has thrown so far (watchErrors). */
+export type OpenedPage = Awaited<ReturnType<typeof newPage>>;
 
 /** Not yet up (or already down): a test used the stack outside the file's tests and hooks. */
 export class StackNotUpError extends Error {
@@ -47,6 +52,10 @@ export function useStack(start: () => Promise<Stack> = () => startStack(), setup
     () => new StackNotUpError(),
     setupTimeout,
   );
+  const open: UsedStack["open"] = async (page, extra = {}, timeout = 60_000) => {
+    await page.goto(openaiUrl(up().app.url, up().server.baseUrl, extra));
+    await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout });
+  };
   return {
     get server() {
       return up().server;
@@ -57,9 +66,11 @@ export function useStack(start: () => Promise<Stack> = () => startStack(), setup
     get browser() {
       return up().browser;
     },
-    async open(page, extra = {}, timeout = 60_000) {
-      await page.goto(openaiUrl(up().app.url, up().server.baseUrl, extra));
-      await page.locator(".chip", { hasText: "Python ready" }).waitFor({ state: "attached", timeout });
+    open,
+    async openPage(options, extra) {
+      const opened = await newPage(up().browser, options);
+      await open(opened.page, extra);
+      return opened;
     },
   };
 }

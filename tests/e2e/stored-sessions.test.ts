@@ -7,6 +7,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
+import { seedOldDatabase } from "../fixtures/old-database.ts";
 import { newPage, openaiUrl } from "./harness.ts";
 import { useStack } from "./stack.ts";
 
@@ -66,71 +67,11 @@ const V1_EXCHANGE = {
   })),
 };
 
-/** Writes the version-1 database on the app's origin, from a page that is not the app. */
-async function seedVersion1(page: Page, appUrl: string): Promise<void> {
-  const blank = new URL("seed-v1-database", appUrl).href;
-  await page.route(blank, (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>seed</title>" }));
-  await page.goto(blank);
-  await page.evaluate(async (exchange) => {
-    await new Promise<void>((resolve, reject) => {
-      const open = indexedDB.open("browser-rlm", 1);
-      open.onupgradeneeded = () => {
-        const db = open.result;
-        db.createObjectStore("sessions", { keyPath: "id" }).createIndex("updatedAt", "updatedAt");
-        db.createObjectStore("documents", { keyPath: ["sessionId", "path"] }).createIndex("sessionId", "sessionId");
-        db.createObjectStore("exchanges", { keyPath: "id" }).createIndex("sessionId", "sessionId");
-      };
-      open.onerror = () => reject(open.error);
-      open.onsuccess = () => {
-        const db = open.result;
-        const tx = db.transaction(["sessions", "exchanges"], "readwrite");
-        tx.objectStore("sessions").put({ id: "old-session", title: "The old memo", createdAt: 1, updatedAt: Date.now(), documents: [] });
-        tx.objectStore("exchanges").put(exchange);
-        tx.oncomplete = () => {
-          db.close();
-          resolve();
-        };
-        tx.onerror = () => reject(tx.error);
-      };
-    });
-  }, V1_EXCHANGE);
-}
-
 /** Every row of a database as the version-2 store wrote it (tests/fixtures/stored-v2). */
 const V2_DUMP = JSON.parse(readFileSync(new URL("../fixtures/stored-v2/database.json", import.meta.url), "utf8")) as Record<
   "sessions" | "exchanges" | "steps",
   unknown[]
 >;
-
-/** Writes the version-2 database on the app's origin, from a page that is not the app. */
-async function seedVersion2(page: Page, appUrl: string): Promise<void> {
-  const blank = new URL("seed-v2-database", appUrl).href;
-  await page.route(blank, (route) => route.fulfill({ contentType: "text/html", body: "<!doctype html><title>seed</title>" }));
-  await page.goto(blank);
-  await page.evaluate(async (dump) => {
-    await new Promise<void>((resolve, reject) => {
-      const open = indexedDB.open("browser-rlm", 2);
-      open.onupgradeneeded = () => {
-        const db = open.result;
-        db.createObjectStore("sessions", { keyPath: "id" }).createIndex("updatedAt", "updatedAt");
-        db.createObjectStore("documents", { keyPath: ["sessionId", "path"] }).createIndex("sessionId", "sessionId");
-        db.createObjectStore("exchanges", { keyPath: "id" }).createIndex("sessionId", "sessionId");
-        db.createObjectStore("steps", { keyPath: "id" }).createIndex("sessionId", "sessionId");
-      };
-      open.onerror = () => reject(open.error);
-      open.onsuccess = () => {
-        const db = open.result;
-        const tx = db.transaction(["sessions", "exchanges", "steps"], "readwrite");
-        for (const name of ["sessions", "exchanges", "steps"] as const) for (const row of dump[name]) tx.objectStore(name).put(row);
-        tx.oncomplete = () => {
-          db.close();
-          resolve();
-        };
-        tx.onerror = () => reject(tx.error);
-      };
-    });
-  }, V2_DUMP);
-}
 
 /** Each steps row of the page's database: whether it still holds the turns beside the records. */
 function stepsRows(page: Page): Promise<Array<{ id: string; turns: boolean; iterations: number }>> {
@@ -160,7 +101,10 @@ function stepsRows(page: Page): Promise<Array<{ id: string; turns: boolean; iter
 describe("sessions saved by an earlier page", () => {
   it("a version-1 session opens unchanged; its steps are read when shown, its trajectory when exported", async () => {
     const { context, page, errors } = await newPage(stack.browser);
-    await seedVersion1(page, stack.app.url);
+    await seedOldDatabase(page, stack.app.url, 1, {
+      sessions: [{ id: "old-session", title: "The old memo", createdAt: 1, updatedAt: Date.now(), documents: [] }],
+      exchanges: [V1_EXCHANGE],
+    });
     await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
     const exchange = page.locator("article.exchange").first();
     await exchange.getByText("What does the old memo say about the launch?").waitFor({ timeout: 60_000 });
@@ -198,7 +142,7 @@ describe("sessions saved by an earlier page", () => {
 
   it("a version-2 session shows the same steps, now derived from its trajectory records alone", async () => {
     const { context, page, errors } = await newPage(stack.browser);
-    await seedVersion2(page, stack.app.url);
+    await seedOldDatabase(page, stack.app.url, 2, V2_DUMP);
     await page.goto(openaiUrl(stack.app.url, stack.server.baseUrl));
 
     const answered = page.locator("article.exchange", { hasText: "Which team shipped the launch, and when?" });

@@ -1,7 +1,11 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { OpenAIEngine } from "../../src/engines/openai.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { DEFAULT_CONFIG, type RlmConfig } from "../../src/core/types.ts";
+import { useHooked } from "../fixtures/hooked.ts";
 import type { ScriptedServer } from "../fixtures/scripted-server.ts";
 
 export async function startRepl(
@@ -25,3 +29,21 @@ export function config(overrides: Partial<RlmConfig> = {}): RlmConfig {
 }
 
 export const text = (s: string) => new Blob([s]);
+
+/** The file's temporary directory was asked for outside its tests and hooks. */
+export class TempDirNotUpError extends Error {
+  constructor(prefix: string) {
+    super(
+      `The temporary directory ${prefix}… exists only while the file's tests run: use it inside a test or a hook registered after useTempDir()`,
+    );
+  }
+}
+
+/** A new directory in the system's temporary folder, made before the file's tests and removed after them. */
+export function useTempDir(prefix: string): () => string {
+  return useHooked(
+    () => mkdtemp(join(tmpdir(), prefix)),
+    (dir) => rm(dir, { recursive: true, force: true }),
+    () => new TempDirNotUpError(prefix),
+  );
+}

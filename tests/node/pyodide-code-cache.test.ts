@@ -10,23 +10,23 @@ import { dirname, join, sep } from "node:path";
 import { pathToFileURL } from "node:url";
 import vm from "node:vm";
 import { crc32 } from "node:zlib";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { localCacheWriter } from "../../src/repl/cache-writes.node.ts";
 import { PyodideImportRefused, asScript, pyodideScript } from "../../workers/node/pyodide-code-cache.node.ts";
 
-import { startRepl } from "./helpers.ts";
+import { startRepl, useTempDir } from "./helpers.ts";
 
 const cacheAt = (dir: string) => ({ dir, writer: localCacheWriter(dir) });
 
 const pyodideModule = join(dirname(createRequire(import.meta.url).resolve("pyodide/package.json")), "pyodide.asm.mjs");
-let dir: string;
+const dir = useTempDir("rlm-js-cache-");
 const open: ReplClient[] = [];
 
-const cacheFiles = () => readdirSync(dir).filter((name) => name.startsWith("pyodide-js-") && name.endsWith(".bin"));
+const cacheFiles = () => readdirSync(dir()).filter((name) => name.startsWith("pyodide-js-") && name.endsWith(".bin"));
 
 async function startAndRun(): Promise<string> {
-  const repl = await startRepl("sab", { snapshotDir: dir });
+  const repl = await startRepl("sab", { snapshotDir: dir() });
   open.push(repl);
   await repl.start();
   const out = await repl.runCell("import re\nprint(re.sub('a', 'b', 'banana'))");
@@ -34,21 +34,15 @@ async function startAndRun(): Promise<string> {
   return out.stdout.trim();
 }
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "rlm-js-cache-"));
-});
 afterEach(() => {
   for (const repl of open.splice(0)) repl.close();
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe("Pyodide's compiled JavaScript kept beside the snapshot", () => {
   it("is made after the first start and used as it is by the next", async () => {
     expect(await startAndRun()).toBe("bbnbnb");
     expect(cacheFiles()).toHaveLength(1);
-    const file = join(dir, cacheFiles()[0]!);
+    const file = join(dir(), cacheFiles()[0]!);
     const made = readFileSync(file);
     // Magic, then a CRC-32 of the payload, then V8's cache. (Made in the sandbox process, whose V8
     // flags differ from this test process's, so only the sandbox can tell whether V8 accepts it.)
@@ -61,7 +55,7 @@ describe("Pyodide's compiled JavaScript kept beside the snapshot", () => {
   });
 
   it("a damaged file is not used: Python starts all the same and a good cache replaces it", async () => {
-    const file = join(dir, cacheFiles()[0]!);
+    const file = join(dir(), cacheFiles()[0]!);
     const good = await readFile(file);
     const damaged = Buffer.from(good);
     damaged[damaged.length >> 1]! ^= 0xff;
@@ -73,7 +67,7 @@ describe("Pyodide's compiled JavaScript kept beside the snapshot", () => {
   });
 
   it("a cache V8 refuses (its bytes whole, but not code for this module) is replaced", async () => {
-    const file = join(dir, cacheFiles()[0]!);
+    const file = join(dir(), cacheFiles()[0]!);
     // A valid envelope around V8's cache of some other script.
     const foreign = new vm.Script("(function () { return 1 + 1; })").createCachedData();
     const header = Buffer.alloc(8);

@@ -6,7 +6,7 @@ import { RlmSession } from "../../src/core/session.ts";
 import { parseJsonl } from "../../src/core/trajectory.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
-import { between, repl as code } from "../fixtures/scripted-server.ts";
+import { between, repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
 import { config, engines, text } from "./helpers.ts";
@@ -18,7 +18,18 @@ beforeEach(async () => {
   await stack.repl.resetNamespace();
 });
 
-async function ask(question: string, overrides: Parameters<typeof config>[0] = {}, events?: RlmEvent[]) {
+/** The root's next step: checks the model was shown each of `shown` (contained or matched), then runs `next`. */
+function afterSeeing(shown: (string | RegExp)[], next: string): (req: ScriptedRequest) => string {
+  return (req) => {
+    for (const s of shown) {
+      if (typeof s === "string") expect(req.lastUser).toContain(s);
+      else expect(req.lastUser).toMatch(s);
+    }
+    return code(next);
+  };
+}
+
+async function ask(question: string, overrides: Parameters<typeof config>[0] = {}, events?: RlmEvent[], signal?: AbortSignal) {
   const { root, sub } = engines(stack.server);
   return runRlm({
     question,
@@ -27,6 +38,7 @@ async function ask(question: string, overrides: Parameters<typeof config>[0] = {
     subEngine: sub,
     config: config(overrides),
     ...(events ? { onEvent: (e: RlmEvent) => events.push(e) } : {}),
+    ...(signal ? { signal } : {}),
   });
 }
 
@@ -49,11 +61,8 @@ describe("the RLM loop", () => {
           "print(reply)",
         ].join("\n"),
       ),
-      (req) => {
-        // The root saw the sub-model's reply in the REPL output.
-        expect(req.lastUser).toContain("7319-ALPHA");
-        return code("FINAL(reply)");
-      },
+      // The root saw the sub-model's reply in the REPL output.
+      afterSeeing(["7319-ALPHA"], "FINAL(reply)"),
     ];
     stack.server.scripts.sub = (req) => {
       const chunk = between(req.lastUser, "<<", ">>");
@@ -100,25 +109,13 @@ describe("the RLM loop", () => {
     });
 
     it("FINAL_VAR of a missing variable tells the model and keeps going", async () => {
-      stack.server.scripts.root = [
-        "FINAL_VAR(nothing_here)",
-        (req) => {
-          expect(req.lastUser).toContain("no variable named 'nothing_here'");
-          return code("FINAL('recovered')");
-        },
-      ];
+      stack.server.scripts.root = ["FINAL_VAR(nothing_here)", afterSeeing(["no variable named 'nothing_here'"], "FINAL('recovered')")];
       const result = await ask("Q?");
       expect(result.answer).toBe("recovered");
     });
 
     it("a text FINAL written next to code is not accepted before the output is seen", async () => {
-      stack.server.scripts.root = [
-        code("x = 2 + 2\nprint(x)") + "\nFINAL(5)",
-        (req) => {
-          expect(req.lastUser).toContain("not accepted");
-          return code("FINAL(x)");
-        },
-      ];
+      stack.server.scripts.root = [code("x = 2 + 2\nprint(x)") + "\nFINAL(5)", afterSeeing(["not accepted"], "FINAL(x)")];
       const result = await ask("2+2?");
       expect(result.answer).toBe("4");
     });
@@ -145,11 +142,7 @@ describe("the RLM loop", () => {
     await stack.repl.setContextText("abc");
     stack.server.scripts.root = [
       code("kept = 41\nprint(undefined_name)"),
-      (req) => {
-        expect(req.lastUser).toContain("NameError: name 'undefined_name' is not defined");
-        expect(req.lastUser).toContain("at line 2");
-        return code("FINAL(kept + 1)");
-      },
+      afterSeeing(["NameError: name 'undefined_name' is not defined", "at line 2"], "FINAL(kept + 1)"),
     ];
     const result = await ask("Q");
     expect(result.answer).toBe("42");
@@ -201,14 +194,7 @@ describe("the RLM loop", () => {
 
   it("gives the cell an Error: string when a sub-call fails, and the run continues", async () => {
     await stack.repl.setContextText("abc");
-    stack.server.scripts.root = [
-      code("r = llm_query('please fail')\nprint(r)"),
-      (req) => {
-        expect(req.lastUser).toContain("Error:");
-        expect(req.lastUser).toContain("HTTP 500");
-        return code("FINAL('handled')");
-      },
-    ];
+    stack.server.scripts.root = [code("r = llm_query('please fail')\nprint(r)"), afterSeeing(["Error:", "HTTP 500"], "FINAL('handled')")];
     stack.server.scripts.sub = { text: "", status: 500, error: "backend exploded" };
     const events: RlmEvent[] = [];
     const result = await ask("Q", {}, events);
@@ -242,11 +228,7 @@ describe("the RLM loop", () => {
     await stack.repl.setContextText("abc");
     stack.server.scripts.root = [
       code("r = llm_query('x' * 200_000)\nprint(r)"),
-      (req) => {
-        expect(req.lastUser).toMatch(/Error: the prompt is about [\d,]+ tokens/);
-        expect(req.lastUser).toContain("Split it into pieces");
-        return code("FINAL('ok')");
-      },
+      afterSeeing([/Error: the prompt is about [\d,]+ tokens/, "Split it into pieces"], "FINAL('ok')"),
     ];
     const result = await ask("Q");
     expect(result.answer).toBe("ok");
@@ -293,16 +275,7 @@ describe("the RLM loop", () => {
     stack.server.scripts.root = [code("marker = 'kept'\nprint(marker)"), code("import time\nwhile True:\n    time.sleep(0.01)")];
     const controller = new AbortController();
     const events: RlmEvent[] = [];
-    const { root, sub } = engines(stack.server);
-    const pending = runRlm({
-      question: "Q",
-      repl: stack.repl,
-      rootEngine: root,
-      subEngine: sub,
-      config: config(),
-      signal: controller.signal,
-      onEvent: (e) => events.push(e),
-    });
+    const pending = ask("Q", {}, events, controller.signal);
     while (!events.some((e) => e.type === "cell-started" && e.turn === 1)) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 200));
     const stoppedAt = Date.now();
@@ -317,15 +290,7 @@ describe("the RLM loop", () => {
     await stack.repl.setContextText("abc");
     stack.server.scripts.root = [{ text: "", hang: true }];
     const controller = new AbortController();
-    const { root, sub } = engines(stack.server);
-    const pending = runRlm({
-      question: "Q",
-      repl: stack.repl,
-      rootEngine: root,
-      subEngine: sub,
-      config: config(),
-      signal: controller.signal,
-    });
+    const pending = ask("Q", {}, undefined, controller.signal);
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
     const result = await pending;

@@ -3,7 +3,7 @@
 // Pyodide in a worker thread, a scripted OpenAI-compatible server.
 import { describe, expect, it } from "vitest";
 import { RlmSession } from "../../src/core/session.ts";
-import type { RlmEvent } from "../../src/core/types.ts";
+import type { IterationRecord, RlmEvent } from "../../src/core/types.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
 import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
 import { config, engines, text } from "./helpers.ts";
@@ -22,6 +22,19 @@ function newSession(): RlmSession {
   return session;
 }
 
+/** A new session holding one document. */
+async function sessionWith(path: string, content: string): Promise<RlmSession> {
+  const session = newSession();
+  await session.addDocuments([{ path, data: text(content) }]);
+  return session;
+}
+
+/** The turns of a first run of `question` that continuing replays: the model's own, not the fallback's step. */
+async function modelTurnsOf(session: RlmSession, question: string): Promise<IterationRecord[]> {
+  const first = await session.ask(question);
+  return first.iterations.filter((it) => !it.fallback);
+}
+
 /** Turn 0 stores a secret; turn 1 (only reached by continuing) answers with it. */
 function script(seen: ScriptedRequest[]) {
   stack.server.scripts.root = (req) => {
@@ -37,10 +50,8 @@ describe("continuing a run", () => {
   it("replays the earlier turns and keeps the variables on the same worker", async () => {
     const seen: ScriptedRequest[] = [];
     script(seen);
-    const session = newSession();
-    await session.addDocuments([{ path: "a.txt", data: text("some document text") }]);
-    const first = await session.ask("What is the secret?");
-    const modelTurns = first.iterations.filter((it) => !it.fallback);
+    const session = await sessionWith("a.txt", "some document text");
+    const modelTurns = await modelTurnsOf(session, "What is the secret?");
     seen.length = 0;
     const events: RlmEvent[] = [];
     const next = await session.ask("What is the secret?", { resume: { iterations: modelTurns }, onEvent: (e) => events.push(e) });
@@ -58,13 +69,9 @@ describe("continuing a run", () => {
   it("on another worker it continues anyway and says the variables are gone", async () => {
     const seen: ScriptedRequest[] = [];
     script(seen);
-    const before = newSession();
-    await before.addDocuments([{ path: "a.txt", data: text("some document text") }]);
-    const first = await before.ask("What is the secret?");
-    const modelTurns = first.iterations.filter((it) => !it.fallback);
+    const modelTurns = await modelTurnsOf(await sessionWith("a.txt", "some document text"), "What is the secret?");
     // A reloaded page: a new session (new worker) with the stored turns.
-    const after = newSession();
-    await after.addDocuments([{ path: "a.txt", data: text("some document text") }]);
+    const after = await sessionWith("a.txt", "some document text");
     seen.length = 0;
     const events: RlmEvent[] = [];
     const next = await after.ask("What is the secret?", {
@@ -84,10 +91,8 @@ describe("a continued run's sources", () => {
       if (req.turn === 0) return code("i = context.find('code')\nfound = context[i:i+16]\nprint(context[max(0, i - 20):i + 40])");
       return "I need another turn.";
     };
-    const session = newSession();
-    await session.addDocuments([{ path: "memo.txt", data: text("Filler. The code is TANGO-19. More filler.") }]);
-    const first = await session.ask("Where is the code?");
-    const next = await session.ask("Where is the code?", { resume: { iterations: first.iterations.filter((it) => !it.fallback) } });
+    const session = await sessionWith("memo.txt", "Filler. The code is TANGO-19. More filler.");
+    const next = await session.ask("Where is the code?", { resume: { iterations: await modelTurnsOf(session, "Where is the code?") } });
     expect(next.answer).toContain("TANGO-19");
     expect(next.sources?.[0]?.doc).toBe("memo.txt");
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { documentSource } from "../../src/app/documents.ts";
 import { fitDocument, textSource } from "../../src/core/direct.ts";
 import { textMeta as meta } from "../fixtures/document-meta.ts";
+import { utf16 } from "../fixtures/docs/text.ts";
 
 describe("documentSource", () => {
   it("reads head and tail of one UTF-8 document without breaking characters", async () => {
@@ -33,22 +34,13 @@ describe("documentSource", () => {
     expect((await fitDocument(src, 20)).note).toContain("characters in the middle were cut");
   });
 
-  it("decodes the tail of a UTF-16BE document as big-endian (issue 25 §3)", async () => {
-    const body = `hello ${"long middle ".repeat(20)}world`;
-    const bytes = new Uint8Array(2 + body.length * 2);
-    bytes.set([0xfe, 0xff]);
-    for (let i = 0; i < body.length; i++) bytes[3 + i * 2] = body.charCodeAt(i);
-    const src = documentSource([{ sessionId: "s", path: "u.txt", blob: new Blob([bytes]) }], [meta("u.txt", body.length, "utf-16")]);
-    expect(await src.head(5)).toBe("hello");
-    expect(await src.tail(5)).toBe("world");
-  });
-
-  it("decodes UTF-16 documents from either end", async () => {
-    const body = "hello world";
-    const bytes = new Uint8Array(2 + body.length * 2);
-    bytes.set([0xff, 0xfe]);
-    for (let i = 0; i < body.length; i++) bytes[2 + i * 2] = body.charCodeAt(i);
-    const src = documentSource([{ sessionId: "s", path: "u.txt", blob: new Blob([bytes]) }], [meta("u.txt", body.length, "utf-16")]);
+  // The big-endian case is issue 25 §3: its tail was decoded as little-endian.
+  it.each([
+    ["UTF-16LE", [0xff, 0xfe], true, "hello world"],
+    ["UTF-16BE", [0xfe, 0xff], false, `hello ${"long middle ".repeat(20)}world`],
+  ])("decodes a %s document from either end", async (_name, bom, littleEndian, body) => {
+    const blob = new Blob([new Uint8Array(bom), utf16(body, littleEndian)]);
+    const src = documentSource([{ sessionId: "s", path: "u.txt", blob }], [meta("u.txt", body.length, "utf-16")]);
     expect(await src.head(5)).toBe("hello");
     expect(await src.tail(5)).toBe("world");
   });

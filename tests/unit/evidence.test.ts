@@ -5,7 +5,7 @@ import { answerOverlap, collectReads, rankSources, sourceLabel, withPassages, ty
 import { blockRecord, iterationRecord, subcallRecord } from "../../src/core/records.ts";
 import type { IterationRecord } from "../../src/core/types.ts";
 import type { SourceKind, SourceRange } from "../../src/repl/protocol.ts";
-import { cell } from "../fixtures/scripted-repl.ts";
+import { emptyCellResult } from "../../src/core/cell-result.ts";
 
 const range = (doc: string, start: number, end: number, kind: SourceKind, extra: Partial<SourceRange> = {}): SourceRange => ({
   doc,
@@ -91,10 +91,14 @@ describe("reading sources out of a run's records", () => {
     const call = subcallRecord("sub", "<<…>>", "The code is ZEBRA-4471.", { promptTokens: 1, completionTokens: 1 }, 5, {
       sources: [range("src/a.py", 0, 800, "prompt")],
     });
-    first.code_blocks.push(blockRecord("x", cell({ sources: [range("src/a.py", 100, 120, "match")] }), [call]));
+    first.code_blocks.push(blockRecord("x", emptyCellResult({ sources: [range("src/a.py", 100, 120, "match")] }), [call]));
     const second: IterationRecord = iterationRecord(1, 0, [], "");
     second.code_blocks.push(
-      blockRecord("FINAL(x)", cell({ final_answer: "ZEBRA-4471", sources: [range("src/a.py", 300, 310, "answer", { score: 1 })] }), []),
+      blockRecord(
+        "FINAL(x)",
+        emptyCellResult({ final_answer: "ZEBRA-4471", sources: [range("src/a.py", 300, 310, "answer", { score: 1 })] }),
+        [],
+      ),
     );
     const reads = collectReads([first, second]);
     expect(reads.map((r) => [r.range.kind, r.turn, r.finalCell, r.reply ?? null])).toEqual([

@@ -1,6 +1,7 @@
 // The key a Python snapshot is stored under and the envelope that protects it: a changed
 // runtime or Pyodide means another key; a damaged, cut or foreign file is rejected with a reason.
 import { describe, expect, it } from "vitest";
+import { joinChunks } from "../../src/ingest/blob-reader.ts";
 import { SnapshotRejected } from "../../src/repl/snapshot-store.ts";
 import { checksum, envelopeHeader, fingerprint, openEnvelope, snapshotKey } from "../../workers/shared/snapshot-format.ts";
 
@@ -11,13 +12,8 @@ function bigIntFnv(text: string): string {
   return hash.toString(16).padStart(16, "0");
 }
 
-const wrap = (key: string, payload: Uint8Array) => {
-  const header = envelopeHeader(key, payload);
-  const out = new Uint8Array(header.byteLength + payload.byteLength);
-  out.set(header);
-  out.set(payload, header.byteLength);
-  return out;
-};
+/** A stored snapshot file: the envelope's header, then the payload. */
+const wrap = (key: string, payload: Uint8Array) => joinChunks([envelopeHeader(key, payload), payload]);
 
 describe("snapshot keys", () => {
   it("fingerprint is 64-bit FNV-1a over UTF-8 (published test vectors): stored keys stay valid", () => {
