@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { repl } from "../fixtures/scripted-server.ts";
-import { REACHED_LINE, openSteps, subcallAnswered, startStack } from "./harness.ts";
+import { repl, startScriptedServer } from "../fixtures/scripted-server.ts";
+import { REACHED_LINE, launch, openSteps, startApp, subcallAnswered } from "./harness.ts";
 import { useStack } from "./stack.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
@@ -21,9 +21,33 @@ const PARAMS = { maxIterations: "8", contextWindow: "131072", cellTimeout: "60" 
 /** A rebuilt worker boots Python again; on this shared 2-core machine that can take a while. */
 const PYTHON_BOOT_ALLOWANCE_MS = 30_000;
 
-const stack = useStack(() =>
-  startStack({ root: scripts.root, sub: (req) => `sub saw ${req.lastUser.length} chars`, contextWindow: 131072 }),
-);
+/**
+ * The JavaScript heap each of this browser's processes may grow to, in MB. The runaway tests fill
+ * a worker's heap until Chromium ends its process; at Chromium's own limit (gigabytes) that took
+ * most of their time and pressed a shared machine's memory. Python's heap is WebAssembly memory,
+ * outside this limit, and the largest string a test here makes is 60 MB.
+ */
+const JS_HEAP_MB = 512;
+
+const stack = useStack(async () => {
+  const server = await startScriptedServer({
+    root: scripts.root,
+    sub: (req) => `sub saw ${req.lastUser.length} chars`,
+    contextWindow: 131072,
+  });
+  const app = await startApp();
+  const browser = await launch([`--js-flags=--max-old-space-size=${JS_HEAP_MB}`]);
+  return {
+    server,
+    app,
+    browser,
+    async close() {
+      await browser.close();
+      await app.close();
+      await server.close();
+    },
+  };
+});
 
 let tagSeq = 0;
 /** Asks a question whose root turns are `cells` (then FINAL(final)), and returns each turn's output. */

@@ -4,7 +4,16 @@
 // history back. When the documents' sizes are known (the CLI counts them), the first question's
 // first model request goes out while Python is still starting, and still no cell runs before the
 // documents are in Python. Real Pyodide in a worker thread, a scripted OpenAI-compatible server.
-import { describe, expect, it } from "vitest";
+//
+// The REPLs share one snapshot directory, as the CLI's share its cache: the first start makes the
+// Python snapshot and every later one (rebuilt workers and child runs included) restores it, about
+// 0.5 s instead of 5 s a start (issue 38: this file took 64 s of a loaded run, most of it booting
+// Python eleven times). The one test whose point is the first request racing Python's start boots
+// from scratch, so its margin stays the whole boot.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RlmSession } from "../../src/core/session.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
@@ -15,12 +24,32 @@ import { useSessionServer } from "./loop-stack.ts";
 
 const stack = useSessionServer();
 
-/** A session over a fresh Node REPL; `repls` collects every REPL it creates (its own, children). */
-function newSession(repls: ReplClient[] = [], overrides: Parameters<typeof config>[0] = {}, killGraceMs?: number): RlmSession {
+let snapshotDir: string;
+beforeAll(async () => {
+  snapshotDir = await mkdtemp(join(tmpdir(), "rlm-session-snapshot-"));
+});
+afterAll(async () => {
+  await rm(snapshotDir, { recursive: true, force: true });
+});
+
+/**
+ * A session over a fresh Node REPL; `repls` collects every REPL it creates (its own, children).
+ * `boot: "scratch"` leaves out the file's snapshot, for a test that needs Python's full start.
+ */
+function newSession(
+  repls: ReplClient[] = [],
+  overrides: Parameters<typeof config>[0] = {},
+  killGraceMs?: number,
+  boot: "snapshot" | "scratch" = "snapshot",
+): RlmSession {
   const { root, sub } = engines(stack.server);
   const session = new RlmSession({
     createRepl: () => {
-      const r = createNodeRepl({ syncMode: "auto", ...(killGraceMs ? { killGraceMs } : {}) });
+      const r = createNodeRepl({
+        syncMode: "auto",
+        ...(killGraceMs ? { killGraceMs } : {}),
+        ...(boot === "snapshot" ? { snapshotDir } : {}),
+      });
       repls.push(r);
       return r;
     },
@@ -129,7 +158,8 @@ describe("questions in a session", () => {
 
 describe("the first model request while Python gets ready (documents of known size)", () => {
   it("goes out before Python has the document, and the first cell sees all of it", async () => {
-    const session = newSession();
+    // From scratch: the request must win a race against Python's start, so that start stays long.
+    const session = newSession([], {}, undefined, "scratch");
     const doc = "lorem ipsum ".repeat(500_000) + "The code is QX-78.";
     void session.addDocuments([{ path: "big.txt", data: text(doc), chars: doc.length }]);
     const pythonHadIt: boolean[] = [];

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { glob } from "tinyglobby";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -52,6 +52,18 @@ describe("the two lanes of npm test (tests/lanes.ts)", () => {
     expect(a.filter((f) => b.includes(f))).toEqual([]);
     expect([...a, ...b].sort()).toEqual(all);
     expect(b).toEqual([...LANE_B_E2E_FILES].sort());
+  });
+
+  it("starts WebKit from one lane only: two xvfb-run -a starting at once can take the same display", async () => {
+    // WebKit starts only through the engines' launcher (tests/e2e/engines/webkit.ts, under xvfb-run).
+    const startsWebKit = (file: string) => /\blaunch(Engine|WebKit)\(/.test(readFileSync(`${root}${file}`, "utf8"));
+    const a = (await filesOf("a")).filter(startsWebKit);
+    const b = (await filesOf("b")).filter(startsWebKit);
+    expect(a.length + b.length, "no browser file starts WebKit: the check below would prove nothing").toBeGreaterThan(0);
+    expect(
+      a.length === 0 || b.length === 0,
+      `WebKit files in lane A: ${a.join(", ")}; in lane B: ${b.join(", ")}: move them to one lane in tests/lanes.ts`,
+    ).toBe(true);
   });
 
   it("keeps a plain run whole: every browser file, as before the split", async () => {
