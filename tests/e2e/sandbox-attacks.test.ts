@@ -143,6 +143,28 @@ async function expectNothingPlanted(page: Page): Promise<void> {
   expect(await page.evaluate(() => (window as unknown as { __broadcasts: unknown[] }).__broadcasts)).toEqual([]);
 }
 
+/**
+ * Every attack against a variant of the app with some of its walls: none gets through (but those
+ * `skip` says the remaining wall does not cover), nothing reaches the canary, nothing is planted.
+ */
+async function expectVariantHolds(
+  walls: Parameters<typeof startVariantServer>[0],
+  label: string,
+  where: Where,
+  skip?: (a: Attack) => boolean,
+): Promise<void> {
+  const variant = await startVariantServer(walls);
+  const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, label, where);
+  try {
+    expectAllBlocked(verdicts, skip);
+    await expectNoLeak();
+    await expectNothingPlanted(opened.page);
+  } finally {
+    await opened.close();
+    await variant.close();
+  }
+}
+
 const stack = useStack(() => startStack({ root: scripts.root, sub: "sub-model reply", contextWindow: 131072 }));
 const canary = useCanary();
 
@@ -211,16 +233,7 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
   }, 150_000);
 
   it("a worker of the page: lockDown alone (no CSP header, as on a host that drops it) stops every attack", async () => {
-    const variant = await startVariantServer({ workerCsp: false, lockDown: true });
-    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "lockDown only", "page");
-    try {
-      expectAllBlocked(verdicts);
-      await expectNoLeak();
-      await expectNothingPlanted(opened.page);
-    } finally {
-      await opened.close();
-      await variant.close();
-    }
+    await expectVariantHolds({ workerCsp: false, lockDown: true }, "lockDown only", "page");
   }, 150_000);
 
   it("a worker of the page: positive control, with neither wall the same attacks do reach the canary", async () => {
@@ -229,18 +242,9 @@ describe("model-written Python cannot send `context` out of the REPL worker", ()
 
   it("the sandboxed frame: its policy alone (lockDown removed) stops every attack, and nothing reaches the page's storage", async () => {
     // The page's worker script keeps its CSP header, but no worker of the page runs here.
-    const variant = await startVariantServer({ workerCsp: true, lockDown: false });
-    const { verdicts, app: opened } = await runAttacks(variant.url, ATTACKS, "frame policy only", "frame");
-    try {
-      // Storage and BroadcastChannel are not requests: in the frame they belong to its opaque
-      // origin, so whatever they do, the page and every later session must see nothing.
-      expectAllBlocked(verdicts, (a) => a.cspDoesNotCover === true);
-      await expectNoLeak();
-      await expectNothingPlanted(opened.page);
-    } finally {
-      await opened.close();
-      await variant.close();
-    }
+    // Storage and BroadcastChannel are not requests: in the frame they belong to its opaque
+    // origin, so whatever they do, the page and every later session must see nothing.
+    await expectVariantHolds({ workerCsp: true, lockDown: false }, "frame policy only", "frame", (a) => a.cspDoesNotCover === true);
   }, 150_000);
 
   it("the sandboxed frame: positive control, without its policy and lockDown the same attacks do reach the canary", async () => {
