@@ -135,13 +135,15 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** `browserArgs`: extra Chromium flags for this file's browser (e.g. a smaller JavaScript heap). */
 export async function startStack(
   serverOptions: import("../fixtures/scripted-server.ts").ScriptedServerOptions = { contextWindow: 8192 },
+  browserArgs: string[] = [],
 ): Promise<Stack> {
   const { startScriptedServer } = await import("../fixtures/scripted-server.ts");
   const server = await startScriptedServer(serverOptions);
   const app = await startApp();
-  const browser = await launch();
+  const browser = await launch(browserArgs);
   return {
     server,
     app,

@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { repl, startScriptedServer } from "../fixtures/scripted-server.ts";
-import { REACHED_LINE, launch, openSteps, startApp, subcallAnswered } from "./harness.ts";
+import { repl } from "../fixtures/scripted-server.ts";
+import { REACHED_LINE, openSteps, startStack, subcallAnswered } from "./harness.ts";
 import { useStack } from "./stack.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
@@ -29,25 +29,11 @@ const PYTHON_BOOT_ALLOWANCE_MS = 30_000;
  */
 const JS_HEAP_MB = 512;
 
-const stack = useStack(async () => {
-  const server = await startScriptedServer({
-    root: scripts.root,
-    sub: (req) => `sub saw ${req.lastUser.length} chars`,
-    contextWindow: 131072,
-  });
-  const app = await startApp();
-  const browser = await launch([`--js-flags=--max-old-space-size=${JS_HEAP_MB}`]);
-  return {
-    server,
-    app,
-    browser,
-    async close() {
-      await browser.close();
-      await app.close();
-      await server.close();
-    },
-  };
-});
+const stack = useStack(() =>
+  startStack({ root: scripts.root, sub: (req) => `sub saw ${req.lastUser.length} chars`, contextWindow: 131072 }, [
+    `--js-flags=--max-old-space-size=${JS_HEAP_MB}`,
+  ]),
+);
 
 let tagSeq = 0;
 /** Asks a question whose root turns are `cells` (then FINAL(final)), and returns each turn's output. */
