@@ -61,6 +61,10 @@ export default defineConfig({
           sequence: { groupOrder: 2 },
           testTimeout: 240_000,
           hookTimeout: 300_000,
+          // expect.poll waits on what the page shows; its default second is less than a smooth
+          // scroll or a re-render takes on a loaded machine (two reading-experience checks failed
+          // so in a fresh-clone run at load ~10). A poll ends as soon as it holds.
+          expect: { poll: { timeout: 15_000 } },
           fileParallelism: false,
         },
       },

@@ -145,7 +145,7 @@ describe("after Stop or a failure in a new session", () => {
       await stopped.locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 15_000 });
       await expect.poll(() => focusPlacement(page), { timeout: 10_000 }).toEqual({ what: "button Continue", seen: true });
       expect(await steps.count()).toBe(0);
-      expect((await placement(stopped.locator(".chip", { hasText: "Stopped" }))).whole).toBe(true);
+      await expect.poll(async () => (await placement(stopped.locator(".chip", { hasText: "Stopped" }))).whole).toBe(true);
       await page.screenshot({ path: `${SHOTS}stopped-first-question-${viewport.width}.png` });
 
       // A failure in another new session.

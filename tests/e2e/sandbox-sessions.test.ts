@@ -9,6 +9,8 @@ import { describe, expect, it } from "vitest";
 import { repl } from "../fixtures/scripted-server.ts";
 import { REACHED_LINE, openSteps, startStack, subcallAnswered } from "./harness.ts";
 import { useStack } from "./stack.ts";
+import { asEnginePage } from "./engines/chromium.ts";
+import { timeStop } from "./engines/index.ts";
 import { QuestionScripts, ask, lastStatus, openApp, turnOutputs, uploadText, type AppPage } from "./sandbox/drive.ts";
 import { installForgery, victimCell } from "./sandbox/forgeries.ts";
 import { startVariantServer } from "./sandbox/variant-server.ts";
@@ -274,10 +276,10 @@ describe("Stop and the next question always work", () => {
       await page.getByRole("button", { name: "Ask", exact: true }).click();
       // Python is in the C loop: the sub-call just before it is answered.
       await subcallAnswered(page);
-      const clicked = Date.now();
-      await page.getByRole("button", { name: "Stop", exact: true }).click();
+      // From the click on Stop to the run showing "Stopped", timed by the page's own clock: the
+      // test process's clock also counts the driver's round trips, seconds on a loaded machine.
+      expect(await timeStop(asEnginePage(page), 10_000)).toBeLessThan(2_000);
       await page.locator("article.exchange").last().locator(".chip", { hasText: "Stopped" }).waitFor({ timeout: 5_000 });
-      expect(Date.now() - clicked).toBeLessThan(2_000);
       await expect(page.getByRole("button", { name: "+ New" }).isEnabled()).resolves.toBe(true);
       const [next] = await run(page, ["print('NEXT', context)"], "next works", 120_000);
       expect(next).toContain("NEXT stop");

@@ -39,6 +39,14 @@ class ChromiumPage extends HandlePage<ElementHandle<Element>> implements EngineP
   }
 }
 
+/**
+ * A page another harness opened, driven as an EnginePage, so the shared page-side helpers
+ * (timeStop, waitForFunction) serve the Chromium-only files too. Its errors() are not watched.
+ */
+export function asEnginePage(page: Page): EnginePage {
+  return new ChromiumPage(page.context(), page, []);
+}
+
 export async function launchChromium(): Promise<EngineBrowser> {
   const browser = await launch();
   return {
