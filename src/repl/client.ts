@@ -253,10 +253,11 @@ export class ReplClient implements SessionRepl {
   }
 
   /**
-   * Cell `id`'s checked result, or `{ gone }` when the worker is wedged before or after it. The
-   * result is taken from the private port alone (WorkerPulse): Comlink's reply comes on the
-   * worker's global port, where a cell in the page's worker can listen for each call's id and
-   * post a reply of its own ahead of the real one. The reply still tells when the call failed.
+   * Cell `id`'s checked result, or `{ gone }` when the worker is wedged before it (a wedge after
+   * it is the heartbeat's to find, in runCell). The result is taken from the private port alone
+   * (WorkerPulse): Comlink's reply comes on the worker's global port, where a cell in the page's
+   * worker can listen for each call's id and post a reply of its own ahead of the real one. The
+   * reply still tells when the call failed.
    */
   private cellResult(t: ReplTransport, code: string, id: number): Promise<CellResult | { gone: string }> {
     const pulse = this.worker.ends.pulse;

@@ -7,8 +7,10 @@
 //                   the result Python returned. Both are sent by the worker's own code, never by
 //                   Python (model code could otherwise post a result of its own ahead of the real
 //                   one): a start that never comes means work an earlier cell left behind holds
-//                   the worker. Work a cell leaves queued runs only after its result is out
-//                   (workers/shared/repl-runtime.ts), and the heartbeat after the cell finds it.
+//                   the worker. Work a cell that did not await leaves queued runs only after
+//                   its result is out (workers/shared/repl-runtime.ts), and the heartbeat after
+//                   the cell finds it; a cell that awaits or waits on a sub-call under JSPI can
+//                   have such work run first, and that wedge is found at the cell's time limit.
 // Everything that arrives is checked, like every other message from the worker. The shapes are
 // HostToPulse and PulseToHost (messages.ts).
 import type { HostToPulse } from "./messages.ts";

@@ -1,6 +1,6 @@
 // The runtime package's files read from disk, for the Node worker and tests: every .py file under
 // workers/python/rlm_runtime/, so a new module needs no list of its own here. (The sandbox process
-// may read workers/: src/node/python-sandbox.mjs.)
+// may read workers/python, with workers/node and workers/shared: src/node/python-sandbox.mjs.)
 import { readFileSync, readdirSync } from "node:fs";
 import { RUNTIME_PACKAGE, packageFiles, type RuntimeFile } from "../shared/runtime-package.ts";
 

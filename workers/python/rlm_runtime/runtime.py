@@ -1,4 +1,4 @@
-# The one object the worker holds (workers/python-runtime.ts binds its methods once): every call
+# The one object the worker holds (workers/shared/python-runtime.ts binds its methods once): every call
 # the host makes into Python goes through it, so nothing outside this class is called by name.
 
 import sys
