@@ -141,6 +141,15 @@ const walls = [
     imports: [...WORKER_IMPORTS, into("node|cli") + "/", NODE_BUILTINS],
   },
   {
+    // The frame runs the source text of this module's functions (src/repl/sandbox-frame.ts), so a
+    // value it imported would not be there; and importing only types, it never brings src/repl
+    // back round through the exception below.
+    name: "workers/browser/repl-sandboxed.frame.ts runs as its own source text in the frame: type imports only (and the workers' walls)",
+    files: ["workers/browser/repl-sandboxed.frame.ts"],
+    imports: [...WORKER_IMPORTS, into("node|cli") + "/", NODE_BUILTINS],
+    syntax: ["ImportDeclaration[importKind!='type']", "ImportExpression"],
+  },
+  {
     name: "workers/node/ runs in the CLI's sandbox process: nothing of workers/browser/ or src/cli (and the workers' wall)",
     files: ["workers/node/**/*.{ts,mts,mjs}"],
     imports: [...WORKER_IMPORTS, into("browser|cli") + "/"],
@@ -157,6 +166,15 @@ const walls = [
     name: "src/repl (the REPL's host side and its message boundary) never imports workers/",
     files: ["src/repl/**/*.ts"],
     imports: [into("workers") + "/"],
+  },
+  {
+    // The one exception, for one file and one module: the sandboxed frame's script lives beside
+    // the worker it starts (rooms by process, issue 37 #3), yet the page pastes its source text
+    // into the frame's srcdoc, so the page's side must import it. That script imports only types
+    // (a wall above), so no module cycle comes back. The later wall's rule wins.
+    name: "src/repl/sandbox-frame.ts imports of workers/ only the frame's own script (workers/browser/repl-sandboxed.frame.ts)",
+    files: ["src/repl/sandbox-frame.ts"],
+    imports: [into("workers") + "/(?!browser/repl-sandboxed\\.frame\\.ts$)"],
   },
   {
     name: "the render worker may use the page's renderer (src/ui/render), nothing else of the page",

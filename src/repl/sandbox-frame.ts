@@ -11,7 +11,8 @@
 import * as Comlink from "comlink";
 import { DEFAULT_SNAPSHOT_CACHE, cacheStorageSnapshotStore } from "./snapshot-store.ts";
 import type { ReplWorkerApi, SnapshotSetting } from "./protocol.ts";
-import { frameScript } from "./sandbox-frame-main.ts";
+// The frame's own script lives beside its worker: the one import of workers/ the REPL wall allows.
+import { frameScript } from "../../workers/browser/repl-sandboxed.frame.ts";
 import {
   SANDBOXED_WORKER_FILE,
   SANDBOX_CRASHED,

@@ -29,6 +29,13 @@ const crossings: [file: string, code: string][] = [
   // The REPL's boundary (issue 37 #2): src/repl never imports the workers, and they reach it only
   // through its messages, its worker contract and the stores both sides share.
   ["src/repl/sandbox-frame.ts", `import { portSnapshotStore } from "../../workers/browser/snapshot-store-port.ts";`],
+  ["src/repl/sandbox-frame.ts", `import { browserReplWorker } from "../../workers/browser/repl-browser-api.ts";`],
+  ["src/repl/sandbox-frame.ts", `const m = await import("../../workers/shared/repl-runtime.ts");`],
+  ["workers/browser/repl-sandboxed.frame.ts", `import { SANDBOXED_WORKER_FILE } from "../../src/repl/messages.ts";`],
+  ["workers/browser/repl-sandboxed.frame.ts", `import type { ReplClient } from "../../src/repl/client.ts";`],
+  // The frame's script is the one exception, and only for the module that puts it in the frame.
+  ["src/repl/browser.ts", `import { frameScript } from "../../workers/browser/repl-sandboxed.frame.ts";`],
+  ["src/repl/client.ts", `const m = await import("../../workers/browser/repl-sandboxed.frame.ts");`],
   ["src/repl/node-sandbox.ts", `import type { BridgeState } from "../../workers/shared/repl-host-bridge.ts";`],
   ["src/repl/client.ts", `const m = await import("../../workers/shared/repl-runtime.ts");`],
   ["workers/shared/repl-runtime.ts", `import { ReplClient } from "../../src/repl/client.ts";`],
@@ -116,6 +123,8 @@ const allowed: [file: string, code: string][] = [
   ["workers/node/repl-worker.node.mjs", `import { cachedBundle } from "../../src/node/esbuild-cache.mjs";`],
   ["workers/browser/repl-browser-api.ts", `import { createReplWorker } from "../shared/repl-runtime.ts";`],
   ["workers/shared/snapshot-boot.ts", `import { checksum } from "./snapshot-format.ts";`],
+  ["workers/browser/repl-sandboxed.frame.ts", `import type { PageToFrame } from "../../src/repl/messages.ts";`],
+  ["src/repl/sandbox-frame.ts", `import { frameScript } from "../../workers/browser/repl-sandboxed.frame.ts";`],
   [
     "src/repl/browser.ts",
     `export const w = () => new Worker(new URL("../../workers/browser/repl.worker.ts", import.meta.url), { type: "module" });`,

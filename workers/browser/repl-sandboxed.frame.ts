@@ -1,10 +1,12 @@
-// The script of the sandboxed frame (src/repl/sandbox-frame.ts puts frameScript() into the frame's
-// srcdoc). It starts and ends Python workers for the page, hands each the files and compiled
-// WebAssembly module the page sent once, relays Stop into a worker's interrupt buffer, and
-// answers the page's pings: a frame whose process crashed (out of memory) stops answering.
+// The script of the sandboxed frame, beside the worker it starts (repl-sandboxed.worker.ts; Chromium).
+// The page's side, src/repl/sandbox-frame.ts, puts frameScript() into the frame's srcdoc, which is
+// why it is the one module of workers/ that src/repl may import (eslint.config.js). It starts and
+// ends Python workers for the page, hands each the files and compiled WebAssembly module the page
+// sent once, relays Stop into a worker's interrupt buffer, and answers the page's pings: a frame
+// whose process crashed (out of memory) stops answering.
 // The frame runs the source text of the functions below, so they use nothing but the frame's own
-// globals and each other: no imports, no module constants, no helpers a bundler would share.
-import type { FrameToPage, PageToFrame, SandboxAssets, SandboxWorkerSetup } from "./messages.ts";
+// globals and each other: no imports but types, no module constants, no helpers a bundler would share.
+import type { FrameToPage, PageToFrame, SandboxAssets, SandboxWorkerSetup } from "../../src/repl/messages.ts";
 
 /** What the page sent once, ready for each worker. */
 interface FrameFiles {
