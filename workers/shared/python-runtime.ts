@@ -19,9 +19,9 @@ export interface PythonRuntime {
   /** `context` becomes this text; returns its description as JSON. */
   setContext(text: string): string;
   /**
-   * A plain function returning the cell's result JSON, or None when the cell's code awaited
-   * something (then `finishCell`, a coroutine function, gives it). The caller chooses a
-   * promising call (JSPI) or a plain one.
+   * `(code, outputCap, cellId)`: a plain function returning the cell's result JSON, or None when
+   * the cell's code awaited something (then `finishCell(cellId)`, a coroutine function, gives
+   * that cell's and no other's). The caller chooses a promising call (JSPI) or a plain one.
    */
   runCell: PyCallable;
   finishCell: PyCallable;

@@ -147,10 +147,15 @@ function documentCalls(
   };
 }
 
-/** What the worker's calls share: Python once started, and the private port. */
+/** What the worker's calls share: Python once started, the private port, and how many cells it took. */
 interface WorkerState {
   started: Started | undefined;
   pulse: Pulse | null;
+  /**
+   * Python's name for each cell (run_cell, finish_cell): the worker's own count, not the host's
+   * id, which is optional and the host's to reuse, so no two cells under way share one.
+   */
+  cellsTaken: number;
 }
 
 /**
@@ -171,11 +176,12 @@ async function runOneCell(
   cell: { code: string; outputCap: number; id: number },
 ) {
   state.pulse?.cellStarted(cell.id);
+  const slot = ++state.cellsTaken;
   try {
     // No `await` on a plain call's value: even that would let a queued microtask run first.
-    let raw = callCell(runtime.runCell, [cell.code, cell.outputCap]);
+    let raw = callCell(runtime.runCell, [cell.code, cell.outputCap, slot]);
     if (raw instanceof Promise) raw = await raw;
-    if (raw === undefined) raw = await callCell(runtime.finishCell, []);
+    if (raw === undefined) raw = await callCell(runtime.finishCell, [slot]);
     const result = typeof raw === "string" ? capForHost(raw, cell.outputCap) : droppedResult(-1);
     state.pulse?.cellFinished(cell.id, result);
     return result;
@@ -198,7 +204,7 @@ function kindOf(doc: ContextDocumentInput): string {
 }
 
 export function createReplWorker(hooks: ReplWorkerHooks): ReplWorkerApi {
-  const state: WorkerState = { started: undefined, pulse: null };
+  const state: WorkerState = { started: undefined, pulse: null, cellsTaken: 0 };
   const need = (): Started => {
     if (!state.started) throw new Error("The Python REPL is not started yet. Wait for it to finish loading.");
     return state.started;

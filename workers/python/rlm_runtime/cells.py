@@ -247,14 +247,21 @@ async def _run(code_obj):
     return result
 
 
-# The cell that awaited something, as a task the worker awaits through finish_cell().
-_awaiting = []
+# Each cell that awaited something, as a task under the id the worker gave the cell: the worker
+# awaits finish_cell(id) for it. One list whose last entry finish_cell took gave each of two
+# cells awaiting at once the other's result; by id, finishing one cell never finishes another.
+_awaiting = {}
 
 
-def run_cell(code, output_cap):
-    """Run one cell. Returns JSON: stdout, stderr, final_answer, locals, execution_time,
-    error (exception type or null), interrupted; or None when the cell's code awaited something,
-    and the worker then awaits finish_cell() for the JSON.
+class CellIdError(LookupError):
+    """The worker named a cell it cannot: one still awaiting to run_cell, one not awaiting to finish_cell."""
+
+
+def run_cell(code, output_cap, cell_id):
+    """Run one cell, `cell_id` being the worker's name for it (unique in the worker). Returns
+    JSON: stdout, stderr, final_answer, locals, execution_time, error (exception type or null),
+    interrupted; or None when the cell's code awaited something, and the worker then awaits
+    finish_cell(cell_id) for the JSON.
 
     Why a plain call, not a coroutine: Python's return then reaches the worker's JavaScript on
     the same stack, which sends the result on at once. A coroutine's return reaches it only on a
@@ -262,16 +269,21 @@ def run_cell(code, output_cap):
     a callback that spins), which then wedged the worker before the result could go out; Python
     had to announce the cell's end itself, a signal model code could fake or silence. The cell
     still runs as a task (started eagerly, so at once), as asyncio.timeout and the like need."""
+    if cell_id in _awaiting:
+        raise CellIdError("cell {} is still awaiting: give each cell an id of its own".format(cell_id))
     task = asyncio.Task(_run_cell_guarded(code, output_cap), loop=asyncio.get_event_loop(), eager_start=True)
     if task.done():
         return task.result()
-    _awaiting.append(task)
+    _awaiting[cell_id] = task
     return None
 
 
-async def finish_cell():
-    """The rest of a cell whose code awaited something (run_cell returned None)."""
-    return await _awaiting.pop()
+async def finish_cell(cell_id):
+    """The rest of cell `cell_id`, whose code awaited something (run_cell returned None for it)."""
+    task = _awaiting.pop(cell_id, None)
+    if task is None:
+        raise CellIdError("no cell {} is awaiting: finish_cell takes the id run_cell was given".format(cell_id))
+    return await task
 
 
 async def _run_cell_guarded(code, output_cap):

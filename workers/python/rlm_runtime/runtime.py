@@ -31,11 +31,11 @@ class Runtime:
 
     # --- questions and cells --------------------------------------------------------------------
 
-    def run_cell(self, code, output_cap):
-        return cells.run_cell(code, output_cap)
+    def run_cell(self, code, output_cap, cell_id):
+        return cells.run_cell(code, output_cap, cell_id)
 
-    async def finish_cell(self):
-        return await cells.finish_cell()
+    async def finish_cell(self, cell_id):
+        return await cells.finish_cell(cell_id)
 
     def begin_question(self, history_json):
         """A new question: `history` holds the earlier ones, a previous submission is forgotten,
