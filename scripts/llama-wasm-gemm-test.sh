@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds scripts/llama-wasm-patches/gemm-test.c twice for the browser, against the patched gemm.c
 # of a llama-wasm source tree: "simd" (emcc 3.1.6, SIMD128 tiles) and "relaxed" (gemm.c through
-# llama-wasm-relaxed-cc.sh: clang-19 with relaxed SIMD), then runs both in Chromium, one thread,
-# one page, interleaved (scripts/llama-wasm-gemm-test.mjs). The relaxed dot product has to be
+# llama-wasm-relaxed-cc.sh: clang-19 with relaxed SIMD), then runs both in Chromium and Firefox, one thread,
+# one page per engine, interleaved (scripts/llama-wasm-gemm-test.ts). The relaxed dot product has to be
 # tested in a browser: Node 20's V8 computes it wrongly.
 #
 # Usage: scripts/llama-wasm-gemm-test.sh <llama.cpp source dir> [out dir]
 #   e.g. scripts/llama-wasm-gemm-test.sh .llama-wasm-build/src/llama.cpp /tmp/gemm-test
-# BUILD_ONLY=1 stops after the build; ROUNDS=n (default 2) runs each module n times, alternating.
+# BUILD_ONLY=1 stops after the build; ROUNDS=n (default 2) runs each module n times, alternating;
+# ENGINES=chromium,firefox,webkit picks the browsers (default chromium,firefox).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SRC="${1:?usage: llama-wasm-gemm-test.sh <llama.cpp source dir> [out dir]}"
@@ -37,4 +38,4 @@ for variant in simd relaxed; do
 done
 echo "built $OUT/gemm-test-{simd,relaxed}.{js,wasm}"
 [[ "${BUILD_ONLY:-0}" == "1" ]] && exit 0
-node "$HERE/llama-wasm-gemm-test.mjs" "$OUT" "${ROUNDS:-2}"
+node --import tsx "$HERE/llama-wasm-gemm-test.ts" "$OUT" "${ROUNDS:-2}" "${ENGINES:-chromium,firefox}"
