@@ -3,8 +3,8 @@
 # scripts/build-llama-wasm.sh build: the same objects, except ggml's wasm GEMM (arch/wasm/gemm.c),
 # which clang-19 compiles with -mrelaxed-simd (scripts/llama-wasm-relaxed-cc.sh), relinked with
 # the build's own emcc 3.1.6 link line (wasm-ld 14, binaryen 108's Asyncify). The page serves this
-# wasm where WebAssembly.validate accepts a relaxed dot product (Chromium) and the SIMD128 one
-# elsewhere (Firefox ESR, WebKit); the JavaScript glue is the SIMD128 build's.
+# wasm where WebAssembly.validate accepts a relaxed dot product (Chromium 156, Firefox 153) and the
+# SIMD128 one elsewhere (WebKitGTK 2.50); the JavaScript glue is the SIMD128 build's.
 #
 # Why not a whole build with a newer compiler: Debian's emscripten 3.1.6 (clang 14) has no relaxed
 # dot product, and only this one file uses relaxed SIMD, so the rest stays exactly the SIMD128 build.

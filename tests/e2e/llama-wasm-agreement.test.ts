@@ -114,8 +114,8 @@ describe("our SIMD build on one loaded model", () => {
 const Q4_K_SEED = 1;
 const Q4_K_SHAPE: QwenShape = { ...QWEN_SHAPES.tiny, arch: "qwen2", embedding: 256, feedForward: 320, heads: 2, kvHeads: 1, headDim: 128 };
 
-// Both wasms of our build: the SIMD128 one (Firefox, WebKit) and the relaxed-SIMD one the page
-// picks in Chromium (vendor/llama-wasm/relaxed: the GEMM's Q4_0, Q5_0 and Q4_K tiles on
+// Both wasms of our build: the SIMD128 one (WebKit) and the relaxed-SIMD one the page picks
+// where relaxed SIMD validates (Chromium, Firefox 153) (vendor/llama-wasm/relaxed: the GEMM's Q4_0, Q5_0 and Q4_K tiles on
 // i16x8.relaxed_dot_i8x16_i7x16_s). Chromium is where the relaxed one must be proven: Node 20's
 // V8 computes the relaxed dot wrongly.
 const CASES = (["q8_0", "q4_0", "q4_k"] as const).flatMap((weights) => [

@@ -22,7 +22,7 @@ export interface WllamaAssets {
   /**
    * The same build with the prompt GEMM's Q4_0, Q5_0 and Q4_K tiles on relaxed SIMD's dot product
    * (scripts/build-llama-wasm-relaxed.sh), run by simdWorker's glue where the browser validates
-   * relaxed SIMD (Chromium); simdWasm everywhere else.
+   * relaxed SIMD (Chromium, Firefox 153); simdWasm everywhere else (WebKit).
    */
   relaxedWasm: string;
 }
