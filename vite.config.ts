@@ -38,7 +38,9 @@ const pwa = VitePWA({
   injectManifest: {
     globPatterns: ["**/*.{js,mjs,css,html,wasm,zip,json,svg,webmanifest,md}"],
     // The page runs llama.cpp from our own SIMD build (wllama/simd/, 16 MB, docs/llama-wasm-build.md)
-    // wherever a worker has shared memory, so that is precached. wllama's compat build (19 MB) runs
+    // wherever a worker has shared memory, so that is precached, with its relaxed-SIMD wasm
+    // (wllama/simd/relaxed/, 16 MB more), which the worker picks where relaxed SIMD validates: both,
+    // so that a browser offline still finds the one it picks. wllama's compat build (19 MB) runs
     // only where workers have none (WebKitGTK): the service worker keeps it the first time such a
     // browser asks (src/sw.ts), not every visitor. Its default build is for bench/wllama.ts only.
     // The size limit admits the SIMD wasm (and the 6 MB model worker).

@@ -9,7 +9,8 @@
 //        [--no-stop] [--no-native] [--only=stop]
 // (--builds: the page's llama.cpp builds to measure; compat is wasm32 + Asyncify, forced here
 // where the browser would take the default Memory64 + JSPI one; simd is our own wasm32 + Asyncify
-// build with ggml's SIMD128 kernels, vendor/llama-wasm.)
+// build with ggml's SIMD128 kernels, vendor/llama-wasm; relaxed the same build's relaxed-SIMD
+// wasm, vendor/llama-wasm/relaxed, which the page runs where the browser has relaxed SIMD.)
 // Native llama.cpp: node-llama-cpp from this project when it depends on it, else the folder in
 // NODE_LLAMA_CPP_DIR (a scratch `npm i node-llama-cpp@3.21.1 @node-llama-cpp/linux-x64@3.21.1
 // --omit=optional --ignore-scripts`).
@@ -74,7 +75,8 @@ const nativeCache = (c: Cache) => ({
   ...(c.kv === "default" ? {} : { experimentalKvCacheKeyType: c.kv.toUpperCase(), experimentalKvCacheValueType: c.kv.toUpperCase() }),
   ...(c.flash === "default" ? {} : { flashAttention: c.flash === "on" }),
 });
-type Build = "default" | "compat" | "simd";
+// simd: our build's SIMD128 wasm; relaxed: its relaxed-SIMD wasm (what the page runs in Chromium)
+type Build = "default" | "compat" | "simd" | "relaxed";
 const BUILDS = (args.builds ?? "default").split(",") as Build[];
 const PROMPT = Array.from(
   { length: PROMPT_WORDS },
@@ -176,7 +178,12 @@ function memoryNotes(log: string[]): string[] {
 }
 
 async function measure(p: Page, threads: number, build: Build, cache: Cache, notes: string[]): Promise<Rate> {
-  const loaded = await callWllamaBench(p, "load", threads, KV_TOKENS, build === "default" ? undefined : build, pageCache(cache));
+  const [asked, relaxedSimd] = build === "relaxed" ? (["simd", true] as const) : ([build, false] as const);
+  const loaded = await callWllamaBench(p, "load", threads, KV_TOKENS, asked === "default" ? undefined : asked, {
+    ...pageCache(cache),
+    ...(asked === "simd" ? { relaxedSimd } : {}),
+  });
+  if (build === "relaxed" && !loaded.relaxedSimd) throw new Error("this browser did not validate relaxed SIMD: the SIMD128 wasm ran");
   console.log(`page ${threads} thread(s) ${build} ${cacheName(cache)}: loaded in ${loaded.seconds.toFixed(1)} s`);
   notes.push(
     `${threads} thread(s), ${build} build, ${cacheName(cache)}: loaded in ${loaded.seconds.toFixed(1)} s, ${loaded.threads} thread(s) used, multi-thread ${loaded.multiThread}, compat ${loaded.compat}`,

@@ -10,7 +10,7 @@
 #   - wllama's glue and CMakeLists.txt: node_modules/@wllama/wllama/{cpp,CMakeLists.txt}
 # Toolchain: Debian bookworm's `emscripten` 3.1.6 (apt-get install -y emscripten).
 #
-# Usage: [INSTALL=1] [JOBS=n] scripts/build-llama-wasm.sh [scratch-dir]   (default: ./.llama-wasm-build)
+# Usage: [INSTALL=1] [RELAXED=1] [JOBS=n] scripts/build-llama-wasm.sh [scratch-dir]   (default: ./.llama-wasm-build)
 # Output: <scratch>/out/wllama.{js,wasm}, SHA256SUMS and the licences; INSTALL=1 copies them to
 # vendor/llama-wasm, which the page serves.
 set -euo pipefail
@@ -88,4 +88,9 @@ if [[ "${INSTALL:-0}" == "1" ]]; then
   mkdir -p "$ROOT/vendor/llama-wasm"
   cp "$WORK/out/"{wllama.js,wllama.wasm,SHA256SUMS,LICENSE-llama.cpp,LICENSE-wllama} "$ROOT/vendor/llama-wasm/"
   echo "installed in vendor/llama-wasm"
+fi
+# RELAXED=1: then its relaxed-SIMD variant from the same objects (clang-19 for gemm.c; INSTALL=1
+# puts it in vendor/llama-wasm/relaxed). See docs/llama-wasm-build.md, "Relaxed SIMD".
+if [[ "${RELAXED:-0}" == "1" ]]; then
+  "$ROOT/scripts/build-llama-wasm-relaxed.sh" "$WORK"
 fi

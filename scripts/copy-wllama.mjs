@@ -22,5 +22,7 @@ const copies = [
   // Our own build with ggml's SIMD128 kernels (scripts/build-llama-wasm.sh), committed in vendor/.
   [fileURLToPath(new URL("../vendor/llama-wasm/wllama.wasm", import.meta.url)), join(dest, "simd/wllama.wasm")],
   [fileURLToPath(new URL("../vendor/llama-wasm/wllama.js", import.meta.url)), join(dest, "simd/wllama.js")],
+  // Its relaxed-SIMD variant (scripts/build-llama-wasm-relaxed.sh), run by the same glue in Chromium.
+  [fileURLToPath(new URL("../vendor/llama-wasm/relaxed/wllama.wasm", import.meta.url)), join(dest, "simd/relaxed/wllama.wasm")],
 ];
 copyWhenStale(copies);

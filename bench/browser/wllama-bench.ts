@@ -20,8 +20,8 @@ export interface WllamaBenchApi {
     threads: number,
     kvTokens: number,
     build?: "compat" | "simd",
-    cache?: { kvCacheType?: WllamaKvCacheType; flashAttention?: boolean },
-  ): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean; memoryLog: string[] }>;
+    options?: { kvCacheType?: WllamaKvCacheType; flashAttention?: boolean; relaxedSimd?: boolean },
+  ): Promise<{ seconds: number; threads: number; multiThread: boolean; compat: boolean; relaxedSimd: boolean; memoryLog: string[] }>;
   /** Evaluates a prompt (the caller makes it unique) and one token: prompt tokens and llama.cpp's prompt time. */
   prefill(text: string): Promise<WllamaTimings>;
   /** The same prompt again (its KV cache kept by the slot), generating `tokens`: decode at the prompt's depth. */
@@ -57,13 +57,14 @@ const api: WllamaBenchApi = {
     await client.storeModel({ id: modelId, info, source: "file" }, parts);
     return { seconds: (performance.now() - started) / 1000, bytes: info.totalBytes };
   },
-  async load(threads, kvTokens, build, cache) {
-    const outcome = await client.load({ modelId, kvTokens, slots: 2, threads, assets: assets(), ...(build ? { build } : {}), ...cache });
+  async load(threads, kvTokens, build, options) {
+    const outcome = await client.load({ modelId, kvTokens, slots: 2, threads, assets: assets(), ...(build ? { build } : {}), ...options });
     return {
       seconds: outcome.seconds,
       threads: outcome.threads,
       multiThread: outcome.multiThread,
       compat: outcome.compat,
+      relaxedSimd: outcome.relaxedSimd,
       memoryLog: outcome.memoryLog,
     };
   },

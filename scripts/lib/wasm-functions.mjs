@@ -115,6 +115,8 @@ export const SIMD_OPS = {
   "i32x4.dot_i16x8_s": [0xfd, 0xba, 0x01],
   "i16x8.extmul_low_i8x16_s": [0xfd, 0x9c, 0x01],
   "i32x4.extadd_pairwise_i16x8_s": [0xfd, 0xfe, 0x00],
+  // relaxed SIMD (0x112; the same number in the final spec and in binaryen 108)
+  "i16x8.relaxed_dot_i8x16_i7x16_s": [0xfd, 0x92, 0x02],
 };
 
 /**

@@ -23,7 +23,8 @@ void ggml_vec_dot_q5_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t
 void ggml_vec_dot_q4_K_q8_K(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
 
 static uint32_t rng = 12345;
-static uint32_t rnd(void) { rng = rng * 1664525u + 1013904223u; return rng >> 8; }
+static int extreme; // every quant at its largest magnitude: the int16 pair sums of the relaxed tiles at their bound
+static uint32_t rnd(void) { rng = rng * 1664525u + 1013904223u; return extreme ? 0xFFFFFFu : rng >> 8; }
 static ggml_fp16_t h(float f) { return GGML_FP32_TO_FP16(f); }
 static float f(ggml_fp16_t x) { return GGML_FP16_TO_FP32(x); }
 static float small_scale(void) { return 0.001f + (rnd() % 1000) / 1e5f; }
@@ -92,10 +93,10 @@ static void fill_weights(char * row, enum ggml_type t, int nb) {
 
 static void fill_activations(char * row, enum ggml_type bt, int nb) {
     for (int i = 0; i < nb; i++) {
-        if (bt == GGML_TYPE_Q8_0) { block_q8_0 * y = (block_q8_0 *)row + i; y->d = h(0.01f + (rnd() % 1000) / 1e4f); for (int j = 0; j < 32; j++) y->qs[j] = (int8_t)(rnd() % 255 - 127); }
+        if (bt == GGML_TYPE_Q8_0) { block_q8_0 * y = (block_q8_0 *)row + i; y->d = h(0.01f + (rnd() % 1000) / 1e4f); for (int j = 0; j < 32; j++) y->qs[j] = extreme ? -127 : (int8_t)(rnd() % 255 - 127); }
         else { block_q8_K * y = (block_q8_K *)row + i; y->d = 0.01f + (rnd() % 1000) / 1e4f;
                // quantize_row_q8_K's range is [-127, 127]; -128 only in theory, test it too
-               for (int j = 0; j < 256; j++) y->qs[j] = (int8_t)(rnd() % 256 - 128);
+               for (int j = 0; j < 256; j++) y->qs[j] = extreme ? -128 : (int8_t)(rnd() % 256 - 128);
                for (int g = 0; g < 16; g++) { int s = 0; for (int j = 0; j < 16; j++) s += y->qs[16*g + j]; y->bsums[g] = (int16_t)s; } }
     }
 }
@@ -155,6 +156,14 @@ int main(void) {
     bad |= run(GGML_TYPE_Q4_K, 7, 5, 512, 1);
     bad |= run(GGML_TYPE_Q4_K, 9, 3, 256, 1);
     bad |= run(GGML_TYPE_Q4_K, 64, 64, 1024, 1);
+    bad |= run(GGML_TYPE_Q4_0, 10, 9, 128, 1);    // full 4 x 4 tiles and both edges (the relaxed tiles take the full ones)
+    bad |= run(GGML_TYPE_Q5_0, 11, 6, 160, 1);
+    extreme = 1;                                  // largest quants: weights 15 (31), activations -127 (Q8_K: -128)
+    bad |= run(GGML_TYPE_Q4_0, 8, 8, 64, 1);
+    bad |= run(GGML_TYPE_Q5_0, 8, 8, 64, 1);
+    bad |= run(GGML_TYPE_Q4_K, 8, 8, 512, 1);
+    bad |= run(GGML_TYPE_Q8_0, 8, 8, 64, 1);
+    extreme = 0;
     bad |= run(GGML_TYPE_Q8_0, 4864, 64, 896, 3); // a Qwen2.5-0.5B FFN matrix x 64 tokens
     bad |= run(GGML_TYPE_Q4_0, 4864, 64, 896, 3);
     bad |= run(GGML_TYPE_Q5_0, 4864, 64, 896, 3);

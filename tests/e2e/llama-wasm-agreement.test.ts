@@ -114,25 +114,40 @@ describe("our SIMD build on one loaded model", () => {
 const Q4_K_SEED = 1;
 const Q4_K_SHAPE: QwenShape = { ...QWEN_SHAPES.tiny, arch: "qwen2", embedding: 256, feedForward: 320, heads: 2, kvHeads: 1, headDim: 128 };
 
-describe.skipIf(!nodeLlamaCpp).each(["q8_0", "q4_0", "q4_k"] as const)("our SIMD build on the %s fixture", (weights) => {
-  it("greedy-decodes the same tokens as native llama.cpp", { timeout: 600_000 }, async () => {
-    // qwen2: its chat template has no thinking switch, so both sides render the same prompt.
-    const modelPath = await tinyQwenGguf(weights === "q4_k" ? { shape: Q4_K_SHAPE, weights, seed: Q4_K_SEED } : { arch: "qwen2", weights });
-    const expected = await native(modelPath);
-    const page = await browser.newPage();
-    try {
-      await openWllamaBench(page, pages.url, modelPath);
-      // one thread: emscripten 3.1.6 then has no pthread pool and never started the runtime until
-      // scripts/llama-wasm-postlink.mjs removed its wasm-instantiate dependency (the load hung)
-      const loaded = await callWllamaBench(page, "load", 1, 1024, "simd");
-      expect(loaded.threads).toBe(1);
-      expect(loaded.compat).toBe(true);
-      const got = await callWllamaBench(page, "generate", TEXT, TOKENS);
-      expect({ promptTokens: got.promptTokens, text: got.text }).toEqual(expected);
-      // ggml_compute_forward_mul_mat takes the GEMM (0004-wasm-gemm-4x4.patch) for 4 tokens or more
-      expect(got.promptTokens).toBeGreaterThanOrEqual(4);
-    } finally {
-      await page.close();
-    }
-  });
-});
+// Both wasms of our build: the SIMD128 one (WebKit) and the relaxed-SIMD one the page picks
+// where relaxed SIMD validates (Chromium, Firefox 153) (vendor/llama-wasm/relaxed: the GEMM's Q4_0, Q5_0 and Q4_K tiles on
+// i16x8.relaxed_dot_i8x16_i7x16_s). Chromium is where the relaxed one must be proven: Node 20's
+// V8 computes the relaxed dot wrongly.
+const CASES = (["q8_0", "q4_0", "q4_k"] as const).flatMap((weights) => [
+  { weights, relaxedSimd: false },
+  { weights, relaxedSimd: true },
+]);
+
+describe.skipIf(!nodeLlamaCpp).each(CASES)(
+  "our SIMD build on the $weights fixture, relaxed SIMD $relaxedSimd",
+  ({ weights, relaxedSimd }) => {
+    it("greedy-decodes the same tokens as native llama.cpp", { timeout: 600_000 }, async () => {
+      // qwen2: its chat template has no thinking switch, so both sides render the same prompt.
+      const modelPath = await tinyQwenGguf(
+        weights === "q4_k" ? { shape: Q4_K_SHAPE, weights, seed: Q4_K_SEED } : { arch: "qwen2", weights },
+      );
+      const expected = await native(modelPath);
+      const page = await browser.newPage();
+      try {
+        await openWllamaBench(page, pages.url, modelPath);
+        // one thread: emscripten 3.1.6 then has no pthread pool and never started the runtime until
+        // scripts/llama-wasm-postlink.mjs removed its wasm-instantiate dependency (the load hung)
+        const loaded = await callWllamaBench(page, "load", 1, 1024, "simd", { relaxedSimd });
+        expect(loaded.threads).toBe(1);
+        expect(loaded.compat).toBe(true);
+        expect(loaded.relaxedSimd).toBe(relaxedSimd);
+        const got = await callWllamaBench(page, "generate", TEXT, TOKENS);
+        expect({ promptTokens: got.promptTokens, text: got.text }).toEqual(expected);
+        // ggml_compute_forward_mul_mat takes the GEMM (0004-wasm-gemm-4x4.patch) for 4 tokens or more
+        expect(got.promptTokens).toBeGreaterThanOrEqual(4);
+      } finally {
+        await page.close();
+      }
+    });
+  },
+);

@@ -1,5 +1,6 @@
 // llama.cpp in the page in every engine people use: Chromium and Firefox run our own SIMD build
-// (vendor/llama-wasm: wasm32 + Asyncify + pthreads, ggml's SIMD128 kernels), served by the app;
+// (vendor/llama-wasm: wasm32 + Asyncify + pthreads, ggml's SIMD128 kernels; both validate relaxed
+// SIMD, so the worker picks its relaxed-SIMD wasm), served by the app;
 // WebKitGTK, whose workers have no SharedArrayBuffer, runs wllama's compat build on one thread.
 // A random-weight Qwen GGUF is dropped on the page (it becomes the model, no Settings needed),
 // then a document, and a question runs through the RLM loop (```repl turn, Python, an llm_query
@@ -119,10 +120,11 @@ describe.each(selectedEngines())("llama.cpp in the page in %s", (engine) => {
           .find((c) => c.textContent?.includes("llama.cpp"))
           ?.getAttribute("title"),
       );
-      // Our SIMD build (vendor/llama-wasm) wherever workers have shared memory; WebKitGTK gives
-      // its workers none (though it reports the page isolated), so there wllama's compat build
+      // Our SIMD build (vendor/llama-wasm) wherever workers have shared memory, as its relaxed-SIMD
+      // wasm where relaxed SIMD validates (Chromium 156, Firefox 153); WebKitGTK gives its workers
+      // no shared memory (though it reports the page isolated), so there wllama's compat build
       // answers instead, on one thread, rather than a load that fails.
-      expect(chip).toMatch(engine === "webkit" ? /compat build/ : /SIMD build/);
+      expect(chip).toMatch(engine === "webkit" ? /compat build/ : /relaxed SIMD build/);
       await page.screenshot(`${SHOTS}wllama-${engine}-answer.png`);
     },
     3 * BOOT_MS,

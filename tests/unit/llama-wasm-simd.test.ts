@@ -60,6 +60,38 @@ describe("our llama.cpp WebAssembly build", () => {
   });
 });
 
+// The relaxed-SIMD wasm (vendor/llama-wasm/relaxed, scripts/build-llama-wasm-relaxed.sh): the same
+// link with gemm.c compiled by clang-19 -mrelaxed-simd, which the page runs where the browser
+// validates relaxed SIMD. Its Q4_0, Q5_0 and Q4_K full tiles multiply the unsigned weight quants
+// by the activation bytes with i16x8.relaxed_dot_i8x16_i7x16_s instead of widening both sides.
+describe("our build's relaxed-SIMD wasm", () => {
+  const relaxedDir = join(vendor, "relaxed");
+  const wasm = readFileSync(join(relaxedDir, "wllama.wasm"));
+  const bodies = functionBodies(wasm);
+  const relaxedDots = (body: Uint8Array | undefined) => (body ? countPattern(body, SIMD_OPS["i16x8.relaxed_dot_i8x16_i7x16_s"]) : -1);
+
+  it.each(["q4_0", "q5_0", "q4_K"])("runs the full %s tile on the relaxed dot product", (type) => {
+    const name = `tile_${type}_44_relaxed`;
+    expect(bodies.has(name), `${name} is not in the relaxed wasm's name section`).toBe(true);
+    // two relaxed dots per 32 elements: a 4 x 4 tile of one block has 32
+    expect(relaxedDots(bodies.get(name))).toBeGreaterThanOrEqual(type === "q4_K" ? 16 : 8);
+  });
+
+  it("keeps everything else of the SIMD128 build: ggml's dot products and the Q8_0 tile", () => {
+    for (const name of [...KERNELS, "tile_q8_0_44"]) expect(dots(bodies.get(name)), name).toBeGreaterThan(0);
+  });
+
+  it("is the only one of the two with relaxed instructions in the GEMM (the SIMD128 one runs in every browser)", () => {
+    const simd = functionBodies(readFileSync(join(vendor, "wllama.wasm")));
+    for (const name of GEMM_TILES) expect(relaxedDots(simd.get(name)), name).toBe(0);
+  });
+
+  it("matches its checksum file", () => {
+    const digest = createHash("sha256").update(wasm).digest("hex");
+    expect(readFileSync(join(relaxedDir, "SHA256SUMS"), "utf8")).toContain(`${digest}  wllama.wasm`);
+  });
+});
+
 describe("the detector itself", () => {
   // wllama 3.13's own builds: the same function names with no SIMD dot product in them. If this
   // starts failing, wllama ships the kernels and our build may no longer be needed.

@@ -31,6 +31,7 @@ import {
   storeModel,
 } from "../../src/engines/wllama/model-store.ts";
 import { inspectModel } from "../../src/engines/wllama/model-file.ts";
+import { hasWasmRelaxedSimd } from "../../src/engines/wllama/simd.ts";
 import { loadReporter, type WllamaLoadProgress } from "../../src/engines/wllama/load-progress.ts";
 import { ChatStreamTally } from "./chat-stream.ts";
 import { callQuietly, namedError } from "./comlink-edges.ts";
@@ -194,7 +195,8 @@ const api: WllamaWorkerApi = {
     await api.unload();
     recentLog.length = 0;
     const build = buildHere(request.build);
-    const instance = newInstance(request, build);
+    const relaxed = build === "simd" && request.relaxedSimd !== false && hasWasmRelaxedSimd();
+    const instance = newInstance(request, build, relaxed);
     const progress = loadReporter((p) => callQuietly(onProgress, p), Math.round(request.kvTokens / Math.max(1, request.slots)));
     progress.start();
     try {
@@ -207,7 +209,7 @@ const api: WllamaWorkerApi = {
     wllama = instance;
     lastLoad = request;
     reloadAfterStop = false;
-    return loadOutcome(instance, build, started);
+    return loadOutcome(instance, build, relaxed, started);
   },
 
   async complete(request: WllamaCompletionRequest, onDelta?: (delta: string) => void): Promise<WllamaCompletionResult> {
@@ -292,7 +294,7 @@ post({ rlmWllamaWorkerDiagnostic: "ready", message: "" });
  * build falls back to one thread there by itself. Slower (no SIMD dot products), but it answers.
  */
 /** A Wllama for this load, on the build chosen for this browser. */
-function newInstance(request: WllamaLoadRequest, build: WllamaLoadRequest["build"]): Wllama {
+function newInstance(request: WllamaLoadRequest, build: WllamaLoadRequest["build"], relaxed: boolean): Wllama {
   // Models reach llama.cpp as Blobs (model-store.ts), never through wllama's downloader: its
   // cache manager is never used, and its default one throws where the page has no storage
   // (WebKitGTK under automation), so it gets a stand-in that is only ever stored.
@@ -312,7 +314,9 @@ function newInstance(request: WllamaLoadRequest, build: WllamaLoadRequest["build
   // 'firefox_safari' lets a Firefox without JSPI use it too (wllama's default leaves it broken).
   instance.setCompat({ wasm: request.assets.compatWasm, worker: request.assets.compatWorker }, "firefox_safari");
   if (build === "compat") forceCompat(instance, request.assets.compatWasm, request.assets.compatWorker);
-  if (build === "simd") forceCompat(instance, request.assets.simdWasm, request.assets.simdWorker);
+  // Our relaxed-SIMD wasm where this browser validates relaxed SIMD (it would not compile elsewhere);
+  // both wasms are one link apart and share the glue.
+  if (build === "simd") forceCompat(instance, relaxed ? request.assets.relaxedWasm : request.assets.simdWasm, request.assets.simdWorker);
   return instance;
 }
 
@@ -338,7 +342,7 @@ async function loadStoredModel(instance: Wllama, request: WllamaLoadRequest, pro
 }
 
 /** What the page learns of a finished load. */
-function loadOutcome(instance: Wllama, build: WllamaLoadRequest["build"], started: number): WllamaLoadOutcome {
+function loadOutcome(instance: Wllama, build: WllamaLoadRequest["build"], relaxed: boolean, started: number): WllamaLoadOutcome {
   const info = instance.getLoadedContextInfo();
   return {
     seconds: (performance.now() - started) / 1000,
@@ -346,6 +350,7 @@ function loadOutcome(instance: Wllama, build: WllamaLoadRequest["build"], starte
     multiThread: instance.isMultithread(),
     compat: instance.getWorkerResources().compat,
     simd: build === "simd",
+    relaxedSimd: relaxed,
     kvTokens: info.n_ctx,
     trainedContext: info.n_ctx_train,
     hasChatTemplate: !!instance.getChatTemplate(),

@@ -9,5 +9,6 @@ export function wllamaAssets(base: URL): WllamaAssets {
     compatWorker: new URL("compat/wllama.js", base).href,
     simdWasm: new URL("simd/wllama.wasm", base).href,
     simdWorker: new URL("simd/wllama.js", base).href,
+    relaxedWasm: new URL("simd/relaxed/wllama.wasm", base).href,
   };
 }

@@ -418,7 +418,7 @@ export class WllamaHost implements EngineHost {
         this.hostStatus = {
           ready:
             `${window.toLocaleString("en-US")}-token window · ${outcome.threads} thread${outcome.threads === 1 ? "" : "s"}` +
-            `${outcome.simd ? " (SIMD build)" : outcome.compat ? " (compat build)" : ""} · about ${mib(engine.memory.totalBytes)} of memory`,
+            `${outcome.relaxedSimd ? " (relaxed SIMD build)" : outcome.simd ? " (SIMD build)" : outcome.compat ? " (compat build)" : ""} · about ${mib(engine.memory.totalBytes)} of memory`,
         };
         return engine;
       } catch (err) {

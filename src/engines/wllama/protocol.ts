@@ -19,6 +19,12 @@ export interface WllamaAssets {
    */
   simdWasm: string;
   simdWorker: string;
+  /**
+   * The same build with the prompt GEMM's Q4_0, Q5_0 and Q4_K tiles on relaxed SIMD's dot product
+   * (scripts/build-llama-wasm-relaxed.sh), run by simdWorker's glue where the browser validates
+   * relaxed SIMD (Chromium, Firefox 153); simdWasm everywhere else (WebKit).
+   */
+  relaxedWasm: string;
 }
 
 export interface WllamaEnvironment {
@@ -47,6 +53,12 @@ export interface WllamaLoadRequest {
    * wllama's choice, the default build where it runs.
    */
   build?: "compat" | "simd";
+  /**
+   * With build "simd": false runs the SIMD128 wasm even where the browser has relaxed SIMD (the
+   * bench and the agreement test measure both). Absent or true: the relaxed wasm wherever
+   * WebAssembly validates relaxed SIMD, the SIMD128 one elsewhere.
+   */
+  relaxedSimd?: boolean;
   /** llama.cpp's KV cache element type for K and V; absent: llama.cpp's default (f16). A quantized V needs flash attention. */
   kvCacheType?: WllamaKvCacheType;
   /** Flash attention on or off; absent: llama.cpp's default ("auto", on where the backend has it). */
@@ -63,6 +75,8 @@ export interface WllamaLoadOutcome {
   compat: boolean;
   /** Our build with ggml's SIMD128 kernels ran it (request.build "simd"). */
   simd: boolean;
+  /** Our build's relaxed-SIMD wasm ran it (assets.relaxedWasm). */
+  relaxedSimd: boolean;
   kvTokens: number;
   trainedContext: number;
   hasChatTemplate: boolean;

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the relaxed-SIMD variant of our llama.cpp wasm (issue 33) from a finished
+# scripts/build-llama-wasm.sh build: the same objects, except ggml's wasm GEMM (arch/wasm/gemm.c),
+# which clang-19 compiles with -mrelaxed-simd (scripts/llama-wasm-relaxed-cc.sh), relinked with
+# the build's own emcc 3.1.6 link line (wasm-ld 14, binaryen 108's Asyncify). The page serves this
+# wasm where WebAssembly.validate accepts a relaxed dot product (Chromium 156, Firefox 153) and the
+# SIMD128 one elsewhere (WebKitGTK 2.50); the JavaScript glue is the SIMD128 build's.
+#
+# Why not a whole build with a newer compiler: Debian's emscripten 3.1.6 (clang 14) has no relaxed
+# dot product, and only this one file uses relaxed SIMD, so the rest stays exactly the SIMD128 build.
+#
+# Usage: [INSTALL=1] scripts/build-llama-wasm-relaxed.sh [scratch-dir]   (build-llama-wasm.sh's dir)
+# Needs: apt-get install -y clang-19 lld-19 (only here: CI and the page use the committed wasm).
+# Output: <scratch>/relaxed/out/wllama.wasm and SHA256SUMS; INSTALL=1 copies them to
+# vendor/llama-wasm/relaxed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="$(cd "${1:-$ROOT/.llama-wasm-build}" && pwd)"
+BUILD="$WORK/build"
+R="$WORK/relaxed"
+[[ -f "$BUILD/wllama.wasm" ]] || { echo "no $BUILD/wllama.wasm: run scripts/build-llama-wasm.sh $WORK first" >&2; exit 1; }
+command -v clang-19 >/dev/null || { echo "clang-19 not found: apt-get install -y clang-19 lld-19" >&2; exit 1; }
+command -v llvm-objdump-19 >/dev/null || { echo "llvm-objdump-19 not found: apt-get install -y llvm-19" >&2; exit 1; }
+export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}" # emcc's JS optimizer needs Debian's acorn
+mkdir -p "$R/out"
+
+# 1. gemm.c with relaxed SIMD: CMake's own compile line, through the launcher, into $R.
+GGML_DIR="$BUILD/llama.cpp/ggml/src"
+CMD="$(node -e '
+  const cc = require(process.argv[1]);
+  const e = cc.find((x) => x.file.endsWith("/arch/wasm/gemm.c"));
+  if (!e) { console.error("gemm.c is not in compile_commands.json (patch 0004 not applied?)"); process.exit(1); }
+  console.log(e.command);
+' "$BUILD/compile_commands.json")"
+read -r -a argv <<< "$CMD"
+for i in "${!argv[@]}"; do [[ "${argv[$i]}" == "-o" ]] && argv[$((i + 1))]="$R/gemm.c.o"; done
+( cd "$GGML_DIR" && "$ROOT/scripts/llama-wasm-relaxed-cc.sh" "${argv[@]}" )
+
+# 2. libggml-cpu.a with that gemm.c.o in place of the SIMD128 one.
+cp "$GGML_DIR/libggml-cpu.a" "$R/libggml-cpu.a"
+emar r "$R/libggml-cpu.a" "$R/gemm.c.o"
+
+# 3. the wllama link line of the SIMD128 build, with that archive and the output in $R.
+sed "s|\"llama.cpp/ggml/src/libggml-cpu.a\"|\"$R/libggml-cpu.a\"|; s|llama.cpp/ggml/src/libggml-cpu.a|$R/libggml-cpu.a|" \
+  "$BUILD/CMakeFiles/wllama.dir/linkLibs.rsp" > "$R/linkLibs.rsp"
+grep -q "$R/libggml-cpu.a" "$R/linkLibs.rsp" || { echo "libggml-cpu.a not found in linkLibs.rsp" >&2; exit 1; }
+LINK="$(cat "$BUILD/CMakeFiles/wllama.dir/link.txt")"
+LINK="${LINK/ -o wllama.js / -o $R/wllama.js }"
+LINK="${LINK/@CMakeFiles\/wllama.dir\/linkLibs.rsp/@$R/linkLibs.rsp}"
+[[ "$LINK" == *"$R/wllama.js"* && "$LINK" == *"@$R/linkLibs.rsp"* ]] || { echo "unexpected link.txt" >&2; exit 1; }
+( cd "$BUILD" && eval "$LINK" )
+
+# 4. LLVM's opcode numbering again after binaryen (a no-op unless gemm.c uses the i32x4 form), then
+#    the checks: the relaxed dot is in the GEMM, and the glue is the SIMD128 build's.
+node "$ROOT/scripts/llama-wasm-relaxed-opcode.mjs" --to=final "$R/wllama.wasm" "$R/out/wllama.wasm"
+n="$(llvm-objdump-19 -d "$R/out/wllama.wasm" | grep -cE '^ *[0-9a-f]+: fd 92 02 ' || true)"
+[[ "$n" -gt 0 ]] || { echo "no i16x8.relaxed_dot_i8x16_i7x16_s in the linked wasm" >&2; exit 1; }
+if ! cmp -s "$R/wllama.js" "$BUILD/wllama.js"; then
+  echo "warning: the relaxed link's wllama.js differs from the SIMD128 build's; the page loads only the latter" >&2
+fi
+( cd "$R/out" && sha256sum wllama.wasm > SHA256SUMS )
+echo "built $R/out/wllama.wasm ($n relaxed dot products)"
+if [[ "${INSTALL:-0}" == "1" ]]; then
+  mkdir -p "$ROOT/vendor/llama-wasm/relaxed"
+  cp "$R/out/"{wllama.wasm,SHA256SUMS} "$ROOT/vendor/llama-wasm/relaxed/"
+  echo "installed in vendor/llama-wasm/relaxed"
+fi
