@@ -46,14 +46,21 @@ describe("a run you can follow", () => {
     await expect.poll(() => progress.textContent()).toMatch(/sub-calls 0\/\d+/);
     await expect.poll(() => progress.getByTestId("elapsed").textContent()).toMatch(/ of /);
     await expect.poll(() => atBottom(page), { timeout: 10_000 }).toBe(true);
-    // Scrolled up to read: the page does not move, and "Latest" appears once more arrives.
-    await page.evaluate(() => window.scrollTo(0, 0));
+    // Scrolled up to read: the page does not move, and "Latest" appears once more arrives. A
+    // step's output can land in the same task as the scroll, before the scroll event does (at
+    // load ~11 in a fresh-clone run the page went back down and "Latest" never came): the page
+    // must take the scroll as the reader's all the same.
+    await page.evaluate(() => {
+      window.scrollTo(0, 0);
+      [...document.querySelectorAll(".exchange .turn")].at(-1)?.append(document.createComment("output"));
+    });
     // A frame later the page has had the scroll event (it runs before animation frames).
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await page.evaluate(() => window.scrollY)).toBe(0);
     const before = await turnsShown(page);
     scrolledUp.open();
     await expect.poll(() => turnsShown(page), { timeout: 20_000 }).toBeGreaterThan(before);
-    await page.getByRole("button", { name: "Latest" }).waitFor({ timeout: 5_000 });
+    await page.getByRole("button", { name: "Latest" }).waitFor({ timeout: 30_000 });
     expect(await page.evaluate(() => window.scrollY)).toBe(0);
     await page.screenshot({ path: `${SHOTS}run-follow-scrolled-up.png` });
     await page.getByRole("button", { name: "Latest" }).click();
