@@ -43,7 +43,7 @@ const RECORD_PROGRESS = `
 
 describe("the first answer on a processor", () => {
   it("says what the reading speed means before the effort is chosen, and keeps start-up out of the time limit", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
+    const { context, page, errors } = await newPage(stack.browser, {}, { python: "cold" });
     const outside = await blockOutside(context);
     await context.addInitScript(`globalThis.__rlmTestCatalogBase = ${JSON.stringify(models.base)};`);
     await context.addInitScript(GRAMMARS);

@@ -23,7 +23,7 @@ async function shots(page: Page, name: string) {
 
 describe("a first visit", () => {
   it("goes from an empty browser to an answer through the page's own buttons", async () => {
-    const { context, page, errors } = await newPage(stack.browser);
+    const { context, page, errors } = await newPage(stack.browser, {}, { python: "cold" });
     await page.goto(stack.app.url);
     const steps = page.getByRole("region", { name: "Get an answer in three steps" });
     await steps.getByText(/The model runs on this computer.s processor \(llama\.cpp\)/).waitFor({ timeout: 60_000 });
@@ -102,7 +102,7 @@ describe("a first visit", () => {
   });
 
   it("a server that refuses connections is not reported as connected", async () => {
-    const { context, page } = await newPage(stack.browser);
+    const { context, page } = await newPage(stack.browser, {}, { python: "cold" });
     await page.goto(stack.app.url);
     await page
       .getByRole("region", { name: "Get an answer in three steps" })

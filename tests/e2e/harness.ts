@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { preview, type PreviewServer } from "vite";
 import { repl } from "../fixtures/scripted-server.ts";
+import { PYTHON_START_ENV, forgetAppOrigin, registerAppOrigin, seedPythonOnFirstVisit, type PythonStart } from "./python-seed.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const BASE_ARGS = [
@@ -41,9 +42,15 @@ export async function startApp(port = 0): Promise<{ url: string; close: () => Pr
   });
   const address = server.httpServer.address();
   const actualPort = typeof address === "object" && address ? address.port : port;
+  const url = `http://127.0.0.1:${actualPort}/`;
+  registerAppOrigin(url, outDir);
   return {
-    url: `http://127.0.0.1:${actualPort}/`,
-    close: () => new Promise<void>((resolve) => server.httpServer.close(() => resolve())),
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        forgetAppOrigin(url);
+        server.httpServer.close(() => resolve());
+      }),
   };
 }
 
@@ -76,10 +83,12 @@ export async function acceptLinkSettings(page: Page): Promise<void> {
 export async function newPage(
   browser: Browser,
   options: Parameters<Browser["newContext"]>[0] = {},
-  { linkSettings = "accept" }: { linkSettings?: "accept" | "manual" } = {},
+  { linkSettings = "accept", python = "warm" }: { linkSettings?: "accept" | "manual"; python?: PythonStart } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true, ...options });
   const page = await context.newPage();
+  // A returning visitor's Python start (tests/e2e/python-seed.ts); "cold" for tests of a first visit.
+  if (python === "warm" && process.env[PYTHON_START_ENV] !== "cold") seedPythonOnFirstVisit(browser, context, page);
   if (linkSettings === "accept") await acceptLinkSettings(page);
   return { context, page, errors: watchErrors(page) };
 }

@@ -24,7 +24,7 @@ const pythonChip = (page: Page) => page.getByRole("banner").locator(".chip", { h
 
 /** Opens the app with each request for pyodide.asm.wasm handed to `handle` (with its 1-based number). */
 async function openWithWasm(handle: (route: Route, n: number) => Promise<void>) {
-  const opened = await newPage(stack.browser, { serviceWorkers: "block" });
+  const opened = await newPage(stack.browser, { serviceWorkers: "block" }, { python: "cold" });
   let n = 0;
   await opened.page.route(WASM, (route) => handle(route, ++n));
   await opened.page.goto(stack.app.url);
