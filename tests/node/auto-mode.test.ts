@@ -6,7 +6,7 @@ import { RlmSession } from "../../src/core/session.ts";
 import type { RlmEvent } from "../../src/core/types.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
 import { repl as code, startScriptedServer, type ScriptedRequest, type ScriptedServer } from "../fixtures/scripted-server.ts";
-import { config, engines, text } from "./helpers.ts";
+import { TEST_SNAPSHOT_DIR, config, engines, text } from "./helpers.ts";
 
 const WINDOW = 4096;
 let server: ScriptedServer;
@@ -23,7 +23,7 @@ afterEach(() => {
 function session(overrides: Parameters<typeof config>[0] = {}, window = WINDOW): RlmSession {
   const { root, sub } = engines(server, window);
   const s = new RlmSession({
-    createRepl: () => createNodeRepl({ syncMode: "auto" }),
+    createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir: TEST_SNAPSHOT_DIR }),
     engines: () => ({ root, sub }),
     config: () => config({ runMode: "auto", ...overrides }),
   });

@@ -8,11 +8,21 @@ import { DEFAULT_CONFIG, type RlmConfig } from "../../src/core/types.ts";
 import { useHooked } from "../fixtures/hooked.ts";
 import type { ScriptedServer } from "../fixtures/scripted-server.ts";
 
+/**
+ * Where the node tests' REPLs keep their Python snapshot: one for the whole suite (made by the
+ * first REPL that starts, restored by the rest, as the CLI does from its cache directory). A boot
+ * from scratch costs ~5 s of CPU, a restore ~0.5 s, and the suite starts dozens of REPLs and
+ * rebuilds more after Stop and runaway cells (issue 38). The file store's writes are atomic, so
+ * processes starting at once are safe. Tests of booting itself pass their own `snapshotDir` (or
+ * null: no snapshot).
+ */
+export const TEST_SNAPSHOT_DIR = join(new URL("../../", import.meta.url).pathname, ".cache", "node-test-python-snapshot");
+
 export async function startRepl(
   syncMode: "auto" | "jspi" | "sab" = "auto",
   extra: Parameters<typeof createNodeRepl>[0] = {},
 ): Promise<ReplClient> {
-  const repl = createNodeRepl({ syncMode, ...extra });
+  const repl = createNodeRepl({ syncMode, snapshotDir: TEST_SNAPSHOT_DIR, ...extra });
   await repl.start();
   return repl;
 }

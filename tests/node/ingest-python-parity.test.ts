@@ -7,6 +7,7 @@ import { ingestInNode } from "../../src/ingest/node.ts";
 import type { IngestedDocument } from "../../src/ingest/types.ts";
 import type { ReplClient } from "../../src/repl/client.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
+import { TEST_SNAPSHOT_DIR } from "./helpers.ts";
 import {
   buildDocx,
   buildPdf,
@@ -21,7 +22,7 @@ import {
 let repl: ReplClient;
 
 beforeAll(async () => {
-  repl = createNodeRepl();
+  repl = createNodeRepl({ snapshotDir: TEST_SNAPSHOT_DIR });
   await repl.start();
 });
 afterAll(() => repl?.close());

@@ -9,7 +9,7 @@ import { PREFILL_BATCH, openLocalModels, type LlamaRequestStats, type LocalModel
 import { createNodeRepl } from "../../src/repl/node.ts";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { SCRIPT, scriptedRlm } from "../fixtures/llama-script.ts";
-import { config, text } from "./helpers.ts";
+import { TEST_SNAPSHOT_DIR, config, text } from "./helpers.ts";
 
 const DOCUMENT = "Line one says nothing.\nLine two says 42.\n";
 /** Two llama.cpp threads fight the other tests for a 2-core machine's cores and run slower than one. */
@@ -26,7 +26,7 @@ describe("llama.cpp in this process", () => {
       onRequest: (s) => stats.push(s),
     });
     const session = new RlmSession({
-      createRepl: () => createNodeRepl({ syncMode: "auto" }),
+      createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir: TEST_SNAPSHOT_DIR }),
       engines: () => ({ root: local.root, sub: local.sub }),
       config: () => config(),
     });

@@ -65,7 +65,7 @@ afterAll(async () => {
 
 describe("the Python runtime package", () => {
   it("booted from scratch: one runtime object, the vocabulary's helpers with their signatures (given back after a cell rebinds one), no files left", async () => {
-    const repl = await startRepl("sab", { sandbox: false });
+    const repl = await startRepl("sab", { sandbox: false, snapshotDir: null });
     try {
       expect((await repl.start()).snapshot?.path).toBe("plain");
       expectThePackage(await inspect(repl));

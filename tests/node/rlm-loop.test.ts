@@ -9,7 +9,7 @@ import { createNodeRepl } from "../../src/repl/node.ts";
 import { between, repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
 import { visualizerProblems } from "../fixtures/visualizer-schema.ts";
 import { runMetadata, toJsonl } from "../../src/core/trajectory.ts";
-import { config, engines, text } from "./helpers.ts";
+import { TEST_SNAPSHOT_DIR, config, engines, text } from "./helpers.ts";
 import { useLoopStack } from "./loop-stack.ts";
 
 const stack = useLoopStack({ contextWindow: 8192 });
@@ -339,7 +339,7 @@ describe("the RLM loop", () => {
 describe("recursion", () => {
   it("rlm_query at depth 2 runs a child RLM with its own REPL", async () => {
     await stack.repl.setContextText("parent document");
-    const childRepl = createNodeRepl();
+    const childRepl = createNodeRepl({ snapshotDir: TEST_SNAPSHOT_DIR });
     let childUses = 0;
     stack.server.scripts.root = (req) => {
       const isChild = req.firstUser.includes("Summarise the numbers");

@@ -6,7 +6,7 @@ import { RlmSession } from "../../src/core/session.ts";
 import type { IterationRecord, RlmEvent } from "../../src/core/types.ts";
 import { createNodeRepl } from "../../src/repl/node.ts";
 import { repl as code, type ScriptedRequest } from "../fixtures/scripted-server.ts";
-import { config, engines, text } from "./helpers.ts";
+import { TEST_SNAPSHOT_DIR, config, engines, text } from "./helpers.ts";
 import { useSessionServer } from "./loop-stack.ts";
 
 const stack = useSessionServer();
@@ -14,7 +14,7 @@ const stack = useSessionServer();
 function newSession(): RlmSession {
   const { root, sub } = engines(stack.server);
   const session = new RlmSession({
-    createRepl: () => createNodeRepl({ syncMode: "auto" }),
+    createRepl: () => createNodeRepl({ syncMode: "auto", snapshotDir: TEST_SNAPSHOT_DIR }),
     engines: () => ({ root, sub }),
     config: () => config({ maxIterations: 1, runMode: "rlm" }),
   });

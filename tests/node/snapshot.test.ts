@@ -228,7 +228,7 @@ describe("a snapshot that passed the full check before", () => {
 
 describe("without a snapshot store", () => {
   it("boots from scratch and says so", async () => {
-    const repl = await startRepl("sab");
+    const repl = await startRepl("sab", { snapshotDir: null });
     open.push(repl);
     const info = await repl.start();
     expect(info.snapshot).toMatchObject({ path: "plain", note: "the snapshot cache is off" });
