@@ -48,6 +48,21 @@ async function root(): Promise<FileSystemDirectoryHandle> {
   return top.getDirectoryHandle(ROOT, { create: true });
 }
 
+/**
+ * The models folder for reading, without making it: null when it does not exist, or cannot even
+ * be opened because the origin is at its quota (then nothing was ever stored in it). Listing
+ * must not fail there: a returning visitor whose Python snapshot and sessions fill the quota
+ * still runs a model for the visit.
+ */
+async function existingRoot(): Promise<FileSystemDirectoryHandle | null> {
+  try {
+    return await (await navigator.storage.getDirectory()).getDirectoryHandle(ROOT);
+  } catch (err) {
+    if (err instanceof DOMException && (err.name === "NotFoundError" || err.name === "QuotaExceededError")) return null;
+    throw err;
+  }
+}
+
 /** A folder name from a model's name and size: stable, and safe on every file system. */
 export function modelIdFor(name: string, totalBytes: number): string {
   const base =
@@ -70,7 +85,8 @@ async function readManifest(dir: FileSystemDirectoryHandle): Promise<StoredModel
 export async function listStoredModels(): Promise<StoredModel[]> {
   const kept = [...visit.values()].map((v) => v.model);
   if (!hasFileSystem()) return kept;
-  const dir = await root();
+  const dir = await existingRoot();
+  if (!dir) return kept;
   const out: StoredModel[] = kept;
   const unfinished: string[] = [];
   for await (const [name, handle] of (dir as unknown as { entries(): AsyncIterable<[string, FileSystemHandle]> }).entries()) {
@@ -121,11 +137,15 @@ export async function storeModel(
       `the browser allows this page ${mib(free)} more and the model needs ${mib(totalBytes)}: delete a stored model or free disk space to keep it`,
     );
   }
-  const dir = await root();
-  await dir.removeEntry(model.id, { recursive: true }).catch(() => undefined);
-  const folder = await dir.getDirectoryHandle(model.id, { create: true });
+  let dir: FileSystemDirectoryHandle | undefined;
   let done = 0;
+  // The folder is made inside the try: where the origin is already at its quota (a returning
+  // visitor's stored Python snapshot and sessions, a nearly full disk) making it fails too, and
+  // the model must still run for this visit rather than show the browser's raw error.
   try {
+    dir = await root();
+    await dir.removeEntry(model.id, { recursive: true }).catch(() => undefined);
+    const folder = await dir.getDirectoryHandle(model.id, { create: true });
     for (const part of parts) {
       const before = done;
       await writeFile(folder, part.name, part.blob, (n) => onProgress?.(before + n, totalBytes));
@@ -135,10 +155,16 @@ export async function storeModel(
     await writeFile(folder, MANIFEST, new Blob([JSON.stringify(stored)]), () => undefined);
     return stored;
   } catch (err) {
-    await dir.removeEntry(model.id, { recursive: true }).catch(() => undefined);
-    const reason = err instanceof Error ? err.message : String(err);
-    return keepForVisit(model, parts, reason === SHORT_WRITE ? reason : `the browser would not keep it: ${reason}`);
+    await dir?.removeEntry(model.id, { recursive: true }).catch(() => undefined);
+    return keepForVisit(model, parts, whyNotKept(err));
   }
+}
+
+/** In the person's words: a full quota is said as such, not as the browser's DOMException text. */
+function whyNotKept(err: unknown): string {
+  if (err instanceof DOMException && err.name === "QuotaExceededError") return SHORT_WRITE;
+  const reason = err instanceof Error ? err.message : String(err);
+  return reason === SHORT_WRITE ? reason : `the browser would not keep it: ${reason}`;
 }
 
 /**
