@@ -14,8 +14,8 @@
 // build's entry files, so both lanes of `npm test` and every file reuse it. A context is seeded on
 // its first navigation to an app server of startApp(): a document of the app's origin that runs
 // none of the app (its icon) fetches the bytes from a local server and puts them into Cache
-// Storage, then the test's navigation goes on. Should anything of this
-// fail, the test runs on a cold start and a line says why: slower, never wrong.
+// Storage, then the test's navigation goes on. Should any of this fail, the test runs on a cold
+// start and a line says why: slower, never wrong.
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
