@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ingestInNode } from "../../src/ingest/node.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { runRlm } from "./run-cli.ts";
+import { TEST_CLI_CACHE_DIR } from "./helpers.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 let server: ScriptedServer;
 let dir: string;
 
 const run = (args: string[], input?: string | Buffer) =>
-  runRlm(args, { input, timeout: 90_000, env: { ...process.env, RLM_CACHE_DIR: join(dir, "cache") } });
+  runRlm(args, { input, timeout: 90_000, env: { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR } });
 
 const model = () => ["--task", "q", "--model", "root-model", "--base-url", server.baseUrl];
 
@@ -82,7 +83,7 @@ describe("rlm's --max-time", () => {
     // stdin that never ends stands for a document too big to read in time (a 3 GB file ran
     // 132 s under --max-time 40): before, rlm waited for it forever.
     const child = spawn(process.execPath, [bin, ...model(), "--max-time", "3"], {
-      env: { ...process.env, RLM_CACHE_DIR: join(dir, "cache") },
+      env: { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR },
       stdio: ["pipe", "pipe", "pipe"],
     });
     child.stdin.write("the start of a very long document\n");

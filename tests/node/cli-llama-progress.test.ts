@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { tinyQwenGguf } from "../fixtures/gguf/index.ts";
+import { TEST_CLI_CACHE_DIR } from "./helpers.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 let dir: string;
@@ -20,7 +21,7 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs rlm under a pseudo-terminal; its output (stdout and stderr together) comes back. */
 function onTerminal(args: string[]): Promise<{ code: number; out: string }> {
-  const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache"), COLUMNS: "200" };
+  const env = { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR, COLUMNS: "200" };
   const command = [process.execPath, bin, ...args, "--threads", "1"].map(quote).join(" ");
   return new Promise((resolve) => {
     const child = execFile("script", ["-qec", command, "/dev/null"], { timeout: 240_000, env }, (err, stdout) => {

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { TEST_CLI_CACHE_DIR } from "./helpers.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 let server: ScriptedServer;
@@ -18,7 +19,7 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Runs rlm; `terminal`: under a pseudo-terminal, whose output (stdout and stderr together) comes back. */
 function run(args: string[], terminal: boolean): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache"), COLUMNS: "200" };
+  const env = { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR, COLUMNS: "200" };
   const [file, argv] = terminal
     ? ["script", ["-qec", [process.execPath, bin, ...args].map(quote).join(" "), "/dev/null"]]
     : [process.execPath, [bin, ...args]];

@@ -26,6 +26,7 @@ import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtu
 import { ATTACKS, attackCell, prelude, type Attack } from "../e2e/sandbox/attacks.ts";
 import { NETWORK_PROBES, SIGNAL_PROBES, hostProbes, type HostCanaries } from "./sandbox/host-probes.ts";
 import { STACK_TRACE_PROBES } from "./sandbox/stack-trace-probes.ts";
+import { TEST_CLI_CACHE_DIR } from "./helpers.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 /** The page's attacks that reach the network from Node when nothing stops them (the rest are browser APIs). */
@@ -114,7 +115,7 @@ describe("the command line's Python sandbox", () => {
     const apiKey = `sk-canary-${randomBytes(6).toString("hex")}`;
     const before = model.requests.length;
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
+      const env = { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR };
       const args = [bin, "--context-file", join(dir, "memo.txt"), "--task", "What is in the memo?", "--base-url", model.baseUrl];
       args.push("--model", "root-model", "--api-key", apiKey, "--mode", "rlm", "--max-iterations", String(all.length + 5));
       args.push("--cell-timeout", "20", "--json", "--verbose");
@@ -146,7 +147,7 @@ describe("the command line's Python sandbox", () => {
     model.scripts.root = code("i = 0\nwhile True:\n    i += 1", "Count for ever.");
     const base = [bin, "--context-file", join(dir, "small.txt"), "--task", "Count", "--base-url", model.baseUrl, "--model", "root-model"];
     base.push("--mode", "rlm", "--json", "--verbose");
-    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
+    const env = { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR };
 
     // --max-time: the limit interrupts the cell, and the run ends by itself.
     const limited = await new Promise<{ code: number; stdout: string; ms: number }>((resolve) => {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
+import { TEST_CLI_CACHE_DIR } from "./helpers.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 const ESC = "\x1b";
@@ -50,7 +51,7 @@ function onPipes(args: string[]): Promise<Run> {
 
 function spawn(file: string, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache"), TERM: "xterm-256color" };
+    const env = { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR, TERM: "xterm-256color" };
     const child = execFile(file, args, { timeout: 90_000, env, encoding: "utf8" }, (err, out, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, out, err: stderr });
     });

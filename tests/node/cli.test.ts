@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseJsonl } from "../../src/core/trajectory.ts";
 import { repl as code, startScriptedServer, type ScriptedServer } from "../fixtures/scripted-server.ts";
 import { runRlm } from "./run-cli.ts";
+import { TEST_CLI_CACHE_DIR } from "./helpers.ts";
 
 let server: ScriptedServer;
 let dir: string;
 
-// The start-up snapshot goes to this test's own directory, not the user's cache.
+// The start-up snapshot goes to the suite's CLI cache (TEST_CLI_CACHE_DIR), not the user's cache.
 const run = (args: string[], input?: string) =>
-  runRlm(args, { input, timeout: 90_000, env: { ...process.env, RLM_CACHE_DIR: join(dir, "cache") } });
+  runRlm(args, { input, timeout: 90_000, env: { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR } });
 
 beforeAll(async () => {
   server = await startScriptedServer({ contextWindow: 4096 });

@@ -18,6 +18,13 @@ import type { ScriptedServer } from "../fixtures/scripted-server.ts";
  */
 export const TEST_SNAPSHOT_DIR = join(new URL("../../", import.meta.url).pathname, ".cache", "node-test-python-snapshot");
 
+/**
+ * The CLI tests' cache directory (RLM_CACHE_DIR), one for the suite for the same reason: each
+ * file's own made its snapshot and code cache again on its first `rlm` run. tests/node/cli-cache
+ * keeps its own, since the cache is what it tests.
+ */
+export const TEST_CLI_CACHE_DIR = join(new URL("../../", import.meta.url).pathname, ".cache", "node-test-cli-cache");
+
 export async function startRepl(
   syncMode: "auto" | "jspi" | "sab" = "auto",
   extra: Parameters<typeof createNodeRepl>[0] = {},

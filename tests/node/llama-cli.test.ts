@@ -11,6 +11,7 @@ import { QWEN_SHAPES, tinyQwenGguf } from "../fixtures/gguf/index.ts";
 import { GgmlType, gguf, writeGguf } from "../fixtures/gguf/writer.ts";
 import { HOSTILE_GGUF } from "../fixtures/gguf/hostile.ts";
 import { scriptPreloadArgs } from "../fixtures/llama-script.ts";
+import { TEST_CLI_CACHE_DIR } from "./helpers.ts";
 
 const bin = new URL("../../bin/rlm.mjs", import.meta.url).pathname;
 const DOCUMENT = "Line one says nothing.\nLine two says 42.\n";
@@ -35,7 +36,7 @@ function rlm(
 ): Promise<Run> {
   return new Promise((resolve) => {
     const started = performance.now();
-    const env = { ...process.env, RLM_CACHE_DIR: join(dir, "cache") };
+    const env = { ...process.env, RLM_CACHE_DIR: TEST_CLI_CACHE_DIR };
     // One llama.cpp thread: two fight the other tests for a 2-core machine's cores and run slower.
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), bin, ...args, "--threads", "1"], {
       env,
