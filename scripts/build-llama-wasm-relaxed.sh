@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the relaxed-SIMD variant of our llama.cpp wasm (issue 33) from a finished
 # scripts/build-llama-wasm.sh build: the same objects, except ggml's wasm GEMM (arch/wasm/gemm.c),
-# which clang-19 compiles with -mrelaxed-simd (scripts/llama-wasm-relaxed-cc.sh), relinked with
+# which clang-19 compiles with -mrelaxed-simd and which then also holds the Q4_K and Q5_0 decode dots,
+# and ggml's wasm quants.c, whose own two are renamed out of their way (scripts/llama-wasm-relaxed-cc.sh), relinked with
 # the build's own emcc 3.1.6 link line (wasm-ld 14, binaryen 108's Asyncify). The page serves this
 # wasm where WebAssembly.validate accepts a relaxed dot product (Chromium 156, Firefox 153) and the
 # SIMD128 one elsewhere (WebKitGTK 2.50); the JavaScript glue is the SIMD128 build's.
@@ -25,21 +26,35 @@ command -v llvm-objdump-19 >/dev/null || { echo "llvm-objdump-19 not found: apt-
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}" # emcc's JS optimizer needs Debian's acorn
 mkdir -p "$R/out"
 
-# 1. gemm.c with relaxed SIMD: CMake's own compile line, through the launcher, into $R.
+# 1. gemm.c with relaxed SIMD, and ggml's wasm quants.c with its Q4_K and Q5_0 dots renamed (gemm.c
+#    defines relaxed ones): CMake's own compile lines, through the launcher, into $R.
 GGML_DIR="$BUILD/llama.cpp/ggml/src"
-CMD="$(node -e '
-  const cc = require(process.argv[1]);
-  const e = cc.find((x) => x.file.endsWith("/arch/wasm/gemm.c"));
-  if (!e) { console.error("gemm.c is not in compile_commands.json (patch 0004 not applied?)"); process.exit(1); }
-  console.log(e.command);
-' "$BUILD/compile_commands.json")"
-read -r -a argv <<< "$CMD"
-for i in "${!argv[@]}"; do [[ "${argv[$i]}" == "-o" ]] && argv[$((i + 1))]="$R/gemm.c.o"; done
-( cd "$GGML_DIR" && "$ROOT/scripts/llama-wasm-relaxed-cc.sh" "${argv[@]}" )
+compile() { # <source path suffix> <object>
+  local cmd
+  cmd="$(node -e '
+    const cc = require(process.argv[1]);
+    const e = cc.find((x) => x.file.endsWith(process.argv[2]));
+    if (!e) { console.error(process.argv[2] + " is not in compile_commands.json (patch 0004 not applied?)"); process.exit(1); }
+    console.log(e.command);
+  ' "$BUILD/compile_commands.json" "$1")"
+  local argv
+  read -r -a argv <<< "$cmd"
+  for i in "${!argv[@]}"; do [[ "${argv[$i]}" == "-o" ]] && argv[$((i + 1))]="$2"; done
+  ( cd "$GGML_DIR" && "$ROOT/scripts/llama-wasm-relaxed-cc.sh" "${argv[@]}" )
+}
+compile /arch/wasm/gemm.c "$R/gemm.c.o"
+compile /arch/wasm/quants.c "$R/wasm-quants.c.o"
 
-# 2. libggml-cpu.a with that gemm.c.o in place of the SIMD128 one.
+# 2. libggml-cpu.a with those two in place of the SIMD128 ones. The archive names both ggml-cpu/quants.c's
+#    and arch/wasm/quants.c's object "quants.c.o": both go, and come back under their own names.
 cp "$GGML_DIR/libggml-cpu.a" "$R/libggml-cpu.a"
 emar r "$R/libggml-cpu.a" "$R/gemm.c.o"
+[[ "$(emar t "$R/libggml-cpu.a" | grep -cx quants.c.o)" == "2" ]] || { echo "expected two quants.c.o in libggml-cpu.a" >&2; exit 1; }
+emar d "$R/libggml-cpu.a" quants.c.o
+emar d "$R/libggml-cpu.a" quants.c.o
+[[ "$(emar t "$R/libggml-cpu.a" | grep -cx quants.c.o)" == "0" ]] || { echo "quants.c.o still in the archive" >&2; exit 1; }
+cp "$GGML_DIR/CMakeFiles/ggml-cpu.dir/ggml-cpu/quants.c.o" "$R/cpu-quants.c.o"
+emar r "$R/libggml-cpu.a" "$R/cpu-quants.c.o" "$R/wasm-quants.c.o"
 
 # 3. the wllama link line of the SIMD128 build, with that archive and the output in $R.
 sed "s|\"llama.cpp/ggml/src/libggml-cpu.a\"|\"$R/libggml-cpu.a\"|; s|llama.cpp/ggml/src/libggml-cpu.a|$R/libggml-cpu.a|" \
@@ -56,11 +71,19 @@ LINK="${LINK/@CMakeFiles\/wllama.dir\/linkLibs.rsp/@$R/linkLibs.rsp}"
 node "$ROOT/scripts/llama-wasm-relaxed-opcode.mjs" --to=final "$R/wllama.wasm" "$R/out/wllama.wasm"
 n="$(llvm-objdump-19 -d "$R/out/wllama.wasm" | grep -cE '^ *[0-9a-f]+: fd 92 02 ' || true)"
 [[ "$n" -gt 0 ]] || { echo "no i16x8.relaxed_dot_i8x16_i7x16_s in the linked wasm" >&2; exit 1; }
+# the Q4_K and Q5_0 decode dots that ggml's type table links to are gemm.c's relaxed ones
+nd=0
+for f in ggml_vec_dot_q4_K_q8_K ggml_vec_dot_q5_0_q8_0; do
+  c="$(llvm-objdump-19 -d "$R/out/wllama.wasm" |
+    awk -v f="<$f>:" '/^[0-9a-f]+ <.*>:$/ { in_f = ($2 == f) } in_f && / fd 92 02 / { c++ } END { print c + 0 }')"
+  [[ "$c" -gt 0 ]] || { echo "$f has no relaxed dot product: that decode path is ggml's SIMD128 one" >&2; exit 1; }
+  nd=$((nd + c))
+done
 if ! cmp -s "$R/wllama.js" "$BUILD/wllama.js"; then
   echo "warning: the relaxed link's wllama.js differs from the SIMD128 build's; the page loads only the latter" >&2
 fi
 ( cd "$R/out" && sha256sum wllama.wasm > SHA256SUMS )
-echo "built $R/out/wllama.wasm ($n relaxed dot products)"
+echo "built $R/out/wllama.wasm ($n relaxed dot products, $nd of them in the Q4_K and Q5_0 decode dots)"
 if [[ "${INSTALL:-0}" == "1" ]]; then
   mkdir -p "$ROOT/vendor/llama-wasm/relaxed"
   cp "$R/out/"{wllama.wasm,SHA256SUMS} "$ROOT/vendor/llama-wasm/relaxed/"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds scripts/llama-wasm-patches/gemm-test.c twice for the browser, against the patched gemm.c
-# of a llama-wasm source tree: "simd" (emcc 3.1.6, SIMD128 tiles) and "relaxed" (gemm.c through
-# llama-wasm-relaxed-cc.sh: clang-19 with relaxed SIMD), then runs both in Chromium and Firefox, one thread,
+# of a llama-wasm source tree: "simd" (emcc 3.1.6, SIMD128 tiles, ggml's decode dot) and "relaxed"
+# (gemm.c through llama-wasm-relaxed-cc.sh: clang-19 with relaxed SIMD, and its Q4_K decode dot in
+# place of ggml's, as in the relaxed wasm), then runs both in Chromium and Firefox, one thread,
 # one page per engine, interleaved (scripts/llama-wasm-gemm-test.ts). The relaxed dot product has to be
 # tested in a browser: Node 20's V8 computes it wrongly.
 #
@@ -25,10 +26,15 @@ LINK=(-sENVIRONMENT=web -sMODULARIZE=1 -sALLOW_MEMORY_GROWTH=1 -sERROR_ON_UNDEFI
 
 for variant in simd relaxed; do
   cc=(emcc)
-  [[ "$variant" == "relaxed" ]] && cc=("$HERE/llama-wasm-relaxed-cc.sh" emcc)
+  defs=()
+  if [[ "$variant" == "relaxed" ]]; then
+    # as in the relaxed wasm: gemm.c by clang-19, quants.c with ggml's Q4_K dot renamed (the launcher)
+    cc=("$HERE/llama-wasm-relaxed-cc.sh" emcc)
+    defs=(-DRELAXED_DECODE=1)
+  fi
   "${cc[@]}" "${CFLAGS[@]}" -c "$G/src/ggml-cpu/arch/wasm/gemm.c" -o "$OUT/gemm-$variant.o"
-  emcc "${CFLAGS[@]}" -c "$G/src/ggml-cpu/arch/wasm/quants.c" -o "$OUT/quants.o"
-  emcc "${CFLAGS[@]}" -c "$HERE/llama-wasm-patches/gemm-test.c" -o "$OUT/gemm-test.o"
+  "${cc[@]}" "${CFLAGS[@]}" -c "$G/src/ggml-cpu/arch/wasm/quants.c" -o "$OUT/quants.o"
+  emcc "${CFLAGS[@]}" "${defs[@]}" -c "$HERE/llama-wasm-patches/gemm-test.c" -o "$OUT/gemm-test.o"
   emcc -O3 -msimd128 "$OUT/gemm-$variant.o" "$OUT/quants.o" "$OUT/gemm-test.o" "${LINK[@]}" \
     -sEXPORT_NAME="gemmTest_$variant" -o "$OUT/gemm-test-$variant.js"
   if [[ "$variant" == "relaxed" ]]; then

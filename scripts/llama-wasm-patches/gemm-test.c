@@ -1,6 +1,8 @@
 // Kernel test for 0004-wasm-gemm-4x4.patch: the 4 x 4 tiles against a scalar reference (double
 // sums) and against ggml's own SIMD128 vec_dot (arch/wasm/quants.c), Q8_0, Q4_0, Q5_0 and Q4_K,
-// edge tiles included. Build beside the patched tree (G = llama.cpp/ggml):
+// edge tiles included; and (decode, 0007) the relaxed Q4_K and Q5_0 decode dots against ggml's SIMD128
+// ones and the reference, timed in cache and streamed. scripts/llama-wasm-gemm-test.sh builds and runs it in
+// browsers (the relaxed module must run there); the line below is the plain SIMD128 build in Node. Build beside the patched tree (G = llama.cpp/ggml):
 //   emcc -O3 -msimd128 -DNDEBUG -I$G/src/ggml-cpu/arch/wasm -I$G/include -I$G/src -I$G/src/ggml-cpu \
 //     $G/src/ggml-cpu/arch/wasm/gemm.c $G/src/ggml-cpu/arch/wasm/quants.c gemm-test.c -o t.js \
 //     -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sERROR_ON_UNDEFINED_SYMBOLS=0 && node t.js
@@ -21,6 +23,17 @@ void ggml_vec_dot_q8_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t
 void ggml_vec_dot_q4_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
 void ggml_vec_dot_q5_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
 void ggml_vec_dot_q4_K_q8_K(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+#if RELAXED_DECODE
+// The relaxed module (scripts/llama-wasm-gemm-test.sh, as the relaxed wasm's build): gemm.c defines
+// the Q4_K and Q5_0 dots with the relaxed dot product, and ggml's SIMD128 ones are quants.c's, renamed.
+void ggml_vec_dot_q4_K_q8_K_simd128(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+void ggml_vec_dot_q5_0_q8_0_simd128(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+#define GGML_Q4_K_DOT ggml_vec_dot_q4_K_q8_K_simd128
+#define GGML_Q5_0_DOT ggml_vec_dot_q5_0_q8_0_simd128
+#else
+#define GGML_Q4_K_DOT ggml_vec_dot_q4_K_q8_K
+#define GGML_Q5_0_DOT ggml_vec_dot_q5_0_q8_0
+#endif
 
 static uint32_t rng = 12345;
 static int extreme; // every quant at its largest magnitude: the int16 pair sums of the relaxed tiles at their bound
@@ -126,7 +139,7 @@ static int run(enum ggml_type t, int nrows, int ntok, int n, int reps) {
     float * V = malloc(sizeof(float) * nrows * ntok);
     void (*vec_dot)(int, float *, size_t, const void *, size_t, const void *, size_t, int) =
         t == GGML_TYPE_Q8_0 ? ggml_vec_dot_q8_0_q8_0 : t == GGML_TYPE_Q4_0 ? ggml_vec_dot_q4_0_q8_0 :
-        t == GGML_TYPE_Q5_0 ? ggml_vec_dot_q5_0_q8_0 : ggml_vec_dot_q4_K_q8_K;
+        t == GGML_TYPE_Q5_0 ? GGML_Q5_0_DOT : GGML_Q4_K_DOT;
     for (int k = 0; k < ntok; k++) for (int r = 0; r < nrows; r++) vec_dot(n, V + k*nrows + r, 0, A + r*lda, 0, B + k*ldb, 0, 1);
     double t1 = emscripten_get_now();
     for (int rep = 0; rep < reps; rep++)
@@ -147,6 +160,59 @@ static int run(enum ggml_type t, int nrows, int ntok, int n, int reps) {
     return maxrel < 1e-5 && maxrel_vec < 1e-5 ? 0 : 1;
 }
 
+// Decode: one token, ggml's vec_dot called once per weight row as ggml_compute_forward_mul_mat
+// does. The relaxed module's ggml_vec_dot_q4_K_q8_K / ggml_vec_dot_q5_0_q8_0 (gemm.c's relaxed
+// dots) must equal ggml's SIMD128 dots bit for bit (integer sums exact, ggml's float steps in
+// ggml's order) and the double reference to float tolerance; both are timed in the same module
+// over `copies` matrices of nrows x n (1: stays in cache across repetitions; enough copies to
+// exceed the caches: streamed from memory, as decode reads every layer's weights once per token).
+static int decode(enum ggml_type t, int nrows, int n, int copies, int reps) {
+    typedef void (*vec_dot_t)(int, float *, size_t, const void *, size_t, const void *, size_t, int);
+    const int k_quant = t == GGML_TYPE_Q4_K;
+    const enum ggml_type bt = k_quant ? GGML_TYPE_Q8_K : GGML_TYPE_Q8_0;
+    const vec_dot_t our_dot = k_quant ? ggml_vec_dot_q4_K_q8_K : ggml_vec_dot_q5_0_q8_0;
+    const vec_dot_t ggml_dot = k_quant ? GGML_Q4_K_DOT : GGML_Q5_0_DOT;
+    const int nb = n / (k_quant ? QK_K : QK5_0);
+    const size_t lda = block_bytes(t) * nb;
+    const int64_t rows = (int64_t) nrows * copies;
+    char * A = malloc(lda * rows); char * B = malloc(block_bytes(bt) * nb);
+    float * ours = malloc(sizeof(float) * rows); float * ggml = malloc(sizeof(float) * rows);
+    if (!A || !B || !ours || !ggml) { printf("decode: out of memory\n"); return 1; }
+    for (int64_t r = 0; r < rows; r++) fill_weights(A + r*lda, t, nb);
+    fill_activations(B, bt, nb);
+    double t_ours = 0, t_ggml = 0;
+    for (int rep = -1; rep < reps; rep++) { // rep -1: untimed, for V8's optimizing tier
+        for (int pass = 0; pass < 2; pass++) { // alternate which goes first
+            const int first_ours = (rep + pass) % 2 == 0;
+            for (int k = 0; k < 2; k++) {
+                const int is_ours = first_ours ^ k;
+                float * out = is_ours ? ours : ggml;
+                double t0 = emscripten_get_now();
+                for (int64_t r = 0; r < rows; r++)
+                    (is_ours ? our_dot : ggml_dot)(n, out + r, 0, A + r*lda, 0, B, 0, 1);
+                double dt = emscripten_get_now() - t0;
+                if (rep >= 0) { if (is_ours) t_ours += dt; else t_ggml += dt; }
+            }
+        }
+    }
+    int bit_equal = memcmp(ours, ggml, sizeof(float) * rows) == 0;
+    double maxrel = 0;
+    const int64_t checked = rows < 256 ? rows : 256; // the double reference is slow
+    for (int64_t r = 0; r < checked; r++) {
+        double mag, want = ref_dot(A + r*lda, t, B, bt, n, &mag);
+        double rel = fabs(ours[r] - want) / (mag + 1e-30);
+        if (rel > maxrel) maxrel = rel;
+    }
+    const double ops = 2.0 * rows * n * 2 * reps; // two passes a repetition
+    printf("decode %s %d x %d x %d copies (%.1f MB%s): max rel err %.2e, %s ggml's SIMD128 dot",
+           name(t), nrows, n, copies, lda * rows / 1e6, extreme ? ", extreme" : "", maxrel, bit_equal ? "bit-equal to" : "DIFFERS from");
+    if (reps > 1) printf("; this module's dot %.1f GOP/s, ggml's SIMD128 %.1f GOP/s (%.2fx)",
+                         ops / (t_ours * 1e6), ops / (t_ggml * 1e6), t_ggml / t_ours);
+    printf("\n");
+    free(A); free(B); free(ours); free(ggml);
+    return maxrel < 1e-5 && bit_equal ? 0 : 1;
+}
+
 int main(void) {
     for (int i = 0; i < (1 << 16); i++) { ggml_fp16_t x; memcpy(&x, &(uint16_t){(uint16_t)i}, 2); ggml_table_f32_f16[i] = GGML_FP16_TO_FP32(x); }
     int bad = 0;
@@ -163,7 +229,18 @@ int main(void) {
     bad |= run(GGML_TYPE_Q5_0, 8, 8, 64, 1);
     bad |= run(GGML_TYPE_Q4_K, 8, 8, 512, 1);
     bad |= run(GGML_TYPE_Q8_0, 8, 8, 64, 1);
+    bad |= decode(GGML_TYPE_Q4_K, 8, 512, 1, 1);
+    bad |= decode(GGML_TYPE_Q5_0, 8, 64, 1, 1);
     extreme = 0;
+    bad |= decode(GGML_TYPE_Q4_K, 7, 256, 1, 1);
+    bad |= decode(GGML_TYPE_Q5_0, 7, 96, 1, 1);
+    bad |= decode(GGML_TYPE_Q4_K, 64, 4864, 1, 200);   // 0.5B ffn_down rows, in cache (175 KB)
+    bad |= decode(GGML_TYPE_Q4_K, 64, 1536, 1, 500);   // 1.5B attention / ffn_up rows, in cache
+    bad |= decode(GGML_TYPE_Q5_0, 256, 896, 1, 200);   // 0.5B ffn_up rows (its Q5_0), in cache (158 KB)
+    bad |= decode(GGML_TYPE_Q4_K, 896, 4864, 24, 3);   // 0.5B ffn_down, 24 layers' worth (59 MB): streamed
+    bad |= decode(GGML_TYPE_Q5_0, 4864, 896, 20, 3);   // 0.5B ffn_up, 20 layers' worth (60 MB)
+    bad |= decode(GGML_TYPE_Q4_K, 8960, 1536, 8, 3);   // 1.5B ffn_up, 8 layers' worth (62 MB)
+    bad |= decode(GGML_TYPE_Q4_K, 1536, 8960, 8, 3);   // 1.5B ffn_down, 8 layers' worth
     bad |= run(GGML_TYPE_Q8_0, 4864, 64, 896, 3); // a Qwen2.5-0.5B FFN matrix x 64 tokens
     bad |= run(GGML_TYPE_Q4_0, 4864, 64, 896, 3);
     bad |= run(GGML_TYPE_Q5_0, 4864, 64, 896, 3);
