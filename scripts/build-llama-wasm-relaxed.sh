@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the relaxed-SIMD variant of our llama.cpp wasm (issue 33) from a finished
 # scripts/build-llama-wasm.sh build: the same objects, except ggml's wasm GEMM (arch/wasm/gemm.c),
-# which clang-19 compiles with -mrelaxed-simd and which then also holds the Q4_K and Q5_0 decode dots,
-# and ggml's wasm quants.c, whose own two are renamed out of their way (scripts/llama-wasm-relaxed-cc.sh), relinked with
+# which clang-19 compiles with -mrelaxed-simd and which then also holds the Q4_K, Q5_0 and Q4_0 decode dots,
+# and ggml's wasm quants.c, whose own three are renamed out of their way (scripts/llama-wasm-relaxed-cc.sh), relinked with
 # the build's own emcc 3.1.6 link line (wasm-ld 14, binaryen 108's Asyncify). The page serves this
 # wasm where WebAssembly.validate accepts a relaxed dot product (Chromium 156, Firefox 153) and the
 # SIMD128 one elsewhere (WebKitGTK 2.50); the JavaScript glue is the SIMD128 build's.
@@ -26,7 +26,7 @@ command -v llvm-objdump-19 >/dev/null || { echo "llvm-objdump-19 not found: apt-
 export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}" # emcc's JS optimizer needs Debian's acorn
 mkdir -p "$R/out"
 
-# 1. gemm.c with relaxed SIMD, and ggml's wasm quants.c with its Q4_K and Q5_0 dots renamed (gemm.c
+# 1. gemm.c with relaxed SIMD, and ggml's wasm quants.c with its Q4_K, Q5_0 and Q4_0 dots renamed (gemm.c
 #    defines relaxed ones): CMake's own compile lines, through the launcher, into $R.
 GGML_DIR="$BUILD/llama.cpp/ggml/src"
 compile() { # <source path suffix> <object>
@@ -71,9 +71,9 @@ LINK="${LINK/@CMakeFiles\/wllama.dir\/linkLibs.rsp/@$R/linkLibs.rsp}"
 node "$ROOT/scripts/llama-wasm-relaxed-opcode.mjs" --to=final "$R/wllama.wasm" "$R/out/wllama.wasm"
 n="$(llvm-objdump-19 -d "$R/out/wllama.wasm" | grep -cE '^ *[0-9a-f]+: fd 92 02 ' || true)"
 [[ "$n" -gt 0 ]] || { echo "no i16x8.relaxed_dot_i8x16_i7x16_s in the linked wasm" >&2; exit 1; }
-# the Q4_K and Q5_0 decode dots that ggml's type table links to are gemm.c's relaxed ones
+# the Q4_K, Q5_0 and Q4_0 decode dots that ggml's type table links to are gemm.c's relaxed ones
 nd=0
-for f in ggml_vec_dot_q4_K_q8_K ggml_vec_dot_q5_0_q8_0; do
+for f in ggml_vec_dot_q4_K_q8_K ggml_vec_dot_q5_0_q8_0 ggml_vec_dot_q4_0_q8_0; do
   c="$(llvm-objdump-19 -d "$R/out/wllama.wasm" |
     awk -v f="<$f>:" '/^[0-9a-f]+ <.*>:$/ { in_f = ($2 == f) } in_f && / fd 92 02 / { c++ } END { print c + 0 }')"
   [[ "$c" -gt 0 ]] || { echo "$f has no relaxed dot product: that decode path is ggml's SIMD128 one" >&2; exit 1; }
@@ -83,7 +83,7 @@ if ! cmp -s "$R/wllama.js" "$BUILD/wllama.js"; then
   echo "warning: the relaxed link's wllama.js differs from the SIMD128 build's; the page loads only the latter" >&2
 fi
 ( cd "$R/out" && sha256sum wllama.wasm > SHA256SUMS )
-echo "built $R/out/wllama.wasm ($n relaxed dot products, $nd of them in the Q4_K and Q5_0 decode dots)"
+echo "built $R/out/wllama.wasm ($n relaxed dot products, $nd of them in the Q4_K, Q5_0 and Q4_0 decode dots)"
 if [[ "${INSTALL:-0}" == "1" ]]; then
   mkdir -p "$ROOT/vendor/llama-wasm/relaxed"
   cp "$R/out/"{wllama.wasm,SHA256SUMS} "$ROOT/vendor/llama-wasm/relaxed/"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds scripts/llama-wasm-patches/gemm-test.c twice for the browser, against the patched gemm.c
 # of a llama-wasm source tree: "simd" (emcc 3.1.6, SIMD128 tiles, ggml's decode dot) and "relaxed"
-# (gemm.c through llama-wasm-relaxed-cc.sh: clang-19 with relaxed SIMD, and its Q4_K decode dot in
+# (gemm.c through llama-wasm-relaxed-cc.sh: clang-19 with relaxed SIMD, and its Q4_K, Q5_0 and Q4_0 decode dots in
 # place of ggml's, as in the relaxed wasm), then runs both in Chromium and Firefox, one thread,
 # one page per engine, interleaved (scripts/llama-wasm-gemm-test.ts). The relaxed dot product has to be
 # tested in a browser: Node 20's V8 computes it wrongly.
@@ -28,7 +28,7 @@ for variant in simd relaxed; do
   cc=(emcc)
   defs=()
   if [[ "$variant" == "relaxed" ]]; then
-    # as in the relaxed wasm: gemm.c by clang-19, quants.c with ggml's Q4_K dot renamed (the launcher)
+    # as in the relaxed wasm: gemm.c by clang-19, quants.c with ggml's Q4_K, Q5_0 and Q4_0 dots renamed (the launcher)
     cc=("$HERE/llama-wasm-relaxed-cc.sh" emcc)
     defs=(-DRELAXED_DECODE=1)
   fi

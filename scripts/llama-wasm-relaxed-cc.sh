@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compiler launcher for the relaxed-SIMD llama.cpp wasm (issue 33): compiles ggml's wasm GEMM
 # (ggml/src/ggml-cpu/arch/wasm/gemm.c) with clang-19 and relaxed SIMD, ggml's wasm dot products
-# (arch/wasm/quants.c) with the command it was given but the Q4_K and Q5_0 dots renamed (gemm.c
+# (arch/wasm/quants.c) with the command it was given but the Q4_K, Q5_0 and Q4_0 dots renamed (gemm.c
 # has relaxed ones), and every other file with the command it was given (Debian's emcc 3.1.6,
 # whose clang 14 has no relaxed dot product).
 #
@@ -23,11 +23,12 @@ for a in "$@"; do
   [[ "$a" == */arch/wasm/gemm.c ]] && is_gemm=1
   [[ "$a" == */arch/wasm/quants.c ]] && is_quants=1
 done
-# ggml's wasm dot products stay emcc 3.1.6's, but for two names: in the relaxed wasm gemm.c defines
-# the Q4_K and Q5_0 decode dots (ggml_vec_dot_q4_K_q8_K, ggml_vec_dot_q5_0_q8_0, with the relaxed dot
-# product), so ggml's own are renamed out of their way; ggml's type table (ggml-cpu.c) then links to gemm.c's.
+# ggml's wasm dot products stay emcc 3.1.6's, but for three names: in the relaxed wasm gemm.c defines
+# the Q4_K, Q5_0 and Q4_0 decode dots (ggml_vec_dot_q4_K_q8_K, ggml_vec_dot_q5_0_q8_0,
+# ggml_vec_dot_q4_0_q8_0, with the relaxed dot product), so ggml's own are renamed out of their way; ggml's type table (ggml-cpu.c) then links to gemm.c's.
 if [[ "$is_quants" == "1" ]]; then
-  exec "$@" -Dggml_vec_dot_q4_K_q8_K=ggml_vec_dot_q4_K_q8_K_simd128 -Dggml_vec_dot_q5_0_q8_0=ggml_vec_dot_q5_0_q8_0_simd128
+  exec "$@" -Dggml_vec_dot_q4_K_q8_K=ggml_vec_dot_q4_K_q8_K_simd128 -Dggml_vec_dot_q5_0_q8_0=ggml_vec_dot_q5_0_q8_0_simd128 \
+    -Dggml_vec_dot_q4_0_q8_0=ggml_vec_dot_q4_0_q8_0_simd128
 fi
 if [[ "$is_gemm" == "0" ]]; then exec "$@"; fi
 

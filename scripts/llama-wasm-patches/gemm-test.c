@@ -1,6 +1,6 @@
 // Kernel test for 0004-wasm-gemm-4x4.patch: the 4 x 4 tiles against a scalar reference (double
 // sums) and against ggml's own SIMD128 vec_dot (arch/wasm/quants.c), Q8_0, Q4_0, Q5_0 and Q4_K,
-// edge tiles included; and (decode, 0007) the relaxed Q4_K and Q5_0 decode dots against ggml's SIMD128
+// edge tiles included; and (decode, 0007, 0008) the relaxed Q4_K, Q5_0 and Q4_0 decode dots against ggml's SIMD128
 // ones and the reference, timed in cache and streamed. scripts/llama-wasm-gemm-test.sh builds and runs it in
 // browsers (the relaxed module must run there); the line below is the plain SIMD128 build in Node. Build beside the patched tree (G = llama.cpp/ggml):
 //   emcc -O3 -msimd128 -DNDEBUG -I$G/src/ggml-cpu/arch/wasm -I$G/include -I$G/src -I$G/src/ggml-cpu \
@@ -25,14 +25,17 @@ void ggml_vec_dot_q5_0_q8_0(int n, float * s, size_t bs, const void * vx, size_t
 void ggml_vec_dot_q4_K_q8_K(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
 #if RELAXED_DECODE
 // The relaxed module (scripts/llama-wasm-gemm-test.sh, as the relaxed wasm's build): gemm.c defines
-// the Q4_K and Q5_0 dots with the relaxed dot product, and ggml's SIMD128 ones are quants.c's, renamed.
+// the Q4_K, Q5_0 and Q4_0 dots with the relaxed dot product, and ggml's SIMD128 ones are quants.c's, renamed.
 void ggml_vec_dot_q4_K_q8_K_simd128(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
 void ggml_vec_dot_q5_0_q8_0_simd128(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
+void ggml_vec_dot_q4_0_q8_0_simd128(int n, float * s, size_t bs, const void * vx, size_t bx, const void * vy, size_t by, int nrc);
 #define GGML_Q4_K_DOT ggml_vec_dot_q4_K_q8_K_simd128
 #define GGML_Q5_0_DOT ggml_vec_dot_q5_0_q8_0_simd128
+#define GGML_Q4_0_DOT ggml_vec_dot_q4_0_q8_0_simd128
 #else
 #define GGML_Q4_K_DOT ggml_vec_dot_q4_K_q8_K
 #define GGML_Q5_0_DOT ggml_vec_dot_q5_0_q8_0
+#define GGML_Q4_0_DOT ggml_vec_dot_q4_0_q8_0
 #endif
 
 static uint32_t rng = 12345;
@@ -138,7 +141,7 @@ static int run(enum ggml_type t, int nrows, int ntok, int n, int reps) {
     // ggml's own dot product, one output at a time, for the speed and as a second reference
     float * V = malloc(sizeof(float) * nrows * ntok);
     void (*vec_dot)(int, float *, size_t, const void *, size_t, const void *, size_t, int) =
-        t == GGML_TYPE_Q8_0 ? ggml_vec_dot_q8_0_q8_0 : t == GGML_TYPE_Q4_0 ? ggml_vec_dot_q4_0_q8_0 :
+        t == GGML_TYPE_Q8_0 ? ggml_vec_dot_q8_0_q8_0 : t == GGML_TYPE_Q4_0 ? GGML_Q4_0_DOT :
         t == GGML_TYPE_Q5_0 ? GGML_Q5_0_DOT : GGML_Q4_K_DOT;
     for (int k = 0; k < ntok; k++) for (int r = 0; r < nrows; r++) vec_dot(n, V + k*nrows + r, 0, A + r*lda, 0, B + k*ldb, 0, 1);
     double t1 = emscripten_get_now();
@@ -161,7 +164,7 @@ static int run(enum ggml_type t, int nrows, int ntok, int n, int reps) {
 }
 
 // Decode: one token, ggml's vec_dot called once per weight row as ggml_compute_forward_mul_mat
-// does. The relaxed module's ggml_vec_dot_q4_K_q8_K / ggml_vec_dot_q5_0_q8_0 (gemm.c's relaxed
+// does. The relaxed module's ggml_vec_dot_q4_K_q8_K / _q5_0_q8_0 / _q4_0_q8_0 (gemm.c's relaxed
 // dots) must equal ggml's SIMD128 dots bit for bit (integer sums exact, ggml's float steps in
 // ggml's order) and the double reference to float tolerance; both are timed in the same module
 // over `copies` matrices of nrows x n (1: stays in cache across repetitions; enough copies to
@@ -170,9 +173,9 @@ static int decode(enum ggml_type t, int nrows, int n, int copies, int reps) {
     typedef void (*vec_dot_t)(int, float *, size_t, const void *, size_t, const void *, size_t, int);
     const int k_quant = t == GGML_TYPE_Q4_K;
     const enum ggml_type bt = k_quant ? GGML_TYPE_Q8_K : GGML_TYPE_Q8_0;
-    const vec_dot_t our_dot = k_quant ? ggml_vec_dot_q4_K_q8_K : ggml_vec_dot_q5_0_q8_0;
-    const vec_dot_t ggml_dot = k_quant ? GGML_Q4_K_DOT : GGML_Q5_0_DOT;
-    const int nb = n / (k_quant ? QK_K : QK5_0);
+    const vec_dot_t our_dot = k_quant ? ggml_vec_dot_q4_K_q8_K : t == GGML_TYPE_Q5_0 ? ggml_vec_dot_q5_0_q8_0 : ggml_vec_dot_q4_0_q8_0;
+    const vec_dot_t ggml_dot = k_quant ? GGML_Q4_K_DOT : t == GGML_TYPE_Q5_0 ? GGML_Q5_0_DOT : GGML_Q4_0_DOT;
+    const int nb = n / (k_quant ? QK_K : QK5_0); // QK5_0 == QK4_0 == 32
     const size_t lda = block_bytes(t) * nb;
     const int64_t rows = (int64_t) nrows * copies;
     char * A = malloc(lda * rows); char * B = malloc(block_bytes(bt) * nb);
@@ -231,14 +234,21 @@ int main(void) {
     bad |= run(GGML_TYPE_Q8_0, 8, 8, 64, 1);
     bad |= decode(GGML_TYPE_Q4_K, 8, 512, 1, 1);
     bad |= decode(GGML_TYPE_Q5_0, 8, 64, 1, 1);
+    bad |= decode(GGML_TYPE_Q4_0, 8, 64, 1, 1);
+    bad |= decode(GGML_TYPE_Q4_0, 8, 96, 1, 1);        // an odd block count: ggml's scalar last block
     extreme = 0;
     bad |= decode(GGML_TYPE_Q4_K, 7, 256, 1, 1);
     bad |= decode(GGML_TYPE_Q5_0, 7, 96, 1, 1);
+    bad |= decode(GGML_TYPE_Q4_0, 7, 96, 1, 1);
+    bad |= decode(GGML_TYPE_Q4_0, 7, 1024, 1, 1);
     bad |= decode(GGML_TYPE_Q4_K, 64, 4864, 1, 200);   // 0.5B ffn_down rows, in cache (175 KB)
     bad |= decode(GGML_TYPE_Q4_K, 64, 1536, 1, 500);   // 1.5B attention / ffn_up rows, in cache
     bad |= decode(GGML_TYPE_Q5_0, 256, 896, 1, 200);   // 0.5B ffn_up rows (its Q5_0), in cache (158 KB)
     bad |= decode(GGML_TYPE_Q4_K, 896, 4864, 24, 3);   // 0.5B ffn_down, 24 layers' worth (59 MB): streamed
     bad |= decode(GGML_TYPE_Q5_0, 4864, 896, 20, 3);   // 0.5B ffn_up, 20 layers' worth (60 MB)
+    bad |= decode(GGML_TYPE_Q4_0, 256, 896, 1, 200);   // 0.5B Q4_0 ffn_up rows, in cache (129 KB)
+    bad |= decode(GGML_TYPE_Q4_0, 4864, 896, 24, 3);   // 0.5B Q4_0 ffn_up, 24 layers' worth (59 MB)
+    bad |= decode(GGML_TYPE_Q4_0, 896, 4864, 24, 3);   // 0.5B Q4_0 ffn_down, 24 layers' worth (59 MB)
     bad |= decode(GGML_TYPE_Q4_K, 8960, 1536, 8, 3);   // 1.5B ffn_up, 8 layers' worth (62 MB)
     bad |= decode(GGML_TYPE_Q4_K, 1536, 8960, 8, 3);   // 1.5B ffn_down, 8 layers' worth
     bad |= run(GGML_TYPE_Q8_0, 4864, 64, 896, 3); // a Qwen2.5-0.5B FFN matrix x 64 tokens

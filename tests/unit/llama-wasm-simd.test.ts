@@ -62,8 +62,8 @@ describe("our llama.cpp WebAssembly build", () => {
 
 // The relaxed-SIMD wasm (vendor/llama-wasm/relaxed, scripts/build-llama-wasm-relaxed.sh): the same
 // link with gemm.c compiled by clang-19 -mrelaxed-simd, which the page runs where the browser
-// validates relaxed SIMD. Its Q4_0, Q5_0 and Q4_K full tiles, and its Q4_K and Q5_0 decode dot
-// products, multiply the unsigned weight quants by the activation bytes with i16x8.relaxed_dot_i8x16_i7x16_s
+// validates relaxed SIMD. Its Q4_0, Q5_0 and Q4_K full tiles, and its Q4_K, Q5_0 and Q4_0 decode
+// dot products, multiply the unsigned weight quants by the activation bytes with i16x8.relaxed_dot_i8x16_i7x16_s
 // instead of widening both sides.
 describe("our build's relaxed-SIMD wasm", () => {
   const relaxedDir = join(vendor, "relaxed");
@@ -81,10 +81,11 @@ describe("our build's relaxed-SIMD wasm", () => {
   // Decode calls the type's vec_dot once per weight row; the relaxed build renames ggml's SIMD128
   // ones out of the way (scripts/llama-wasm-relaxed-cc.sh), so ggml's type table links gemm.c's.
   // Q4_K: four relaxed dots per 64-element chunk, four chunks per super-block (the scales still
-  // meet the sums in dot_i16x8). Q5_0: two per 32-element block.
+  // meet the sums in dot_i16x8). Q5_0 and Q4_0: two per 32-element block.
   it.each([
     ["ggml_vec_dot_q4_K_q8_K", 16],
     ["ggml_vec_dot_q5_0_q8_0", 2],
+    ["ggml_vec_dot_q4_0_q8_0", 2],
   ] as const)("decodes on the relaxed dot product: ggml's type table links gemm.c's %s", (name, least) => {
     expect(bodies.has(name)).toBe(true);
     expect(relaxedDots(bodies.get(name))).toBeGreaterThanOrEqual(least);
@@ -92,7 +93,7 @@ describe("our build's relaxed-SIMD wasm", () => {
   });
 
   it("keeps everything else of the SIMD128 build: ggml's other dot products and the Q8_0 tile", () => {
-    for (const name of [...KERNELS, "tile_q8_0_44"]) expect(dots(bodies.get(name)), name).toBeGreaterThan(0);
+    for (const name of ["ggml_vec_dot_q8_0_q8_0", "tile_q8_0_44"]) expect(dots(bodies.get(name)), name).toBeGreaterThan(0);
   });
 
   it("is the only one of the two with relaxed instructions (the SIMD128 one runs in every browser)", () => {
