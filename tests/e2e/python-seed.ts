@@ -57,7 +57,7 @@ interface SnapshotEntry {
 /** App origins served by startApp() in this process, with the build folder each serves. */
 const appOrigins = new Map<string, string>();
 /** One snapshot per build folder for this process: made or read once. */
-const entries = new Map<string, Promise<SnapshotEntry | null>>();
+const entries = new Map<string, Promise<SnapshotEntry>>();
 let bytesServer: Promise<{ url: string; server: Server }> | null = null;
 let served = 0;
 
@@ -100,7 +100,6 @@ export function seedPythonOnFirstVisit(browser: Browser, context: BrowserContext
  */
 async function seed(browser: Browser, context: BrowserContext, origin: string, dist: string): Promise<void> {
   const entry = await snapshotFor(browser, origin, dist);
-  if (!entry) return;
   const server = await serveBytes();
   const page = await context.newPage();
   try {
@@ -124,7 +123,7 @@ async function seed(browser: Browser, context: BrowserContext, origin: string, d
 }
 
 /** The build's snapshot: from .cache/ when this build made one before, else made now. */
-function snapshotFor(browser: Browser, origin: string, dist: string): Promise<SnapshotEntry | null> {
+function snapshotFor(browser: Browser, origin: string, dist: string): Promise<SnapshotEntry> {
   let entry = entries.get(dist);
   if (!entry) {
     entry = readOrMake(browser, origin, dist);
@@ -143,7 +142,7 @@ function buildKey(dist: string): string {
   return hash.digest("hex").slice(0, 16);
 }
 
-async function readOrMake(browser: Browser, origin: string, dist: string): Promise<SnapshotEntry | null> {
+async function readOrMake(browser: Browser, origin: string, dist: string): Promise<SnapshotEntry> {
   const key = buildKey(dist);
   const meta = join(CACHE_DIR, `${key}.json`);
   if (existsSync(meta)) return JSON.parse(readFileSync(meta, "utf8")) as SnapshotEntry;

@@ -8,6 +8,9 @@ import { DEFAULT_CONFIG, type RlmConfig } from "../../src/core/types.ts";
 import { useHooked } from "../fixtures/hooked.ts";
 import type { ScriptedServer } from "../fixtures/scripted-server.ts";
 
+/** The repository's .cache/, where every cache the tests keep lives (never node_modules). */
+const REPO_CACHE = join(new URL("../../", import.meta.url).pathname, ".cache");
+
 /**
  * Where the node tests' REPLs keep their Python snapshot: one for the whole suite (made by the
  * first REPL that starts, restored by the rest, as the CLI does from its cache directory). A boot
@@ -16,14 +19,14 @@ import type { ScriptedServer } from "../fixtures/scripted-server.ts";
  * processes starting at once are safe. Tests of booting itself pass their own `snapshotDir` (or
  * null: no snapshot).
  */
-export const TEST_SNAPSHOT_DIR = join(new URL("../../", import.meta.url).pathname, ".cache", "node-test-python-snapshot");
+export const TEST_SNAPSHOT_DIR = join(REPO_CACHE, "node-test-python-snapshot");
 
 /**
  * The CLI tests' cache directory (RLM_CACHE_DIR), one for the suite for the same reason: each
  * file's own made its snapshot and code cache again on its first `rlm` run. tests/node/cli-cache
  * keeps its own, since the cache is what it tests.
  */
-export const TEST_CLI_CACHE_DIR = join(new URL("../../", import.meta.url).pathname, ".cache", "node-test-cli-cache");
+export const TEST_CLI_CACHE_DIR = join(REPO_CACHE, "node-test-cli-cache");
 
 export async function startRepl(
   syncMode: "auto" | "jspi" | "sab" = "auto",
