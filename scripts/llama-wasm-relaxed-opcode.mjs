@@ -38,7 +38,11 @@ if (to !== "binaryen108" && to !== "final") {
   console.error(`unknown target ${to}: use --to=binaryen108 or --to=final`);
   process.exit(2);
 }
-const swaps = PAIRS.map((p) => ({ name: p.name, from: to === "final" ? p.binaryen108 : p.final, into: to === "final" ? p.final : p.binaryen108 }));
+const swaps = PAIRS.map((p) => ({
+  name: p.name,
+  from: to === "final" ? p.binaryen108 : p.final,
+  into: to === "final" ? p.final : p.binaryen108,
+}));
 const hex = (b) => b.map((x) => x.toString(16).padStart(2, "0")).join(" ");
 
 const bytes = readFileSync(inPath);
