@@ -29,7 +29,8 @@ const args = scriptArgs({
 });
 const SHAPE = (args.shape ?? "qwen2.5-0.5b") as QwenShapeName;
 const WEIGHTS = args.weights as QwenWeights | undefined;
-const BUILDS = (args.builds ?? "compat,simd").split(",") as ("default" | "compat" | "simd")[];
+// relaxed: our build's relaxed-SIMD wasm, what the page runs in Chromium (as in bench/wllama.ts)
+const BUILDS = (args.builds ?? "compat,simd").split(",") as ("default" | "compat" | "simd" | "relaxed")[];
 const THREADS = args.threads ?? 2;
 const PROMPT_WORDS = args["prompt-words"] ?? 350;
 const TOP = args.top ?? 15;
@@ -110,7 +111,11 @@ async function workerSessions(page: Page): Promise<CDPSession[]> {
 }
 
 async function profileBuild(page: Page, build: string): Promise<string[]> {
-  const loaded = await call(page, "load", THREADS, KV_TOKENS, build === "default" ? undefined : (build as "compat" | "simd"));
+  const asked = build === "relaxed" ? "simd" : build;
+  const loaded = await call(page, "load", THREADS, KV_TOKENS, asked === "default" ? undefined : (asked as "compat" | "simd"), {
+    relaxedSimd: build === "relaxed",
+  });
+  if (build === "relaxed" && !loaded.relaxedSimd) throw new Error("this browser did not validate relaxed SIMD: the SIMD128 wasm ran");
   await call(page, "prefill", `${Math.random()} warm up`);
   const sessions = await workerSessions(page);
   for (const session of sessions) {
@@ -136,7 +141,7 @@ async function profileBuild(page: Page, build: string): Promise<string[]> {
   const rows = [...totals].sort((a, b) => b[1] - a[1]).slice(0, TOP);
   const tokS = (timings.promptTokens / timings.promptMs) * 1000;
   const lines = [
-    `#### ${build} build, ${loaded.threads} thread(s): ${timings.promptTokens}-token prefill in ${(timings.promptMs / 1000).toFixed(1)} s (${tokS.toFixed(1)} tok/s)`,
+    `#### ${build} build (relaxed SIMD ${loaded.relaxedSimd}, compat glue ${loaded.compat}), ${loaded.threads} thread(s): ${timings.promptTokens}-token prefill in ${(timings.promptMs / 1000).toFixed(1)} s (${tokS.toFixed(1)} tok/s)`,
     "",
     `${sessions.length} worker(s) profiled; busy (not idle or waiting) per worker: ${perThread.join(", ")}.`,
     "",

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the relaxed-SIMD variant of our llama.cpp wasm (issue 33) from a finished
 # scripts/build-llama-wasm.sh build: the same objects, except ggml's wasm GEMM (arch/wasm/gemm.c),
-# which clang-19 compiles with -mrelaxed-simd and which then also holds the Q4_K, Q5_0 and Q4_0 decode dots,
+# which clang-19 compiles with -mrelaxed-simd and which then also holds the Q4_K, Q5_0 and Q4_0 decode dots
+# and flash attention's f32 tiles (fused multiply-adds, 0009),
 # and ggml's wasm quants.c, whose own three are renamed out of their way (scripts/llama-wasm-relaxed-cc.sh), relinked with
 # the build's own emcc 3.1.6 link line (wasm-ld 14, binaryen 108's Asyncify). The page serves this
 # wasm where WebAssembly.validate accepts a relaxed dot product (Chromium 156, Firefox 153) and the
@@ -66,8 +67,9 @@ LINK="${LINK/@CMakeFiles\/wllama.dir\/linkLibs.rsp/@$R/linkLibs.rsp}"
 [[ "$LINK" == *"$R/wllama.js"* && "$LINK" == *"@$R/linkLibs.rsp"* ]] || { echo "unexpected link.txt" >&2; exit 1; }
 ( cd "$BUILD" && eval "$LINK" )
 
-# 4. LLVM's opcode numbering again after binaryen (a no-op unless gemm.c uses the i32x4 form), then
-#    the checks: the relaxed dot is in the GEMM, and the glue is the SIMD128 build's.
+# 4. LLVM's opcode numbering again after binaryen (the fused multiply-adds of 0009, and the i32x4 dot
+#    form if gemm.c ever uses it), then the checks: the relaxed dot is in the GEMM, the decode dots and
+#    the f32 tiles, and the glue is the SIMD128 build's.
 node "$ROOT/scripts/llama-wasm-relaxed-opcode.mjs" --to=final "$R/wllama.wasm" "$R/out/wllama.wasm"
 n="$(llvm-objdump-19 -d "$R/out/wllama.wasm" | grep -cE '^ *[0-9a-f]+: fd 92 02 ' || true)"
 [[ "$n" -gt 0 ]] || { echo "no i16x8.relaxed_dot_i8x16_i7x16_s in the linked wasm" >&2; exit 1; }
@@ -79,11 +81,15 @@ for f in ggml_vec_dot_q4_K_q8_K ggml_vec_dot_q5_0_q8_0 ggml_vec_dot_q4_0_q8_0; d
   [[ "$c" -gt 0 ]] || { echo "$f has no relaxed dot product: that decode path is ggml's SIMD128 one" >&2; exit 1; }
   nd=$((nd + c))
 done
+# flash attention's f32 tiles (0009) on the fused multiply-add, renumbered back to 0x105 (fd 85 02)
+nm="$(llvm-objdump-19 -d "$R/out/wllama.wasm" |
+  awk '/^[0-9a-f]+ <.*>:$/ { in_f = ($2 == "<ggml_wasm_gemm_f32>:") } in_f && / fd 85 02 / { c++ } END { print c + 0 }')"
+[[ "$nm" -gt 0 ]] || { echo "ggml_wasm_gemm_f32 has no f32x4.relaxed_madd: flash attention's tiles multiply, then add" >&2; exit 1; }
 if ! cmp -s "$R/wllama.js" "$BUILD/wllama.js"; then
   echo "warning: the relaxed link's wllama.js differs from the SIMD128 build's; the page loads only the latter" >&2
 fi
 ( cd "$R/out" && sha256sum wllama.wasm > SHA256SUMS )
-echo "built $R/out/wllama.wasm ($n relaxed dot products, $nd of them in the Q4_K, Q5_0 and Q4_0 decode dots)"
+echo "built $R/out/wllama.wasm ($n relaxed dot products, $nd of them in the Q4_K, Q5_0 and Q4_0 decode dots; $nm fused multiply-adds in flash attention's tiles)"
 if [[ "${INSTALL:-0}" == "1" ]]; then
   mkdir -p "$ROOT/vendor/llama-wasm/relaxed"
   cp "$R/out/"{wllama.wasm,SHA256SUMS} "$ROOT/vendor/llama-wasm/relaxed/"

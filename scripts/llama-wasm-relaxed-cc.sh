@@ -9,11 +9,11 @@
 #
 # It is CMake's C compiler launcher in scripts/build-llama-wasm.sh's relaxed build, and can be run
 # by hand with a compile line from compile_commands.json. The object it makes links with emcc
-# 3.1.6's wasm-ld 14, and binaryen 108 (emscripten's wasm-opt, Asyncify) reads it: the only relaxed
-# instruction gemm.c uses, i16x8.relaxed_dot_i8x16_i7x16_s, is 0xfd 0x112 both in the final spec and
-# in binaryen 108's older numbering. (The i32x4 form with accumulate is not: binaryen 108 misreads
-# clang-19's 0x113 and drops an operand; llama-wasm-relaxed-opcode.mjs renumbers it both ways, run
-# here on the object so that such an instruction would never reach binaryen unnoticed.)
+# 3.1.6's wasm-ld 14, and binaryen 108 (emscripten's wasm-opt, Asyncify) reads it: the relaxed dot
+# gemm.c uses, i16x8.relaxed_dot_i8x16_i7x16_s, is 0xfd 0x112 both in the final spec and in binaryen
+# 108's older numbering. (Not so the i32x4 form with accumulate, which binaryen 108
+# misreads, nor f32x4.relaxed_madd, which it refuses: llama-wasm-relaxed-opcode.mjs renumbers both,
+# run here on the object, and back to the final numbers after the link.)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 

@@ -115,8 +115,14 @@ export const SIMD_OPS = {
   "i32x4.dot_i16x8_s": [0xfd, 0xba, 0x01],
   "i16x8.extmul_low_i8x16_s": [0xfd, 0x9c, 0x01],
   "i32x4.extadd_pairwise_i16x8_s": [0xfd, 0xfe, 0x00],
+  // the float side: exp (soft_max, SwiGLU) four lanes at a time
+  "f32x4.mul": [0xfd, 0xe6, 0x01],
+  "i32x4.shl": [0xfd, 0xab, 0x01],
   // relaxed SIMD (0x112; the same number in the final spec and in binaryen 108)
   "i16x8.relaxed_dot_i8x16_i7x16_s": [0xfd, 0x92, 0x02],
+  // relaxed SIMD's fused multiply-add (0x105 in the final spec; binaryen 108 knows it as 0xaf, see
+  // scripts/llama-wasm-relaxed-opcode.mjs, which puts the final number back after the link)
+  "f32x4.relaxed_madd": [0xfd, 0x85, 0x02],
 };
 
 /**

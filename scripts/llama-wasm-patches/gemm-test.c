@@ -8,6 +8,8 @@
 //     -sENVIRONMENT=node -sALLOW_MEMORY_GROWTH=1 -sERROR_ON_UNDEFINED_SYMBOLS=0 && node t.js
 // (quants.c's other functions refer to symbols of the whole library that this test never calls.)
 // BREAK=1 at build time (-DBREAK=1) flips one Q4_K weight bit after the GEMM to show the test fails.
+// And (0009) the f32 GEMM of flash attention's tiles, ggml_wasm_gemm_f32, against a double-precision
+// reference: the tile's 64 x 64 x 64 and shapes with every edge (fewer than 4 rows, 8 or 4 columns).
 #define GGML_COMMON_DECL_C
 #include "ggml-common.h"
 #include "ggml-impl.h"
@@ -216,6 +218,39 @@ static int decode(enum ggml_type t, int nrows, int n, int copies, int reps) {
     return maxrel < 1e-5 && bit_equal ? 0 : 1;
 }
 
+// C += A x B by ggml_wasm_gemm_f32 against double sums, C starting non-zero (it accumulates).
+// Error relative to the sum of the terms' magnitudes: float rounding is ~1e-7 of it; an operand in
+// the wrong place of the multiply-add is of the order of the terms themselves.
+static int f32_gemm(int M, int K, int N, int reps) {
+    float * A = malloc(sizeof(float) * M * K), * B = malloc(sizeof(float) * K * N);
+    float * C = malloc(sizeof(float) * M * N), * C0 = malloc(sizeof(float) * M * N);
+    if (!A || !B || !C || !C0) { printf("f32 gemm: out of memory\n"); return 1; }
+    for (int i = 0; i < M * K; i++) A[i] = (int)(rnd() % 2001) / 1000.0f - 1.0f;
+    for (int i = 0; i < K * N; i++) B[i] = (int)(rnd() % 2001) / 1000.0f - 1.0f;
+    for (int i = 0; i < M * N; i++) C0[i] = (int)(rnd() % 2001) / 1000.0f - 1.0f;
+    memcpy(C, C0, sizeof(float) * M * N);
+    ggml_wasm_gemm_f32(C, A, B, M, K, N);
+    double maxrel = 0;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double ref = C0[i*N + j], mag = fabs(ref);
+            for (int k = 0; k < K; k++) { ref += (double)A[i*K + k] * B[k*N + j]; mag += fabs((double)A[i*K + k] * B[k*N + j]); }
+            const double rel = fabs(C[i*N + j] - ref) / (mag > 0 ? mag : 1);
+            if (rel > maxrel) maxrel = rel;
+        }
+    double gflops = 0;
+    if (reps > 1) {
+        const double t0 = emscripten_get_now();
+        for (int r = 0; r < reps; r++) ggml_wasm_gemm_f32(C, A, B, M, K, N);
+        gflops = 2.0 * M * K * N * reps / ((emscripten_get_now() - t0) * 1e6);
+    }
+    printf("f32 gemm %dx%dx%d: max rel err %.2e", M, K, N, maxrel);
+    if (reps > 1) printf(", %.1f GFLOP/s", gflops);
+    printf("\n");
+    free(A); free(B); free(C); free(C0);
+    return maxrel < 1e-5 ? 0 : 1;
+}
+
 int main(void) {
     for (int i = 0; i < (1 << 16); i++) { ggml_fp16_t x; memcpy(&x, &(uint16_t){(uint16_t)i}, 2); ggml_table_f32_f16[i] = GGML_FP16_TO_FP32(x); }
     int bad = 0;
@@ -251,6 +286,9 @@ int main(void) {
     bad |= decode(GGML_TYPE_Q4_0, 896, 4864, 24, 3);   // 0.5B Q4_0 ffn_down, 24 layers' worth (59 MB)
     bad |= decode(GGML_TYPE_Q4_K, 8960, 1536, 8, 3);   // 1.5B ffn_up, 8 layers' worth (62 MB)
     bad |= decode(GGML_TYPE_Q4_K, 1536, 8960, 8, 3);   // 1.5B ffn_down, 8 layers' worth
+    bad |= f32_gemm(3, 5, 3, 1);                      // edges only: under 4 rows, under 4 columns
+    bad |= f32_gemm(7, 9, 21, 1);                     // a 4-row block and 3 single rows; 8-, 4- and 1-wide columns
+    bad |= f32_gemm(64, 64, 64, 2000);                // flash attention's Q x K and P x V tiles
     bad |= run(GGML_TYPE_Q8_0, 4864, 64, 896, 3); // a Qwen2.5-0.5B FFN matrix x 64 tokens
     bad |= run(GGML_TYPE_Q4_0, 4864, 64, 896, 3);
     bad |= run(GGML_TYPE_Q5_0, 4864, 64, 896, 3);

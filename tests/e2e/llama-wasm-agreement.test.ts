@@ -12,6 +12,13 @@ import { launch } from "./harness.ts";
 
 const TOKENS = 12;
 const TEXT = "Harbour ledger, tide keeper: count the lamps.";
+/**
+ * At least 64 prompt tokens: ggml's flash attention then takes its tiled path (64 query rows x 64
+ * cached positions through simd_gemm, soft_max's exp per tile), which 0009's 4 x 2 register tile
+ * and vector exp change and a ~24-token prompt never reaches.
+ */
+const LONG_TEXT = Array.from({ length: 12 }, (_, i) => `Lamp ${i + 1} of the north harbour burns until the tide turns.`).join(" ");
+const FLASH_ATTENTION_TILE = 64;
 
 interface NodeLlamaCpp {
   getLlama(options: { gpu: false; build: "never"; logLevel: "error" }): Promise<{
@@ -37,14 +44,14 @@ const PACKAGE = "node-llama-cpp";
 const nodeLlamaCpp = (await import(/* @vite-ignore */ PACKAGE).catch(() => undefined)) as NodeLlamaCpp | undefined;
 if (!nodeLlamaCpp) console.warn(`${PACKAGE} is not installed: the agreement with native llama.cpp is not checked`);
 
-async function native(modelPath: string): Promise<{ text: string; promptTokens: number }> {
+async function native(modelPath: string, userText: string): Promise<{ text: string; promptTokens: number }> {
   const { getLlama, JinjaTemplateChatWrapper } = nodeLlamaCpp!;
   const llama = await getLlama({ gpu: false, build: "never", logLevel: "error" });
   try {
     const model = await llama.loadModel({ modelPath });
     const template = model.fileInfo.metadata.tokenizer.chat_template!;
     const chatHistory = [
-      { type: "user", text: TEXT },
+      { type: "user", text: userText },
       { type: "model", response: [] },
     ];
     const prompt = new JinjaTemplateChatWrapper({ template }).generateContextState({ chatHistory }).contextText.toString();
@@ -118,20 +125,25 @@ const Q4_K_SHAPE: QwenShape = { ...QWEN_SHAPES.tiny, arch: "qwen2", embedding: 2
 // where relaxed SIMD validates (Chromium, Firefox 153) (vendor/llama-wasm/relaxed: the GEMM's Q4_0, Q5_0 and Q4_K tiles on
 // i16x8.relaxed_dot_i8x16_i7x16_s). Chromium is where the relaxed one must be proven: Node 20's
 // V8 computes the relaxed dot wrongly.
-const CASES = (["q8_0", "q4_0", "q4_k"] as const).flatMap((weights) => [
-  { weights, relaxedSimd: false },
-  { weights, relaxedSimd: true },
-]);
+const CASES = [
+  ...(["q8_0", "q4_0", "q4_k"] as const).flatMap((weights) => [
+    { weights, relaxedSimd: false, prompt: "short" as const },
+    { weights, relaxedSimd: true, prompt: "short" as const },
+  ]),
+  { weights: "q8_0" as const, relaxedSimd: false, prompt: "long" as const },
+  { weights: "q8_0" as const, relaxedSimd: true, prompt: "long" as const },
+];
 
 describe.skipIf(!nodeLlamaCpp).each(CASES)(
-  "our SIMD build on the $weights fixture, relaxed SIMD $relaxedSimd",
-  ({ weights, relaxedSimd }) => {
+  "our SIMD build on the $weights fixture, relaxed SIMD $relaxedSimd, a $prompt prompt",
+  ({ weights, relaxedSimd, prompt }) => {
+    const text = prompt === "long" ? LONG_TEXT : TEXT;
     it("greedy-decodes the same tokens as native llama.cpp", { timeout: 600_000 }, async () => {
       // qwen2: its chat template has no thinking switch, so both sides render the same prompt.
       const modelPath = await tinyQwenGguf(
         weights === "q4_k" ? { shape: Q4_K_SHAPE, weights, seed: Q4_K_SEED } : { arch: "qwen2", weights },
       );
-      const expected = await native(modelPath);
+      const expected = await native(modelPath, text);
       const page = await browser.newPage();
       try {
         await openWllamaBench(page, pages.url, modelPath);
@@ -141,10 +153,10 @@ describe.skipIf(!nodeLlamaCpp).each(CASES)(
         expect(loaded.threads).toBe(1);
         expect(loaded.compat).toBe(true);
         expect(loaded.relaxedSimd).toBe(relaxedSimd);
-        const got = await callWllamaBench(page, "generate", TEXT, TOKENS);
+        const got = await callWllamaBench(page, "generate", text, TOKENS);
         expect({ promptTokens: got.promptTokens, text: got.text }).toEqual(expected);
         // ggml_compute_forward_mul_mat takes the GEMM (0004-wasm-gemm-4x4.patch) for 4 tokens or more
-        expect(got.promptTokens).toBeGreaterThanOrEqual(4);
+        expect(got.promptTokens).toBeGreaterThanOrEqual(prompt === "long" ? FLASH_ATTENTION_TILE : 4);
       } finally {
         await page.close();
       }

@@ -38,6 +38,25 @@ describe("our llama.cpp WebAssembly build", () => {
     expect(dots(bodies.get(name))).toBeGreaterThanOrEqual(16);
   });
 
+  // Patch 0009: ggml has vector exp only for x86, Arm and RISC-V, so on wasm soft_max (flash
+  // attention's inner loop) and SwiGLU called the scalar expf per element: a tenth of a
+  // 2,000-token prompt. Its wasm port builds 2^n by shifting the exponent into place (i32x4.shl) and
+  // evaluates the polynomial four lanes at a time (f32x4.mul); neither appears in the scalar loop.
+  it.each(["ggml_vec_soft_max_f32", "ggml_vec_swiglu_f32"])("computes exp four lanes at a time in %s", (name) => {
+    const body = bodies.get(name);
+    expect(body, `${name} is not in the wasm's name section`).toBeDefined();
+    expect(countPattern(body!, SIMD_OPS["i32x4.shl"]), "no i32x4.shl: exp is the scalar expf").toBeGreaterThan(0);
+    expect(countPattern(body!, SIMD_OPS["f32x4.mul"])).toBeGreaterThanOrEqual(6);
+  });
+
+  it("runs flash attention's f32 tiles through the 4 x 8 register tile, not ggml's generic 2 x 2 one", () => {
+    const body = bodies.get("ggml_wasm_gemm_f32");
+    expect(body, "ggml_wasm_gemm_f32 is not in the wasm's name section: patch 0009 is not linked").toBeDefined();
+    // 4 rows x 2 vectors: 8 multiply-adds per step of the full tile
+    expect(countPattern(body!, SIMD_OPS["f32x4.mul"])).toBeGreaterThanOrEqual(8);
+    expect(countPattern(body!, SIMD_OPS["f32x4.relaxed_madd"]), "the SIMD128 wasm must run in every browser").toBe(0);
+  });
+
   it("computes the full Q4_K tile's minimums term in SIMD too, not only its quants", () => {
     // per 64-element chunk, 8 dots for each of the 4 tokens; then one dot per token of the eight
     // 6-bit minimums with the activations' bsums (ggml's vec_dot sums that term in scalar)
@@ -90,6 +109,13 @@ describe("our build's relaxed-SIMD wasm", () => {
     expect(bodies.has(name)).toBe(true);
     expect(relaxedDots(bodies.get(name))).toBeGreaterThanOrEqual(least);
     expect(bodies.has(`${name}_simd128`), `ggml's own ${name} is still linked`).toBe(false);
+  });
+
+  it("multiplies and adds flash attention's f32 tiles in one fused f32x4.relaxed_madd", () => {
+    const body = bodies.get("ggml_wasm_gemm_f32");
+    expect(body, "ggml_wasm_gemm_f32 is not in the relaxed wasm's name section").toBeDefined();
+    expect(countPattern(body!, SIMD_OPS["f32x4.relaxed_madd"])).toBeGreaterThanOrEqual(8);
+    expect(countPattern(body!, SIMD_OPS["f32x4.mul"]), "a multiply left beside the fused ones").toBe(0);
   });
 
   it("keeps everything else of the SIMD128 build: ggml's other dot products and the Q8_0 tile", () => {
