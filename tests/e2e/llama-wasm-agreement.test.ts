@@ -14,8 +14,11 @@ const TOKENS = 12;
 const TEXT = "Harbour ledger, tide keeper: count the lamps.";
 /**
  * At least 64 prompt tokens: ggml's flash attention then takes its tiled path (64 query rows x 64
- * cached positions through simd_gemm, soft_max's exp per tile), which 0009's 4 x 2 register tile
- * and vector exp change and a ~24-token prompt never reaches.
+ * cached positions through simd_gemm, soft_max's exp per tile), which patch 0009 moves to a 4 x 8
+ * register tile and a vector exp, and which a ~24-token prompt never reaches. This case catches a
+ * tile that traps or returns NaN; it does not check the tile's arithmetic: on this two-layer random
+ * fixture a multiply-add with its operands swapped still gave native's tokens. The kernel test
+ * (scripts/llama-wasm-patches/gemm-test.c, f32_gemm) is what fails on that.
  */
 const LONG_TEXT = Array.from({ length: 12 }, (_, i) => `Lamp ${i + 1} of the north harbour burns until the tide turns.`).join(" ");
 const FLASH_ATTENTION_TILE = 64;
