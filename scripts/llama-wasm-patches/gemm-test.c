@@ -9,7 +9,8 @@
 // (quants.c's other functions refer to symbols of the whole library that this test never calls.)
 // BREAK=1 at build time (-DBREAK=1) flips one Q4_K weight bit after the GEMM to show the test fails.
 // And (0009) the f32 GEMM of flash attention's tiles, ggml_wasm_gemm_f32, against a double-precision
-// reference: the tile's 64 x 64 x 64 and shapes with every edge (fewer than 4 rows, 8 or 4 columns).
+// reference: the tile's 64 x 64 x 64 and shapes with every edge (fewer than 4 rows, 8 or 4 columns);
+// and (0010) ggml_wasm_fp16_to_fp32 on every half.
 #define GGML_COMMON_DECL_C
 #include "ggml-common.h"
 #include "ggml-impl.h"
@@ -218,6 +219,25 @@ static int decode(enum ggml_type t, int nrows, int n, int copies, int reps) {
     return maxrel < 1e-5 && bit_equal ? 0 : 1;
 }
 
+// (0010) Every half through ggml_wasm_fp16_to_fp32 against ggml's own conversion: the same bits
+// (a NaN: a NaN). All 65,536 in one call take the vector path; 13 more take it and the scalar tail.
+static int fp16_all(void) {
+    static ggml_fp16_t x[1 << 16];
+    static float y[1 << 16];
+    for (int i = 0; i < (1 << 16); i++) { const uint16_t u = (uint16_t)i; memcpy(&x[i], &u, 2); }
+    ggml_wasm_fp16_to_fp32(x, y, 1 << 16);
+    ggml_wasm_fp16_to_fp32(x + 0x7bf8, y + 0x7bf8, 13); // the largest finite halves, then infinity and NaNs
+    int bad = 0;
+    for (int i = 0; i < (1 << 16); i++) {
+        const float r = GGML_FP16_TO_FP32(x[i]);
+        uint32_t a, b;
+        memcpy(&a, &r, 4); memcpy(&b, &y[i], 4);
+        if (a != b && !(isnan(r) && isnan(y[i]))) { if (bad < 3) printf("half %04x: %08x, ggml %08x\n", i, b, a); bad++; }
+    }
+    printf("fp16 -> fp32: %d of 65536 halves differ from ggml's conversion\n", bad);
+    return bad != 0;
+}
+
 // C += A x B by ggml_wasm_gemm_f32 against double sums, C starting non-zero (it accumulates).
 // Error relative to the sum of the terms' magnitudes: float rounding is ~1e-7 of it; an operand in
 // the wrong place of the multiply-add is of the order of the terms themselves.
@@ -286,6 +306,7 @@ int main(void) {
     bad |= decode(GGML_TYPE_Q4_0, 896, 4864, 24, 3);   // 0.5B Q4_0 ffn_down, 24 layers' worth (59 MB)
     bad |= decode(GGML_TYPE_Q4_K, 8960, 1536, 8, 3);   // 1.5B ffn_up, 8 layers' worth (62 MB)
     bad |= decode(GGML_TYPE_Q4_K, 1536, 8960, 8, 3);   // 1.5B ffn_down, 8 layers' worth
+    bad |= fp16_all();
     bad |= f32_gemm(3, 5, 3, 1);                      // edges only: under 4 rows, under 4 columns
     bad |= f32_gemm(7, 9, 21, 1);                     // a 4-row block and 3 single rows; 8-, 4- and 1-wide columns
     bad |= f32_gemm(64, 64, 64, 2000);                // flash attention's Q x K and P x V tiles

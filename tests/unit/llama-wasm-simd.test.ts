@@ -57,6 +57,16 @@ describe("our llama.cpp WebAssembly build", () => {
     expect(countPattern(body!, SIMD_OPS["f32x4.relaxed_madd"]), "the SIMD128 wasm must run in every browser").toBe(0);
   });
 
+  // Patch 0010: flash attention converts a mask, a key and a value tile from f16 for every tile it
+  // computes; ggml's scalar conversion on wasm is a table lookup per element.
+  it.each(["wllama.wasm", "relaxed/wllama.wasm"])("%s converts f16 to f32 four lanes at a time", (file) => {
+    const body = functionBodies(readFileSync(join(vendor, file))).get("ggml_wasm_fp16_to_fp32");
+    expect(body, "ggml_wasm_fp16_to_fp32 is not in the wasm's name section: patch 0010 is not linked").toBeDefined();
+    // exponent and mantissa shifted into place, then scaled by 2^112: both halves of 8 lanes
+    expect(countPattern(body!, SIMD_OPS["i32x4.shl"])).toBeGreaterThanOrEqual(2);
+    expect(countPattern(body!, SIMD_OPS["f32x4.mul"])).toBeGreaterThanOrEqual(2);
+  });
+
   it("computes the full Q4_K tile's minimums term in SIMD too, not only its quants", () => {
     // per 64-element chunk, 8 dots for each of the 4 tokens; then one dot per token of the eight
     // 6-bit minimums with the activations' bsums (ggml's vec_dot sums that term in scalar)
