@@ -71,23 +71,28 @@ LINK="${LINK/@CMakeFiles\/wllama.dir\/linkLibs.rsp/@$R/linkLibs.rsp}"
 #    form if gemm.c ever uses it), then the checks: the relaxed dot is in the GEMM, the decode dots and
 #    the f32 tiles, and the glue is the SIMD128 build's.
 node "$ROOT/scripts/llama-wasm-relaxed-opcode.mjs" --to=final "$R/wllama.wasm" "$R/out/wllama.wasm"
-n="$(llvm-objdump-19 -d "$R/out/wllama.wasm" | grep -cE '^ *[0-9a-f]+: fd 92 02 ' || true)"
+# one disassembly (~240 MB of text) for every check below
+DIS="$R/wllama.dis"
+llvm-objdump-19 -d "$R/out/wllama.wasm" > "$DIS"
+count_in() { # <function> <instruction bytes>: how often the instruction occurs in that function
+  awk -v f="<$1>:" -v op=" $2 " '/^[0-9a-f]+ <.*>:$/ { in_f = ($2 == f) } in_f && index($0, op) { c++ } END { print c + 0 }' "$DIS"
+}
+n="$(grep -cE '^ *[0-9a-f]+: fd 92 02 ' "$DIS" || true)"
 [[ "$n" -gt 0 ]] || { echo "no i16x8.relaxed_dot_i8x16_i7x16_s in the linked wasm" >&2; exit 1; }
 # the Q4_K, Q5_0 and Q4_0 decode dots that ggml's type table links to are gemm.c's relaxed ones
 nd=0
 for f in ggml_vec_dot_q4_K_q8_K ggml_vec_dot_q5_0_q8_0 ggml_vec_dot_q4_0_q8_0; do
-  c="$(llvm-objdump-19 -d "$R/out/wllama.wasm" |
-    awk -v f="<$f>:" '/^[0-9a-f]+ <.*>:$/ { in_f = ($2 == f) } in_f && / fd 92 02 / { c++ } END { print c + 0 }')"
+  c="$(count_in "$f" "fd 92 02")"
   [[ "$c" -gt 0 ]] || { echo "$f has no relaxed dot product: that decode path is ggml's SIMD128 one" >&2; exit 1; }
   nd=$((nd + c))
 done
 # flash attention's f32 tiles (0009) on the fused multiply-add, renumbered back to 0x105 (fd 85 02)
-nm="$(llvm-objdump-19 -d "$R/out/wllama.wasm" |
-  awk '/^[0-9a-f]+ <.*>:$/ { in_f = ($2 == "<ggml_wasm_gemm_f32>:") } in_f && / fd 85 02 / { c++ } END { print c + 0 }')"
+nm="$(count_in ggml_wasm_gemm_f32 "fd 85 02")"
 [[ "$nm" -gt 0 ]] || { echo "ggml_wasm_gemm_f32 has no f32x4.relaxed_madd: flash attention's tiles multiply, then add" >&2; exit 1; }
 if ! cmp -s "$R/wllama.js" "$BUILD/wllama.js"; then
   echo "warning: the relaxed link's wllama.js differs from the SIMD128 build's; the page loads only the latter" >&2
 fi
+rm -f "$DIS"
 ( cd "$R/out" && sha256sum wllama.wasm > SHA256SUMS )
 echo "built $R/out/wllama.wasm ($n relaxed dot products, $nd of them in the Q4_K, Q5_0 and Q4_0 decode dots; $nm fused multiply-adds in flash attention's tiles)"
 if [[ "${INSTALL:-0}" == "1" ]]; then

@@ -23,6 +23,18 @@ const KERNELS = ["ggml_vec_dot_q8_0_q8_0", "ggml_vec_dot_q4_0_q8_0", "ggml_vec_d
 const GEMM_TILES = ["q8_0", "q4_0", "q5_0", "q4_K"].flatMap((type) => [`tile_${type}_44`, `tile_${type}`]);
 const dots = (body: Uint8Array | undefined) => (body ? countPattern(body, SIMD_OPS["i32x4.dot_i16x8_s"]) : -1);
 
+/**
+ * Patch 0010: flash attention converts a mask, a key and a value tile from f16 for every tile it
+ * computes; ggml's scalar conversion on wasm is a table lookup per element. Both wasms link gemm.c's.
+ */
+function expectVectorFp16(bodies: Map<string, Uint8Array>): void {
+  const body = bodies.get("ggml_wasm_fp16_to_fp32");
+  expect(body, "ggml_wasm_fp16_to_fp32 is not in the wasm's name section: patch 0010 is not linked").toBeDefined();
+  // exponent and mantissa shifted into place, then scaled by 2^112: both halves of 8 lanes
+  expect(countPattern(body!, SIMD_OPS["i32x4.shl"])).toBeGreaterThanOrEqual(2);
+  expect(countPattern(body!, SIMD_OPS["f32x4.mul"])).toBeGreaterThanOrEqual(2);
+}
+
 describe("our llama.cpp WebAssembly build", () => {
   const wasm = readFileSync(join(vendor, "wllama.wasm"));
   const bodies = functionBodies(wasm);
@@ -57,15 +69,7 @@ describe("our llama.cpp WebAssembly build", () => {
     expect(countPattern(body!, SIMD_OPS["f32x4.relaxed_madd"]), "the SIMD128 wasm must run in every browser").toBe(0);
   });
 
-  // Patch 0010: flash attention converts a mask, a key and a value tile from f16 for every tile it
-  // computes; ggml's scalar conversion on wasm is a table lookup per element.
-  it.each(["wllama.wasm", "relaxed/wllama.wasm"])("%s converts f16 to f32 four lanes at a time", (file) => {
-    const body = functionBodies(readFileSync(join(vendor, file))).get("ggml_wasm_fp16_to_fp32");
-    expect(body, "ggml_wasm_fp16_to_fp32 is not in the wasm's name section: patch 0010 is not linked").toBeDefined();
-    // exponent and mantissa shifted into place, then scaled by 2^112: both halves of 8 lanes
-    expect(countPattern(body!, SIMD_OPS["i32x4.shl"])).toBeGreaterThanOrEqual(2);
-    expect(countPattern(body!, SIMD_OPS["f32x4.mul"])).toBeGreaterThanOrEqual(2);
-  });
+  it("converts f16 to f32 four lanes at a time", () => expectVectorFp16(bodies));
 
   it("computes the full Q4_K tile's minimums term in SIMD too, not only its quants", () => {
     // per 64-element chunk, 8 dots for each of the 4 tokens; then one dot per token of the eight
@@ -127,6 +131,8 @@ describe("our build's relaxed-SIMD wasm", () => {
     expect(countPattern(body!, SIMD_OPS["f32x4.relaxed_madd"])).toBeGreaterThanOrEqual(8);
     expect(countPattern(body!, SIMD_OPS["f32x4.mul"]), "a multiply left beside the fused ones").toBe(0);
   });
+
+  it("converts f16 to f32 four lanes at a time", () => expectVectorFp16(bodies));
 
   it("keeps everything else of the SIMD128 build: ggml's other dot products and the Q8_0 tile", () => {
     for (const name of ["ggml_vec_dot_q8_0_q8_0", "tile_q8_0_44"]) expect(dots(bodies.get(name)), name).toBeGreaterThan(0);
